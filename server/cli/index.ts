@@ -1,0 +1,42 @@
+import { AppError } from '../errors.ts';
+
+/** `rundiff <command>`: each command lives in its own module, loaded only when used. */
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> }> = {
+  serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
+  run: { summary: 'wrap a command (an agent CLI, a script) as one tracked run', load: () => import('./run.ts') },
+  mcp: { summary: 'an MCP server on stdio offering the git tools', load: () => import('./mcp.ts') },
+};
+
+export function usage(): string {
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.summary}`);
+  return ['usage: rundiff <command> [options]', '', 'commands:', ...rows, '', 'rundiff <command> --help for its options.', ''].join('\n');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    process.exitCode = name === undefined ? 2 : 0;
+    return;
+  }
+  if (name === '--version' || name === '-v') {
+    const { VERSION } = await import('../version.ts');
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`rundiff: unknown command ${JSON.stringify(name)}\n\n${usage()}`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    const mod = await command.load();
+    const code = await mod.run(rest);
+    if (code !== undefined) process.exitCode = code;
+  } catch (err) {
+    const message = err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`rundiff ${name}: ${message}\n`);
+    process.exitCode = 1;
+  }
+}

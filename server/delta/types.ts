@@ -1,0 +1,84 @@
+import type { ChangeType, Limits, OmittedReason, TruncatedReason } from '../../shared/index.ts';
+import type { PathKey } from '../workspace/path-bytes.ts';
+
+/**
+ * The pure delta's input and output. The checkpoint module decides WHICH files changed (by content)
+ * and hands each one over with both sides' bytes; `computeDelta` classifies, pairs renames, counts
+ * lines exactly like `git diff --numstat`, formats git-style patches and applies the bounds.
+ */
+
+/** One side (start or end) of a changed path. */
+export interface FileSide {
+  /** The bytes, or null when they are unavailable (no snapshot was possible: too large, memory cap). */
+  bytes: Buffer | null;
+  /** Why `bytes` is null: `too_large` (over the snapshot cap) or `no_snapshot` (memory cap / unreadable). */
+  unavailable?: 'too_large' | 'no_snapshot';
+  /** Size in bytes (known even when the bytes are not). */
+  size: number;
+  /** git-style octal mode: `100644`, `100755`, `120000` (symlink: bytes = target text), `160000` (submodule). */
+  mode: string;
+  /** Binary by attribute (`binary` / `-diff`); content sniffing (NUL in the first 8,000 bytes) is done by delta. */
+  binaryAttr?: boolean;
+  /** Content identity when known (git blob id or sha1 of bytes): lets rename pairing match without bytes. */
+  oid?: string;
+}
+
+/** A path whose content or mode differs between the checkpoint and now. Never equal sides. */
+export interface CandidateChange {
+  path: PathKey;
+  /** null = the path did not exist at the checkpoint (added). */
+  before: FileSide | null;
+  /** null = the path does not exist now (deleted). */
+  after: FileSide | null;
+}
+
+/** A slow but exact line diff, used when jsdiff gives up within the per-file budget (e.g. `git diff --no-index`). */
+export type FallbackDiff = (
+  before: Buffer,
+  after: Buffer,
+  timeoutMs: number,
+) => Promise<{ additions: number; deletions: number; hunks: string } | null>;
+
+export interface DeltaInput {
+  changes: CandidateChange[];
+  limits: Pick<Limits, 'maxChangedFiles' | 'maxFilePatchBytes' | 'maxRunPatchBytes' | 'diffTimeoutMs'>;
+  fallbackDiff?: FallbackDiff;
+}
+
+/** One changed file as stored (FileSummary without `id`, plus the bounded patch). */
+export interface DeltaFile {
+  path: string;
+  old_path: string | null;
+  path_base64?: string;
+  old_path_base64?: string;
+  /** Raw keys, for sorting and for the whole-run patch. */
+  path_key: PathKey;
+  old_path_key: PathKey | null;
+  change_type: ChangeType;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  truncated: boolean;
+  size_before: number | null;
+  size_after: number | null;
+  /** This file's stanza in git's format (possibly cut), or null (see omitted_reason). */
+  patch: string | null;
+  patch_bytes: number;
+  omitted_reason: OmittedReason | null;
+}
+
+export interface DeltaOutput {
+  /** Stored rows: at most maxChangedFiles, in path order (a rename by its new path). */
+  files: DeltaFile[];
+  changed_count: number;
+  added_count: number;
+  modified_count: number;
+  deleted_count: number;
+  renamed_count: number;
+  binary_count: number;
+  /** Changed files beyond the row cap (not in `files`). */
+  omitted_count: number;
+  total_patch_bytes: number;
+  /** Reasons the delta itself added: `rows`, `file_patch`, `run_budget`. */
+  truncated_reasons: TruncatedReason[];
+}

@@ -1,0 +1,2 @@
+export * from './runner.ts';
+export * from './repo.ts';

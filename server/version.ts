@@ -1,0 +1,6 @@
+import { readFileSync } from 'node:fs';
+
+/** The package version, served by `GET /api/health`. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;

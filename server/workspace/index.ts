@@ -1,0 +1,2 @@
+export * from './path-bytes.ts';
+export * from './resolve.ts';

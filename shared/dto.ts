@@ -1,0 +1,159 @@
+/** REST shapes of CONTRACT section 3. All field names snake_case, times epoch ms. */
+
+export type ChangeType = 'added' | 'modified' | 'deleted' | 'renamed';
+export type WorkspaceKind = 'git' | 'filesystem';
+export type RunSource = 'run' | 'workflow' | 'coding-agent';
+/** `source` of a stored change: a whole run's source, or `tool` for one tool call. */
+export type ChangeSource = RunSource | 'tool';
+export type RunStatus = 'running' | 'completed' | 'failed';
+export type MessageRole = 'user' | 'assistant' | 'tool';
+
+/** Why a bound cut a change short (CONTRACT section 3, `truncated_reasons`). */
+export type TruncatedReason =
+  | 'scan_files'
+  | 'scan_time'
+  | 'rows'
+  | 'file_patch'
+  | 'run_budget'
+  | 'memory_cap'
+  | 'git_timeout'
+  | 'degraded';
+
+export const TRUNCATED_REASONS: readonly TruncatedReason[] = [
+  'scan_files',
+  'scan_time',
+  'rows',
+  'file_patch',
+  'run_budget',
+  'memory_cap',
+  'git_timeout',
+  'degraded',
+];
+
+/** Why a file's patch is null. */
+export type OmittedReason = 'binary' | 'too_large' | 'too_complex' | 'budget' | 'no_snapshot';
+
+/** Why a run or tool call is not tracked. */
+export type UntrackedReason =
+  | 'workspace_missing'
+  | 'workspace_not_directory'
+  | 'workspace_not_allowed'
+  | 'workspace_unreadable'
+  | 'no_workspace'
+  | 'no_checkpoint';
+
+export interface Session {
+  id: string;
+  title: string | null;
+  workspace: string | null;
+  created_at: number;
+  updated_at: number;
+  run_count: number;
+  /** Sum of `changed_count` over the session's run-level changes. */
+  changed_count: number;
+}
+
+export interface Message {
+  id: string;
+  session_id: string;
+  role: MessageRole;
+  content: string;
+  run_id: string | null;
+  tool_call_id: string | null;
+  created_at: number;
+}
+
+export interface Run {
+  run_id: string;
+  session_id: string;
+  status: RunStatus;
+  source: RunSource;
+  workspace: string | null;
+  started_at: number;
+  finished_at: number | null;
+  error: string | null;
+  change_id: string;
+  tracking: boolean;
+  reason: UntrackedReason | null;
+}
+
+export interface ToolCall {
+  tool_call_id: string;
+  run_id: string;
+  session_id: string;
+  name: string | null;
+  status: RunStatus;
+  started_at: number;
+  finished_at: number | null;
+  error: string | null;
+  change_id: string;
+  tracking: boolean;
+  reason: UntrackedReason | null;
+}
+
+export interface FileSummary {
+  id: string;
+  path: string;
+  old_path: string | null;
+  change_type: ChangeType;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  truncated: boolean;
+  size_before: number | null;
+  size_after: number | null;
+  /** UTF-8 size of the stored patch (0 when none). */
+  patch_bytes: number;
+  omitted_reason: OmittedReason | null;
+  /** Only for names that are not valid UTF-8: the raw bytes, base64. */
+  path_base64?: string;
+  old_path_base64?: string;
+}
+
+export interface FileWithPatch extends FileSummary {
+  patch: string | null;
+}
+
+export interface ChangeSummary {
+  change_id: string;
+  session_id: string;
+  run_id: string;
+  tool_call_id: string | null;
+  source: ChangeSource;
+  workspace: string | null;
+  workspace_kind: WorkspaceKind;
+  started_at: number | null;
+  finished_at: number | null;
+  changed_count: number;
+  added_count: number;
+  modified_count: number;
+  deleted_count: number;
+  renamed_count: number;
+  binary_count: number;
+  truncated: boolean;
+  truncated_reasons: TruncatedReason[];
+  total_patch_bytes: number;
+  overlapping: boolean;
+  /** Changed files not stored as rows (exact count). */
+  omitted_count: number;
+  created_at: number;
+  files: FileSummary[];
+}
+
+export interface SessionListResponse {
+  sessions: Session[];
+  next_before: number | null;
+}
+
+export interface SessionDetailResponse {
+  session: Session;
+  messages: Message[];
+  runs: Run[];
+  tool_calls: ToolCall[];
+  changes: ChangeSummary[];
+}
+
+export interface HealthResponse {
+  ok: true;
+  version: string;
+}

@@ -1,0 +1,37 @@
+/** Every error code of CONTRACT section 6, with its HTTP status. */
+export const ERROR_STATUS = {
+  invalid_input: 400,
+  invalid_ref: 400,
+  unauthorized: 401,
+  forbidden_origin: 403,
+  not_found: 404,
+  repository_not_found: 404,
+  not_a_repository: 404,
+  repository_ambiguous: 409,
+  review_required: 409,
+  stale_review: 409,
+  filter_required: 409,
+  nothing_to_commit: 409,
+  missing_identity: 409,
+  index_locked: 409,
+  approval_denied: 409,
+  approval_timeout: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  git_failed: 500,
+  git_timeout: 500,
+  git_missing: 500,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The body of every error response: `{error: {code, message, hint?, details?}}`. */
+export interface ErrorBody {
+  error: {
+    code: ErrorCode;
+    message: string;
+    hint?: string;
+    details?: Record<string, unknown>;
+  };
+}

@@ -1,0 +1,156 @@
+/** Git tools for agents, CONTRACT section 5: inputs and outputs shared by REST, MCP and the web UI. */
+import type { ChangeSummary } from './dto.ts';
+
+export type GitToolName =
+  | 'git_status'
+  | 'git_diff'
+  | 'git_log'
+  | 'git_show'
+  | 'git_branch'
+  | 'git_commit'
+  | 'run_changes';
+
+export const GIT_TOOL_NAMES: readonly GitToolName[] = [
+  'git_status',
+  'git_diff',
+  'git_log',
+  'git_show',
+  'git_branch',
+  'git_commit',
+  'run_changes',
+];
+
+/** Every tool takes `repository?`: a label, a root path or a unique folder name. */
+export interface RepositoryInput {
+  repository?: string;
+  /** REST only: the rundiff session whose workspace is the default repository. */
+  session_id?: string;
+}
+
+/** git's porcelain letters. */
+export type PorcelainLetter = '.' | 'M' | 'A' | 'D' | 'R' | 'C' | 'T' | 'U' | '?';
+
+export interface GitStatusFile {
+  path: string;
+  old_path: string | null;
+  index: PorcelainLetter;
+  worktree: PorcelainLetter;
+  path_base64?: string;
+}
+
+export interface GitStatusOutput {
+  branch: string | null;
+  upstream: string | null;
+  ahead: number;
+  behind: number;
+  detached: boolean;
+  unborn: boolean;
+  /** `merge`, `rebase`, `cherry-pick`, `revert`, `bisect`, or null. */
+  in_progress: string | null;
+  clean: boolean;
+  staged: string[];
+  unstaged: string[];
+  untracked: string[];
+  conflicted: string[];
+  files: GitStatusFile[];
+}
+
+export interface GitDiffInput extends RepositoryInput {
+  staged?: boolean;
+  path?: string;
+  /** A ref or `A..B`. */
+  spec?: string;
+  offset?: number;
+  /** Patch text budget (bytes). Default 65,536, max 1,048,576. */
+  max_bytes?: number;
+}
+
+export interface GitDiffFile {
+  path: string;
+  old_path: string | null;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+}
+
+export interface GitDiffOutput {
+  diff: string;
+  files_changed: number;
+  files: GitDiffFile[];
+  truncated: boolean;
+  omitted: { path: string; reason: string }[];
+  next_offset: number | null;
+}
+
+export interface GitLogInput extends RepositoryInput {
+  range?: string;
+  path?: string;
+  /** Default 20, max 200. */
+  limit?: number;
+}
+
+export interface GitCommitInfo {
+  hash: string;
+  parents: string[];
+  author_name: string;
+  author_email: string;
+  date: string;
+  subject: string;
+}
+
+export interface GitLogOutput {
+  commits: GitCommitInfo[];
+}
+
+export interface GitShowInput extends RepositoryInput {
+  ref: string;
+  path?: string;
+}
+
+export interface GitShowOutput {
+  commit: GitCommitInfo & { body: string };
+  files: GitDiffFile[];
+  diff: string;
+  truncated: boolean;
+}
+
+export interface GitBranchOutput {
+  current: string | null;
+  detached: boolean;
+  branches: { name: string; upstream: string | null }[];
+}
+
+export interface GitCommitInput extends RepositoryInput {
+  message: string;
+  paths?: string[];
+}
+
+export interface GitCommitOutput {
+  hash: string;
+  summary: string;
+  files: { path: string; additions: number; deletions: number }[];
+}
+
+export interface RunChangesInput {
+  session_id: string;
+  run_id?: string;
+}
+
+export interface RunChangesOutput {
+  change: ChangeSummary;
+  open: boolean;
+}
+
+export interface ToolCallRecord {
+  id: string;
+  tool: GitToolName;
+  repository: string | null;
+  ok: boolean;
+  error_code: string | null;
+  duration_ms: number;
+  created_at: number;
+}
+
+export interface ToolCallsResponse {
+  calls: ToolCallRecord[];
+}

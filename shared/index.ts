@@ -1,0 +1,7 @@
+/** Types shared by the server and the web UI (no runtime dependencies). */
+export * from './errors.ts';
+export * from './limits.ts';
+export * from './dto.ts';
+export * from './bridge.ts';
+export * from './socket.ts';
+export * from './git-tools.ts';

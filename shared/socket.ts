@@ -1,0 +1,95 @@
+/** socket.io event maps of CONTRACT section 4 (default namespace). */
+import type {
+  ChangeSource,
+  ChangeType,
+  Message,
+  OmittedReason,
+  Run,
+  Session,
+  ToolCall,
+} from './dto.ts';
+
+export interface DiffCompletedFile {
+  id: string;
+  path: string;
+  old_path: string | null;
+  change_type: ChangeType;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  truncated: boolean;
+  omitted_reason: OmittedReason | null;
+}
+
+export interface DiffCompletedPayload {
+  event: 'workspace.diff.completed';
+  session_id: string;
+  run_id: string;
+  change_id: string;
+  changed_count: number;
+  files: DiffCompletedFile[];
+  truncated: boolean;
+  source: ChangeSource;
+  tool_call_id: string | null;
+  overlapping: boolean;
+  omitted_count: number;
+}
+
+export interface DiffProgressPayload {
+  session_id: string;
+  run_id: string;
+  change_id: string;
+  available: boolean;
+  /** Why the live feed is off (`too_many_files`, `watch_failed`, ...). */
+  reason?: string;
+  touched: string[];
+  touched_count: number;
+}
+
+export interface ApprovalFile {
+  path: string;
+  additions: number;
+  deletions: number;
+  new: boolean;
+}
+
+export interface ApprovalRequestedPayload {
+  approval_id: string;
+  repository: string;
+  message: string;
+  files: ApprovalFile[];
+}
+
+export interface ApprovalResolvedPayload {
+  approval_id: string;
+  decision: 'approve' | 'deny' | 'timeout';
+}
+
+export interface Ack {
+  ok: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface ServerToClientEvents {
+  'workspace.diff.completed': (p: DiffCompletedPayload) => void;
+  'workspace.diff.progress': (p: DiffProgressPayload) => void;
+  'run.started': (p: { session_id: string; run: Run }) => void;
+  'run.completed': (p: { session_id: string; run: Run }) => void;
+  'run.failed': (p: { session_id: string; run: Run }) => void;
+  'tool.started': (p: { session_id: string; tool_call: ToolCall }) => void;
+  'tool.completed': (p: { session_id: string; tool_call: ToolCall }) => void;
+  'message.created': (p: { session_id: string; message: Message }) => void;
+  'message.updated': (p: { session_id: string; message: Message }) => void;
+  'session.updated': (p: { session: Session }) => void;
+  'session.deleted': (p: { session_id: string }) => void;
+  'tool.approval.requested': (p: ApprovalRequestedPayload) => void;
+  'tool.approval.resolved': (p: ApprovalResolvedPayload) => void;
+}
+
+export interface ClientToServerEvents {
+  'session.subscribe': (p: { session_id: string }, ack: (a: Ack) => void) => void;
+  'session.unsubscribe': (p: { session_id: string }, ack: (a: Ack) => void) => void;
+  'sessions.subscribe': (p: Record<string, never>, ack: (a: Ack) => void) => void;
+}
+
+export type ServerEventName = keyof ServerToClientEvents;
