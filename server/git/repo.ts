@@ -145,7 +145,7 @@ export async function checkAttrs(cwd: string, paths: readonly PathKey[], attrs: 
   const out: AttrMap = new Map();
   if (paths.length === 0) return out;
   const input = Buffer.concat(paths.map((p) => Buffer.concat([Buffer.from(p, 'latin1'), Buffer.from([0])])));
-  const res = await runGit({ ...opts, cwd, args: ['check-attr', '-z', '--stdin', '--', ...attrs], input });
+  const res = await runGit({ ...opts, cwd, args: ['check-attr', '-z', '--stdin', ...attrs], input });
   const recs = splitNulKeepEmpty(res.stdout);
   for (let i = 0; i + 2 < recs.length; i += 3) {
     const path = keyFromBytes(recs[i]!);

@@ -1,0 +1,2 @@
+export * from './temp-repo.ts';
+export * from './planted.ts';
