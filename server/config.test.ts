@@ -6,7 +6,13 @@ import { defaultDbPath, limitFlagName, resolveConfig } from './config.ts';
 describe('config', () => {
   it('defaults follow CONTRACT sections 1 and 7', () => {
     const c = resolveConfig({}, { HOME: '/home/u' });
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 7420, token: null, workspaceRoots: null, requireCommitApproval: false });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 7420,
+      token: null,
+      workspaceRoots: null,
+      requireCommitApproval: false,
+    });
     expect(c.approvalTimeoutMs).toBe(120_000);
     expect(c.dbPath).toBe('/home/u/.local/share/rundiff/rundiff.db');
     expect(c.limits).toEqual(DEFAULT_LIMITS);
@@ -19,11 +25,20 @@ describe('config', () => {
   });
 
   it('flags win over environment, environment over defaults', () => {
-    const env = { HOME: '/h', RUNDIFF_HOST: '0.0.0.0', RUNDIFF_PORT: '9000', RUNDIFF_DB: '/env.db', RUNDIFF_MAX_CHANGED_FILES: '7' };
+    const env = {
+      HOME: '/h',
+      RUNDIFF_HOST: '0.0.0.0',
+      RUNDIFF_PORT: '9000',
+      RUNDIFF_DB: '/env.db',
+      RUNDIFF_MAX_CHANGED_FILES: '7',
+    };
     const fromEnv = resolveConfig({}, env);
     expect(fromEnv).toMatchObject({ host: '0.0.0.0', port: 9000, dbPath: '/env.db' });
     expect(fromEnv.limits.maxChangedFiles).toBe(7);
-    const fromFlags = resolveConfig({ host: '127.0.0.2', port: '9100', db: '/flag.db', limits: { maxChangedFiles: '3' } }, env);
+    const fromFlags = resolveConfig(
+      { host: '127.0.0.2', port: '9100', db: '/flag.db', limits: { maxChangedFiles: '3' } },
+      env,
+    );
     expect(fromFlags).toMatchObject({ host: '127.0.0.2', port: 9100, dbPath: '/flag.db' });
     expect(fromFlags.limits.maxChangedFiles).toBe(3);
   });
@@ -31,7 +46,10 @@ describe('config', () => {
   it('every limit has an environment variable and a --flag name', () => {
     expect(limitFlagName('maxScannedFiles')).toBe('--max-scanned-files');
     expect(limitFlagName('scanTimeoutMs')).toBe('--scan-timeout-ms');
-    const c = resolveConfig({}, { RUNDIFF_SCAN_TIMEOUT_MS: '5', RUNDIFF_CHECKPOINT_TTL_MS: '60000', RUNDIFF_RETENTION_DAYS: '2' });
+    const c = resolveConfig(
+      {},
+      { RUNDIFF_SCAN_TIMEOUT_MS: '5', RUNDIFF_CHECKPOINT_TTL_MS: '60000', RUNDIFF_RETENTION_DAYS: '2' },
+    );
     expect(c.limits).toMatchObject({ scanTimeoutMs: 5, checkpointTtlMs: 60_000, retentionDays: 2 });
   });
 
@@ -56,7 +74,12 @@ describe('config', () => {
   });
 
   it('a bad number is a clear invalid_input error naming the setting', () => {
-    for (const env of [{ RUNDIFF_PORT: 'abc' }, { RUNDIFF_PORT: '70000' }, { RUNDIFF_MAX_SCANNED_FILES: '0' }, { RUNDIFF_MAX_SCANNED_FILES: '1.5' }]) {
+    for (const env of [
+      { RUNDIFF_PORT: 'abc' },
+      { RUNDIFF_PORT: '70000' },
+      { RUNDIFF_MAX_SCANNED_FILES: '0' },
+      { RUNDIFF_MAX_SCANNED_FILES: '1.5' },
+    ]) {
       let err: unknown;
       try {
         resolveConfig({}, env);

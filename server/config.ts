@@ -40,11 +40,18 @@ type Env = Record<string, string | undefined>;
 
 /** `RUNDIFF_MAX_SCANNED_FILES` -> `--max-scanned-files`. */
 export function limitFlagName(key: keyof Limits): string {
-  return '--' + LIMIT_ENV[key].replace(/^RUNDIFF_/, '').toLowerCase().replace(/_/g, '-');
+  return (
+    '--' +
+    LIMIT_ENV[key]
+      .replace(/^RUNDIFF_/, '')
+      .toLowerCase()
+      .replace(/_/g, '-')
+  );
 }
 
 export function defaultDbPath(env: Env = process.env, home = os.homedir()): string {
-  const dataHome = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
   return path.join(dataHome, 'rundiff', 'rundiff.db');
 }
 
@@ -72,7 +79,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
   const port = parseCount('RUNDIFF_PORT / --port', pick(flags.port, env.RUNDIFF_PORT, 7420), 0);
   if (port > 65535) throw new AppError('invalid_input', `port must be 0..65535, got ${port}`);
   const roots = env.RUNDIFF_WORKSPACE_ROOTS
-    ? env.RUNDIFF_WORKSPACE_ROOTS.split(':').filter((r) => r !== '').map((r) => path.resolve(r))
+    ? env.RUNDIFF_WORKSPACE_ROOTS.split(':')
+        .filter((r) => r !== '')
+        .map((r) => path.resolve(r))
     : null;
   const dbRaw = String(pick(flags.db, env.RUNDIFF_DB, defaultDbPath(env, homeDir)));
   const config: Config = {
@@ -84,7 +93,9 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     requireCommitApproval: flags.requireCommitApproval === true || env.RUNDIFF_REQUIRE_COMMIT_APPROVAL === '1',
     approvalTimeoutMs: parseCount(
       'RUNDIFF_APPROVAL_TIMEOUT_MS',
-      env.RUNDIFF_APPROVAL_TIMEOUT_MS && env.RUNDIFF_APPROVAL_TIMEOUT_MS !== '' ? env.RUNDIFF_APPROVAL_TIMEOUT_MS : 120_000,
+      env.RUNDIFF_APPROVAL_TIMEOUT_MS && env.RUNDIFF_APPROVAL_TIMEOUT_MS !== ''
+        ? env.RUNDIFF_APPROVAL_TIMEOUT_MS
+        : 120_000,
       1,
     ),
     allowedHosts: (env.RUNDIFF_ALLOWED_HOSTS ?? '')

@@ -65,12 +65,7 @@ export interface RunFinishedEvent {
 }
 
 export type BridgeEvent =
-  | SessionUpsertEvent
-  | MessageEvent
-  | RunStartedEvent
-  | ToolStartedEvent
-  | ToolCompletedEvent
-  | RunFinishedEvent;
+  SessionUpsertEvent | MessageEvent | RunStartedEvent | ToolStartedEvent | ToolCompletedEvent | RunFinishedEvent;
 
 export type BridgeEventType = BridgeEvent['type'];
 

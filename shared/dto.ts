@@ -10,14 +10,7 @@ export type MessageRole = 'user' | 'assistant' | 'tool';
 
 /** Why a bound cut a change short (CONTRACT section 3, `truncated_reasons`). */
 export type TruncatedReason =
-  | 'scan_files'
-  | 'scan_time'
-  | 'rows'
-  | 'file_patch'
-  | 'run_budget'
-  | 'memory_cap'
-  | 'git_timeout'
-  | 'degraded';
+  'scan_files' | 'scan_time' | 'rows' | 'file_patch' | 'run_budget' | 'memory_cap' | 'git_timeout' | 'degraded';
 
 export const TRUNCATED_REASONS: readonly TruncatedReason[] = [
   'scan_files',

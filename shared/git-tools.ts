@@ -2,13 +2,7 @@
 import type { ChangeSummary } from './dto.ts';
 
 export type GitToolName =
-  | 'git_status'
-  | 'git_diff'
-  | 'git_log'
-  | 'git_show'
-  | 'git_branch'
-  | 'git_commit'
-  | 'run_changes';
+  'git_status' | 'git_diff' | 'git_log' | 'git_show' | 'git_branch' | 'git_commit' | 'run_changes';
 
 export const GIT_TOOL_NAMES: readonly GitToolName[] = [
   'git_status',

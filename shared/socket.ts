@@ -1,13 +1,5 @@
 /** socket.io event maps of CONTRACT section 4 (default namespace). */
-import type {
-  ChangeSource,
-  ChangeType,
-  Message,
-  OmittedReason,
-  Run,
-  Session,
-  ToolCall,
-} from './dto.ts';
+import type { ChangeSource, ChangeType, Message, OmittedReason, Run, Session, ToolCall } from './dto.ts';
 
 export interface DiffCompletedFile {
   id: string;

@@ -23,7 +23,11 @@ export interface ParsedArgs {
 
 export class UsageError extends Error {}
 
-export function parseArgs(argv: readonly string[], spec: FlagSpec, opts: { stopAtPositional?: boolean } = {}): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  spec: FlagSpec,
+  opts: { stopAtPositional?: boolean } = {},
+): ParsedArgs {
   const out: ParsedArgs = { values: {}, multi: {}, booleans: new Set(), positional: [], dashDash: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

@@ -1,15 +1,24 @@
 import { AppError } from '../errors.ts';
 
 /** `rundiff <command>`: each command lives in its own module, loaded only when used. */
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> }> = {
-  serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
-  run: { summary: 'wrap a command (an agent CLI, a script) as one tracked run', load: () => import('./run.ts') },
-  mcp: { summary: 'an MCP server on stdio offering the git tools', load: () => import('./mcp.ts') },
-};
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> }> =
+  {
+    serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
+    run: { summary: 'wrap a command (an agent CLI, a script) as one tracked run', load: () => import('./run.ts') },
+    mcp: { summary: 'an MCP server on stdio offering the git tools', load: () => import('./mcp.ts') },
+  };
 
 export function usage(): string {
   const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(7)} ${c.summary}`);
-  return ['usage: rundiff <command> [options]', '', 'commands:', ...rows, '', 'rundiff <command> --help for its options.', ''].join('\n');
+  return [
+    'usage: rundiff <command> [options]',
+    '',
+    'commands:',
+    ...rows,
+    '',
+    'rundiff <command> --help for its options.',
+    '',
+  ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -35,7 +44,8 @@ export async function main(argv: string[]): Promise<void> {
     const code = await mod.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
-    const message = err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    const message =
+      err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
     process.stderr.write(`rundiff ${name}: ${message}\n`);
     process.exitCode = 1;
   }

@@ -32,7 +32,9 @@ export async function findRepo(dir: string, opts: Common = {}): Promise<RepoInfo
   if (res.exitCode !== 0) {
     if (/not a git repository|must be run in a work tree|outside repository/i.test(res.stderr)) return null;
     if (/dubious ownership/i.test(res.stderr)) return null;
-    throw new AppError('git_failed', 'git rev-parse failed', { details: { exit_code: res.exitCode, stderr: res.stderr.slice(-2000) } });
+    throw new AppError('git_failed', 'git rev-parse failed', {
+      details: { exit_code: res.exitCode, stderr: res.stderr.slice(-2000) },
+    });
   }
   const lines = res.stdout.toString('utf8').split('\n');
   const [topLevel, gitDir, commonDir, prefix] = lines;
@@ -109,7 +111,10 @@ export function parseIndexDebug(buf: Buffer): IndexEntry[] {
 }
 
 /** Untracked files that git does not ignore, one by one (new folders expanded), relative to `cwd`. */
-export async function listUntracked(cwd: string, opts: Common & { config?: readonly string[] } = {}): Promise<PathKey[]> {
+export async function listUntracked(
+  cwd: string,
+  opts: Common & { config?: readonly string[] } = {},
+): Promise<PathKey[]> {
   const res = await runGit({ ...opts, cwd, args: ['ls-files', '--others', '--exclude-standard', '-z'] });
   return splitNul(res.stdout).map(keyFromBytes);
 }
@@ -122,7 +127,10 @@ export interface IgnoredListing {
 }
 
 /** What git ignores under `cwd`. Git never descends into an ignored folder, so this is cheap. */
-export async function listIgnored(cwd: string, opts: Common & { config?: readonly string[] } = {}): Promise<IgnoredListing> {
+export async function listIgnored(
+  cwd: string,
+  opts: Common & { config?: readonly string[] } = {},
+): Promise<IgnoredListing> {
   const res = await runGit({
     ...opts,
     cwd,
@@ -141,7 +149,12 @@ export async function listIgnored(cwd: string, opts: Common & { config?: readonl
 export type AttrMap = Map<PathKey, Record<string, string>>;
 
 /** `git check-attr` for many paths at once (reads .gitattributes; runs no driver). */
-export async function checkAttrs(cwd: string, paths: readonly PathKey[], attrs: readonly string[], opts: Common = {}): Promise<AttrMap> {
+export async function checkAttrs(
+  cwd: string,
+  paths: readonly PathKey[],
+  attrs: readonly string[],
+  opts: Common = {},
+): Promise<AttrMap> {
   const out: AttrMap = new Map();
   if (paths.length === 0) return out;
   const input = Buffer.concat(paths.map((p) => Buffer.concat([Buffer.from(p, 'latin1'), Buffer.from([0])])));
@@ -208,7 +221,12 @@ export interface HeadState {
 export async function readHead(cwd: string, opts: Common = {}): Promise<HeadState> {
   const sym = await runGit({ ...opts, cwd, args: ['symbolic-ref', '-q', 'HEAD'], okExitCodes: [0, 1] });
   const ref = sym.exitCode === 0 ? sym.stdout.toString('utf8').trim() : null;
-  const rev = await runGit({ ...opts, cwd, args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], okExitCodes: [0, 1] });
+  const rev = await runGit({
+    ...opts,
+    cwd,
+    args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'],
+    okExitCodes: [0, 1],
+  });
   const head = rev.exitCode === 0 ? rev.stdout.toString('utf8').trim() : null;
   return {
     head,
@@ -223,7 +241,10 @@ export async function readHead(cwd: string, opts: Common = {}): Promise<HeadStat
  * tools that must read the work tree through git (status, diff, commit). An empty command is "no
  * filter" to git, and `required=false` keeps a missing driver from failing the call.
  */
-export async function filterOverrides(cwd: string, opts: Common = {}): Promise<{ config: string[]; drivers: string[] }> {
+export async function filterOverrides(
+  cwd: string,
+  opts: Common = {},
+): Promise<{ config: string[]; drivers: string[] }> {
   const res = await runGit({ ...opts, cwd, args: ['config', '--name-only', '-z', '--list'], okExitCodes: [0, 1] });
   const drivers = new Set<string>();
   for (const rec of splitNul(res.stdout)) {

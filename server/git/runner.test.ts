@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
-import { createTempDir, createTempRepo, gitFingerprint, plantHostileConfig, type TempRepo } from '../test-support/index.ts';
+import {
+  createTempDir,
+  createTempRepo,
+  gitFingerprint,
+  plantHostileConfig,
+  type TempRepo,
+} from '../test-support/index.ts';
 import { displayPath, keyFromBytes, keyFromText } from '../workspace/index.ts';
 import {
   checkAttrs,
@@ -24,7 +30,17 @@ afterEach(() => {
   while (repos.length) repos.pop()!.cleanup();
 });
 
-const ODD_NAMES = ['with space.txt', 'quote"d.txt', "single'q.txt", 'tab\there.txt', 'new\nline.txt', 'ünïcødé-日本.txt', '-leading-dash.txt', 'a -> b.txt', 'back\\slash.txt'];
+const ODD_NAMES = [
+  'with space.txt',
+  'quote"d.txt',
+  "single'q.txt",
+  'tab\there.txt',
+  'new\nline.txt',
+  'ünïcødé-日本.txt',
+  '-leading-dash.txt',
+  'a -> b.txt',
+  'back\\slash.txt',
+];
 
 describe('hardened git runner', () => {
   it('B27: the environment is scrubbed of inherited GIT_* and pinned to C locale without prompts or locks', () => {
@@ -37,7 +53,12 @@ describe('hardened git runner', () => {
       expect(env.GIT_DIR).toBeUndefined();
       expect(env.GIT_INDEX_FILE).toBeUndefined();
       expect(env.GIT_WORK_TREE).toBeUndefined();
-      expect(env).toMatchObject({ LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_NOSYSTEM: '1' });
+      expect(env).toMatchObject({
+        LC_ALL: 'C',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_OPTIONAL_LOCKS: '0',
+        GIT_CONFIG_NOSYSTEM: '1',
+      });
     } finally {
       process.env = saved;
     }
@@ -63,7 +84,9 @@ describe('hardened git runner', () => {
     execFileSync('mkfifo', [fifo]);
     const started = Date.now();
     // Reading a FIFO nobody writes to blocks forever: a real hung git.
-    const err = await runGit({ cwd: repo.dir, args: ['hash-object', '--', 'pipe'], timeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await runGit({ cwd: repo.dir, args: ['hash-object', '--', 'pipe'], timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('git_timeout');
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -71,7 +94,9 @@ describe('hardened git runner', () => {
 
   it('a missing git binary is git_missing, a missing folder not_found, a failing command git_failed with exit code and stderr', async () => {
     const dir = createTempDir();
-    const missing = await runGit({ cwd: dir, args: ['status'], gitBinary: path.join(dir, 'no-such-git') }).catch((e: unknown) => e);
+    const missing = await runGit({ cwd: dir, args: ['status'], gitBinary: path.join(dir, 'no-such-git') }).catch(
+      (e: unknown) => e,
+    );
     expect((missing as AppError).code).toBe('git_missing');
     const gone = await runGit({ cwd: path.join(dir, 'gone'), args: ['status'] }).catch((e: unknown) => e);
     expect((gone as AppError).code).toBe('not_found');
@@ -86,7 +111,9 @@ describe('hardened git runner', () => {
   });
 
   it('B26: listing, attributes, HEAD, blob reads and filter discovery run nothing planted and write nothing in .git', async () => {
-    const repo = track(createTempRepo({ files: { 'a.txt': 'one\n', 'sub/b.txt': 'two\n', '.gitignore': 'ignored/\n' } }));
+    const repo = track(
+      createTempRepo({ files: { 'a.txt': 'one\n', 'sub/b.txt': 'two\n', '.gitignore': 'ignored/\n' } }),
+    );
     repo.write('a.txt', 'dirty\n');
     repo.write('untracked.txt', 'u\n');
     repo.write('ignored/x.txt', 'x\n');
@@ -100,9 +127,16 @@ describe('hardened git runner', () => {
     const index = await listIndex(repo.dir);
     const untracked = await listUntracked(repo.dir);
     const ignored = await listIgnored(repo.dir);
-    const attrs = await checkAttrs(repo.dir, index.map((e) => e.path), ['binary', 'diff', 'filter']);
+    const attrs = await checkAttrs(
+      repo.dir,
+      index.map((e) => e.path),
+      ['binary', 'diff', 'filter'],
+    );
     const head = await readHead(repo.dir);
-    const blobs = await readBlobs(repo.dir, index.map((e) => e.oid));
+    const blobs = await readBlobs(
+      repo.dir,
+      index.map((e) => e.oid),
+    );
     const filters = await filterOverrides(repo.dir);
 
     expect(info?.topLevel).toBe(repo.dir);

@@ -114,7 +114,12 @@ export function runGit(opts: GitRunOptions): Promise<GitResult> {
         windowsHide: true,
       });
     } catch (err) {
-      reject(new AppError('git_missing', 'git could not be started', { cause: err, hint: 'Install git 2.30 or newer and put it on PATH.' }));
+      reject(
+        new AppError('git_missing', 'git could not be started', {
+          cause: err,
+          hint: 'Install git 2.30 or newer and put it on PATH.',
+        }),
+      );
       return;
     }
     const out: Buffer[] = [];
@@ -156,7 +161,11 @@ export function runGit(opts: GitRunOptions): Promise<GitResult> {
       if (err.code === 'ENOENT' && !existsSync(opts.cwd)) {
         reject(new AppError('not_found', `folder does not exist: ${opts.cwd}`));
       } else if (err.code === 'ENOENT' || err.code === 'EACCES') {
-        reject(new AppError('git_missing', `git could not be started (${err.code})`, { hint: 'Install git 2.30 or newer and put it on PATH.' }));
+        reject(
+          new AppError('git_missing', `git could not be started (${err.code})`, {
+            hint: 'Install git 2.30 or newer and put it on PATH.',
+          }),
+        );
       } else {
         reject(new AppError('git_failed', `git could not be started: ${err.message}`));
       }
@@ -168,9 +177,13 @@ export function runGit(opts: GitRunOptions): Promise<GitResult> {
       const stderr = Buffer.concat(errChunks).toString('utf8');
       if (timedOut) {
         reject(
-          new AppError('git_timeout', `git ${opts.args[0] ?? ''} did not finish within ${timeoutMs} ms and was killed`, {
-            details: { timeout_ms: timeoutMs, subcommand: opts.args[0] ?? null },
-          }),
+          new AppError(
+            'git_timeout',
+            `git ${opts.args[0] ?? ''} did not finish within ${timeoutMs} ms and was killed`,
+            {
+              details: { timeout_ms: timeoutMs, subcommand: opts.args[0] ?? null },
+            },
+          ),
         );
         return;
       }

@@ -14,7 +14,13 @@ export function plantHostileConfig(repo: TempRepo): { marker: string; markerExis
   fs.writeFileSync(script, `#!/bin/sh\necho ran "$0" "$@" >> '${marker}'\ncat\n`, { mode: 0o755 });
   const hooks = path.join(repo.dir, '.git', 'evil-hooks');
   fs.mkdirSync(hooks, { recursive: true });
-  for (const hook of ['pre-commit', 'post-checkout', 'post-index-change', 'reference-transaction', 'fsmonitor-watchman']) {
+  for (const hook of [
+    'pre-commit',
+    'post-checkout',
+    'post-index-change',
+    'reference-transaction',
+    'fsmonitor-watchman',
+  ]) {
     fs.writeFileSync(path.join(hooks, hook), `#!/bin/sh\necho hook ${hook} >> '${marker}'\n`, { mode: 0o755 });
   }
   const settings: [string, string][] = [

@@ -74,7 +74,17 @@ export function gitQuotePath(key: PathKey): string {
   const text = displayPath(key);
   if (!needs && text.base64 === undefined) return text.path;
   let out = '"';
-  const escapes: Record<number, string> = { 7: '\\a', 8: '\\b', 9: '\\t', 10: '\\n', 11: '\\v', 12: '\\f', 13: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+  const escapes: Record<number, string> = {
+    7: '\\a',
+    8: '\\b',
+    9: '\\t',
+    10: '\\n',
+    11: '\\v',
+    12: '\\f',
+    13: '\\r',
+    0x22: '\\"',
+    0x5c: '\\\\',
+  };
   let run: number[] = [];
   const flush = () => {
     if (run.length) out += Buffer.from(run).toString('utf8');

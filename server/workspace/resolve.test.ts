@@ -26,13 +26,19 @@ describe('workspace resolution', () => {
 
   it('workspace_missing for a folder that does not exist', async () => {
     const d = temp();
-    expect(await resolveWorkspace(path.join(d, 'gone'), open)).toMatchObject({ ok: false, reason: 'workspace_missing' });
+    expect(await resolveWorkspace(path.join(d, 'gone'), open)).toMatchObject({
+      ok: false,
+      reason: 'workspace_missing',
+    });
   });
 
   it('workspace_not_directory for a file', async () => {
     const d = temp();
     fs.writeFileSync(path.join(d, 'f'), 'x');
-    expect(await resolveWorkspace(path.join(d, 'f'), open)).toMatchObject({ ok: false, reason: 'workspace_not_directory' });
+    expect(await resolveWorkspace(path.join(d, 'f'), open)).toMatchObject({
+      ok: false,
+      reason: 'workspace_not_directory',
+    });
   });
 
   it('B28: workspace_not_allowed for /, the home folder itself, and folders outside RUNDIFF_WORKSPACE_ROOTS', async () => {
@@ -43,7 +49,9 @@ describe('workspace resolution', () => {
       reason: 'workspace_not_allowed',
     });
     fs.mkdirSync(path.join(home, 'project'));
-    expect(await resolveWorkspace(path.join(home, 'project'), { workspaceRoots: null, homeDir: home })).toMatchObject({ ok: true });
+    expect(await resolveWorkspace(path.join(home, 'project'), { workspaceRoots: null, homeDir: home })).toMatchObject({
+      ok: true,
+    });
     const root = temp();
     const outside = temp();
     fs.mkdirSync(path.join(root, 'inside'));
@@ -52,7 +60,10 @@ describe('workspace resolution', () => {
     expect(await resolveWorkspace(outside, policy)).toMatchObject({ ok: false, reason: 'workspace_not_allowed' });
     // A symlink inside the root that points outside is judged by where it leads.
     fs.symlinkSync(outside, path.join(root, 'escape'));
-    expect(await resolveWorkspace(path.join(root, 'escape'), policy)).toMatchObject({ ok: false, reason: 'workspace_not_allowed' });
+    expect(await resolveWorkspace(path.join(root, 'escape'), policy)).toMatchObject({
+      ok: false,
+      reason: 'workspace_not_allowed',
+    });
   });
 
   it('workspace_unreadable for a folder the server may not read', async () => {
@@ -90,7 +101,12 @@ describe('workspace resolution', () => {
     const repo = createTempRepo({ files: { 'pkg/a.txt': 'a\n' } });
     dirs.push(repo.dir);
     const sub = await resolveWorkspace(path.join(repo.dir, 'pkg'), open);
-    expect(sub).toMatchObject({ ok: true, root: path.join(repo.dir, 'pkg'), kind: 'git', repo: { topLevel: repo.dir, prefix: 'pkg' } });
+    expect(sub).toMatchObject({
+      ok: true,
+      root: path.join(repo.dir, 'pkg'),
+      kind: 'git',
+      repo: { topLevel: repo.dir, prefix: 'pkg' },
+    });
   });
 
   it("the server's own database files inside a workspace are listed for exclusion", () => {

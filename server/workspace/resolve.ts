@@ -39,7 +39,8 @@ export function isInside(parent: string, child: string): boolean {
 /** Why a real folder may not be tracked, or null when it may (B28). */
 export function refusalFor(real: string, policy: WorkspacePolicy): string | null {
   if (real === path.parse(real).root) return 'the file-system root is never tracked';
-  if (real === realpathOrSelf(policy.homeDir)) return 'the home folder itself is never tracked; name a project folder inside it';
+  if (real === realpathOrSelf(policy.homeDir))
+    return 'the home folder itself is never tracked; name a project folder inside it';
   if (policy.workspaceRoots) {
     const roots = policy.workspaceRoots.map(realpathOrSelf);
     if (!roots.some((r) => isInside(r, real))) return 'outside RUNDIFF_WORKSPACE_ROOTS';
@@ -69,7 +70,8 @@ export async function resolveWorkspace(
     if (code === 'EACCES' || code === 'EPERM') {
       return { ok: false, reason: 'workspace_unreadable', message: `cannot access ${workspace}` };
     }
-    if (code === 'ENOTDIR') return { ok: false, reason: 'workspace_not_directory', message: `${workspace} is not a directory` };
+    if (code === 'ENOTDIR')
+      return { ok: false, reason: 'workspace_not_directory', message: `${workspace} is not a directory` };
     return { ok: false, reason: 'workspace_missing', message: `${workspace} does not exist` };
   }
   let stat: fs.Stats;
@@ -78,7 +80,8 @@ export async function resolveWorkspace(
   } catch {
     return { ok: false, reason: 'workspace_missing', message: `${workspace} does not exist` };
   }
-  if (!stat.isDirectory()) return { ok: false, reason: 'workspace_not_directory', message: `${workspace} is not a directory` };
+  if (!stat.isDirectory())
+    return { ok: false, reason: 'workspace_not_directory', message: `${workspace} is not a directory` };
   const refusal = refusalFor(real, policy);
   if (refusal) return { ok: false, reason: 'workspace_not_allowed', message: refusal };
   try {
