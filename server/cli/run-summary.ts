@@ -1,0 +1,48 @@
+import type { CompleteResponse, FileSummary, UntrackedReason } from '../../shared/index.ts';
+
+/** Words for why a run's changes were not tracked, shared by the CLI's summary lines. */
+export const UNTRACKED_WORDS: Record<UntrackedReason, string> = {
+  workspace_missing: 'the workspace folder does not exist',
+  workspace_not_directory: 'the workspace is not a folder',
+  workspace_not_allowed: 'the workspace is outside the allowed folders',
+  workspace_unreadable: 'the workspace folder cannot be read',
+  no_workspace: 'no workspace was named',
+  no_checkpoint: 'no checkpoint was taken at the start (the server restarted or the run was not started)',
+};
+
+const LETTER = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' } as const;
+
+/** `+12 -4`, or what stands in place of counts (`binary changed`, `diff truncated`, `too large`). */
+export function fileStat(
+  f: Pick<FileSummary, 'binary' | 'truncated' | 'omitted_reason' | 'additions' | 'deletions'>,
+): string {
+  if (f.binary) return 'binary changed';
+  if (f.omitted_reason === 'too_large') return 'too large';
+  if (f.omitted_reason === 'no_snapshot') return 'content not captured';
+  if (f.truncated) return 'diff truncated';
+  return `+${f.additions} -${f.deletions}`;
+}
+
+/** One row: `M src/Login.vue +12 -4`, renames `R old -> new +2 -1`. */
+export function fileRow(f: FileSummary): string {
+  const name = f.change_type === 'renamed' && f.old_path !== null ? `${f.old_path} -> ${f.path}` : f.path;
+  return `${LETTER[f.change_type]} ${name} ${fileStat(f)}`;
+}
+
+/** The lines `rundiff run` prints on stderr after the command ends. */
+export function summaryLines(res: CompleteResponse): string[] {
+  if (!res.tracking) return [`rundiff: changes not tracked: ${UNTRACKED_WORDS[res.reason] ?? res.reason}`];
+  if (res.changed_count === 0) return ['No files changed'];
+  const lines = [`Changed ${res.changed_count} ${res.changed_count === 1 ? 'file' : 'files'}`];
+  for (const f of res.files) lines.push(fileRow(f));
+  const more = res.changed_count - res.files.length;
+  if (more > 0) lines.push(`+${more} more ${more === 1 ? 'file' : 'files'}`);
+  return lines;
+}
+
+/** `exit 0 in 4.2 s`, `killed by SIGTERM after 1.0 s`. */
+export function outcomeLine(exit: { code: number | null; signal: NodeJS.Signals | null }, ms: number): string {
+  const secs = `${(ms / 1000).toFixed(1)} s`;
+  if (exit.signal) return `killed by ${exit.signal} after ${secs}`;
+  return `exit ${exit.code ?? 1} in ${secs}`;
+}

@@ -1,0 +1,144 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+import { runChangeId, type CompleteResponse } from '../../shared/index.ts';
+import { resolveConfig } from '../config.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { connectServer, openDatabaseClient, ServerNeedsToken, type BridgeClient } from './bridge-client.ts';
+import { outcomeLine, summaryLines } from './run-summary.ts';
+
+const HELP = `usage: rundiff run [--server URL] [--session ID] [--title T] [--workspace DIR] [--db FILE] -- CMD [ARGS...]
+
+Runs CMD as one tracked run: rundiff checkpoints the workspace, runs CMD with your terminal
+(stdin/stdout/stderr are CMD's), then prints on stderr which files CMD changed. It exits with CMD's
+exit code; Ctrl-C and SIGTERM are passed to CMD.
+
+  --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
+                   sends RUNDIFF_TOKEN when set. With no server reachable, records into the database.
+  --session ID     add the run to this session (default: a new session)
+  --title T        the session's title (default: the command line)
+  --workspace DIR  the folder to track (default: the current folder)
+  --db FILE        the database used when no server is reachable (default: RUNDIFF_DB or
+                   ~/.local/share/rundiff/rundiff.db)
+`;
+
+function quoteArg(a: string): string {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(
+      argv,
+      { values: ['server', 'session', 'title', 'workspace', 'db'], booleans: ['help'] },
+      { stopAtPositional: true },
+    );
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`rundiff run: ${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.booleans.has('help')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const command = args.positional;
+  if (command.length === 0) {
+    say(`rundiff run: no command given\n\n${HELP}`);
+    return 2;
+  }
+  const config = resolveConfig({ db: args.values.db });
+  const serverUrl =
+    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const workspace = path.resolve(args.values.workspace ?? process.cwd());
+  const sessionId = args.values.session ?? randomUUID();
+  const runId = randomUUID();
+  const commandLine = command.map(quoteArg).join(' ');
+  const title = args.values.title ?? commandLine.slice(0, 500);
+
+  let client: BridgeClient | null;
+  try {
+    client = await connectServer(serverUrl, config.token);
+  } catch (err) {
+    if (err instanceof ServerNeedsToken) {
+      say(`rundiff: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  say(`rundiff: session ${sessionId}`);
+  if (!client) {
+    say(`rundiff: no server at ${serverUrl}; recording into ${config.dbPath}`);
+    client = await openDatabaseClient(config.dbPath);
+  }
+
+  // Tracking never stops the command: a failed event is reported and the command still runs.
+  let trackingOk = true;
+  const send = async <T>(event: Parameters<BridgeClient['send']>[0]): Promise<T | null> => {
+    try {
+      return (await client.send(event)) as T;
+    } catch (err) {
+      trackingOk = false;
+      say(`rundiff: could not record ${event.type}: ${(err as Error).message}`);
+      return null;
+    }
+  };
+
+  await send({ type: 'session.upsert', session_id: sessionId, title, workspace });
+  await send({ type: 'message', session_id: sessionId, role: 'user', content: commandLine, run_id: runId });
+  await send({ type: 'run.started', session_id: sessionId, run_id: runId, workspace, source: 'run' });
+
+  const started = Date.now();
+  let forwarded: NodeJS.Signals | null = null;
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: string }>(
+    (resolve) => {
+      const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', shell: false });
+      const forward = (sig: NodeJS.Signals) => {
+        forwarded = sig;
+        if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+      };
+      const onInt = () => forward('SIGINT');
+      const onTerm = () => forward('SIGTERM');
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+      const done = (r: { code: number | null; signal: NodeJS.Signals | null; spawnError?: string }) => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+        resolve(r);
+      };
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        done({
+          code: err.code === 'ENOENT' ? 127 : 126,
+          signal: null,
+          spawnError: `${command[0]}: ${err.code === 'ENOENT' ? 'command not found' : err.message}`,
+        });
+      });
+      child.on('exit', (code, signal) => done({ code, signal }));
+    },
+  );
+  const elapsed = Date.now() - started;
+  if (exit.spawnError) say(`rundiff: ${exit.spawnError}`);
+
+  const signal = forwarded ?? exit.signal;
+  const outcome = exit.spawnError ?? outcomeLine({ code: exit.code, signal }, elapsed);
+  await send({ type: 'message', session_id: sessionId, role: 'assistant', content: outcome, run_id: runId });
+  const ok = !signal && exit.code === 0;
+  const completion = await send<CompleteResponse>(
+    ok
+      ? { type: 'run.completed', session_id: sessionId, run_id: runId }
+      : { type: 'run.failed', session_id: sessionId, run_id: runId, error: outcome },
+  );
+  await client.close();
+
+  if (completion) for (const line of summaryLines(completion)) say(line);
+  else if (trackingOk) say(`rundiff: no change summary for ${runChangeId(runId)}`);
+
+  if (signal) return 128 + (osConstants.signals[signal] ?? 1);
+  return exit.code ?? 1;
+}

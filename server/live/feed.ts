@@ -1,0 +1,220 @@
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { DiffProgressPayload } from '../../shared/index.ts';
+
+/**
+ * The live "files touched" feed of an open run: a chokidar watcher on the run's workspace, shared by
+ * overlapping runs on the same folder, throttled per run. It is provisional by design: the stored
+ * delta always comes from the checkpoint scan, never from these events.
+ */
+
+export interface FeedRun {
+  sessionId: string;
+  runId: string;
+  changeId: string;
+  /** Real path of the workspace. */
+  root: string;
+}
+
+/** The checkpoint's ignore rules as the feed needs them. */
+export interface FeedIgnore {
+  /** Sync: folders (relative, `/`-separated) the watcher must not enter. */
+  skipDir(rel: string): boolean;
+  /** Async: the touched paths that are not ignored. */
+  keep(rels: string[]): Promise<string[]>;
+}
+
+export interface LiveFeedOptions {
+  /** Start a watcher only when the checkpoint scanned at most this many files. */
+  maxFiles: number;
+  /** At most one progress event per run per interval (ms). Default 500. */
+  intervalMs?: number;
+  /** At most this many paths listed in one event (the count stays exact). Default 200. */
+  maxListed?: number;
+  emit(payload: DiffProgressPayload): void;
+  /** Logs a watcher problem that did not stop the run. */
+  log?(message: string): void;
+}
+
+interface RunState {
+  run: FeedRun;
+  ignore: FeedIgnore;
+  touched: Set<string>;
+  pending: Set<string>;
+  timer: NodeJS.Timeout | null;
+  lastEmit: number;
+  flushing: Promise<void> | null;
+}
+
+interface Shared {
+  watcher: FSWatcher;
+  runs: Map<string, RunState>;
+}
+
+const key = (sessionId: string, changeId: string) => `${sessionId}\u0000${changeId}`;
+
+export class LiveFeed {
+  private readonly byRoot = new Map<string, Shared>();
+  private readonly byRun = new Map<string, string>();
+  private readonly intervalMs: number;
+  private readonly maxListed: number;
+
+  constructor(private readonly opts: LiveFeedOptions) {
+    this.intervalMs = opts.intervalMs ?? 500;
+    this.maxListed = opts.maxListed ?? 200;
+  }
+
+  /** Starts (or joins) the watcher for a run whose checkpoint was just taken; says so when it cannot. */
+  open(run: FeedRun, scan: { scannedFiles: number; truncated: boolean }, ignore: FeedIgnore): boolean {
+    const k = key(run.sessionId, run.changeId);
+    if (this.byRun.has(k)) return true;
+    if (scan.truncated || scan.scannedFiles > this.opts.maxFiles) {
+      this.unavailable(run, 'too_many_files');
+      return false;
+    }
+    let shared = this.byRoot.get(run.root);
+    if (!shared) {
+      try {
+        shared = this.startWatcher(run.root, ignore);
+      } catch (err) {
+        this.opts.log?.(`live feed for ${run.root} could not start: ${(err as Error).message}`);
+        this.unavailable(run, 'watch_failed');
+        return false;
+      }
+      this.byRoot.set(run.root, shared);
+    }
+    shared.runs.set(k, {
+      run,
+      ignore,
+      touched: new Set(),
+      pending: new Set(),
+      timer: null,
+      lastEmit: 0,
+      flushing: null,
+    });
+    this.byRun.set(k, run.root);
+    return true;
+  }
+
+  private unavailable(run: FeedRun, reason: string): void {
+    this.opts.emit({
+      session_id: run.sessionId,
+      run_id: run.runId,
+      change_id: run.changeId,
+      available: false,
+      reason,
+      touched: [],
+      touched_count: 0,
+    });
+  }
+
+  private startWatcher(root: string, ignore: FeedIgnore): Shared {
+    const shared: Shared = {
+      watcher: watch(root, {
+        ignoreInitial: true,
+        followSymlinks: false,
+        persistent: true,
+        ignorePermissionErrors: true,
+        ignored: (abs: string, stats?: { isDirectory(): boolean }) => {
+          const rel = path.relative(root, abs).split(path.sep).join('/');
+          if (rel === '' || rel.startsWith('..')) return false;
+          const base = rel.slice(rel.lastIndexOf('/') + 1);
+          if (base === '.git') return true;
+          return stats?.isDirectory() === true && ignore.skipDir(rel);
+        },
+      }),
+      runs: new Map(),
+    };
+    shared.watcher.on('all', (event: string, abs: string) => {
+      if (event === 'addDir' || event === 'unlinkDir') return;
+      const rel = path.relative(root, abs).split(path.sep).join('/');
+      if (rel === '' || rel.startsWith('..')) return;
+      for (const state of shared.runs.values()) {
+        state.pending.add(rel);
+        this.schedule(state);
+      }
+    });
+    shared.watcher.on('error', (err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      this.opts.log?.(`live feed watcher on ${root}: ${(err as Error).message}`);
+      if (code === 'ENOSPC' || code === 'EMFILE') {
+        // Out of inotify watches: the feed for this folder is off; the runs go on without it.
+        for (const state of [...shared.runs.values()]) {
+          this.unavailable(state.run, 'watch_limit');
+          void this.close(state.run.sessionId, state.run.changeId);
+        }
+      }
+    });
+    return shared;
+  }
+
+  private schedule(state: RunState): void {
+    if (state.timer) return;
+    const wait = Math.max(0, state.lastEmit + this.intervalMs - Date.now());
+    state.timer = setTimeout(() => {
+      state.timer = null;
+      state.flushing = this.flush(state).finally(() => (state.flushing = null));
+    }, wait);
+    state.timer.unref();
+  }
+
+  private async flush(state: RunState): Promise<void> {
+    const k = key(state.run.sessionId, state.run.changeId);
+    if (state.pending.size === 0) return;
+    const batch = [...state.pending];
+    state.pending.clear();
+    let kept: string[];
+    try {
+      kept = await state.ignore.keep(batch);
+    } catch {
+      kept = batch;
+    }
+    if (!this.byRun.has(k)) return; // closed meanwhile
+    const before = state.touched.size;
+    for (const p of kept) state.touched.add(p);
+    if (state.touched.size === before) return;
+    state.lastEmit = Date.now();
+    const listed = [...state.touched].sort().slice(0, this.maxListed);
+    this.opts.emit({
+      session_id: state.run.sessionId,
+      run_id: state.run.runId,
+      change_id: state.run.changeId,
+      available: true,
+      touched: listed,
+      touched_count: state.touched.size,
+    });
+  }
+
+  /** Stops following a run; the shared watcher closes with its last run. */
+  async close(sessionId: string, changeId: string): Promise<void> {
+    const k = key(sessionId, changeId);
+    const root = this.byRun.get(k);
+    if (root === undefined) return;
+    this.byRun.delete(k);
+    const shared = this.byRoot.get(root);
+    if (!shared) return;
+    const state = shared.runs.get(k);
+    if (state?.timer) clearTimeout(state.timer);
+    shared.runs.delete(k);
+    if (shared.runs.size === 0) {
+      this.byRoot.delete(root);
+      await shared.watcher.close();
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    for (const k of [...this.byRun.keys()]) {
+      const [sessionId, changeId] = k.split('\u0000') as [string, string];
+      await this.close(sessionId, changeId);
+    }
+  }
+
+  /** Watchers currently open (one per followed folder). */
+  watcherCount(): number {
+    return this.byRoot.size;
+  }
+
+  isOpen(sessionId: string, changeId: string): boolean {
+    return this.byRun.has(key(sessionId, changeId));
+  }
+}
