@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { FileSummary } from '../../shared/index.ts';
+import { fileRow, outcomeLine, summaryLines } from './run-summary.ts';
+
+const file = (over: Partial<FileSummary>): FileSummary => ({
+  id: 'f',
+  path: 'src/a.ts',
+  old_path: null,
+  change_type: 'modified',
+  additions: 1,
+  deletions: 2,
+  binary: false,
+  truncated: false,
+  size_before: 1,
+  size_after: 1,
+  patch_bytes: 10,
+  omitted_reason: null,
+  ...over,
+});
+
+describe('rundiff run summary lines', () => {
+  it('rows read like the design document: letter, path, counts; renames with an arrow', () => {
+    expect(fileRow(file({ path: 'src/Login.vue', additions: 12, deletions: 4 }))).toBe('M src/Login.vue +12 -4');
+    expect(fileRow(file({ change_type: 'added', path: 'n.ts', additions: 48, deletions: 0 }))).toBe('A n.ts +48 -0');
+    expect(fileRow(file({ change_type: 'deleted', path: 'old/login.js', additions: 0, deletions: 22 }))).toBe(
+      'D old/login.js +0 -22',
+    );
+    expect(
+      fileRow(file({ change_type: 'renamed', old_path: 'old.ts', path: 'new.ts', additions: 2, deletions: 1 })),
+    ).toBe('R old.ts -> new.ts +2 -1');
+  });
+
+  it('binary, truncated and too-large files say so in place of counts', () => {
+    expect(
+      fileRow(file({ binary: true, omitted_reason: 'binary', additions: 0, deletions: 0, path: 'logo.png' })),
+    ).toBe('M logo.png binary changed');
+    expect(fileRow(file({ truncated: true, path: 'package-lock.json' }))).toBe('M package-lock.json diff truncated');
+    expect(fileRow(file({ omitted_reason: 'too_large', path: 'big.sql' }))).toBe('M big.sql too large');
+  });
+
+  it('the header counts files exactly and capped rows end with +N more files', () => {
+    const files = [file({ path: 'a' }), file({ path: 'b' })];
+    const lines = summaryLines({
+      change_id: 'run:r',
+      tracking: true,
+      changed_count: 5,
+      files,
+      truncated: true,
+      truncated_reasons: ['rows'],
+      omitted_count: 3,
+    });
+    expect(lines).toEqual(['Changed 5 files', 'M a +1 -2', 'M b +1 -2', '+3 more files']);
+    expect(
+      summaryLines({
+        change_id: 'run:r',
+        tracking: true,
+        changed_count: 1,
+        files: [files[0]!],
+        truncated: false,
+        truncated_reasons: [],
+        omitted_count: 0,
+      })[0],
+    ).toBe('Changed 1 file');
+    expect(
+      summaryLines({
+        change_id: 'run:r',
+        tracking: true,
+        changed_count: 0,
+        files: [],
+        truncated: false,
+        truncated_reasons: [],
+        omitted_count: 0,
+      }),
+    ).toEqual(['No files changed']);
+    expect(summaryLines({ change_id: 'run:r', tracking: false, reason: 'workspace_missing' })[0]).toMatch(
+      /not tracked: the workspace folder does not exist/,
+    );
+  });
+
+  it('the outcome line gives the exit code or the signal and the duration', () => {
+    expect(outcomeLine({ code: 0, signal: null }, 4210)).toBe('exit 0 in 4.2 s');
+    expect(outcomeLine({ code: 3, signal: null }, 50)).toBe('exit 3 in 0.1 s');
+    expect(outcomeLine({ code: null, signal: 'SIGTERM' }, 1000)).toBe('killed by SIGTERM after 1.0 s');
+  });
+});
