@@ -6,6 +6,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ar
     serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
     run: { summary: 'wrap a command (an agent CLI, a script) as one tracked run', load: () => import('./run.ts') },
     mcp: { summary: 'an MCP server on stdio offering the git tools', load: () => import('./mcp.ts') },
+    demo: { summary: 'play a scripted agent session against a running server', load: () => import('./demo.ts') },
   };
 
 export function usage(): string {

@@ -1,0 +1,2 @@
+export * from './scenario.ts';
+export * from './workspace.ts';
