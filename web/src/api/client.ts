@@ -1,0 +1,97 @@
+import type {
+  ChangeSummary,
+  ErrorBody,
+  FileWithPatch,
+  SessionDetailResponse,
+  SessionListResponse,
+} from '../../../shared/index.ts';
+import { currentToken, setToken } from './token.ts';
+import { patchFileName, urls } from './urls.ts';
+
+/** A failed request, with the server's error code, or `unreachable` when no answer came. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Asked when the server answers 401: resolves with a token typed by the user. `rejected` is true
+ * when a token was already sent and refused. Set by the app (the token prompt); absent, a 401 is an error.
+ */
+export type TokenRequester = (rejected: boolean) => Promise<string>;
+let requestToken: TokenRequester | null = null;
+export function setTokenRequester(fn: TokenRequester | null): void {
+  requestToken = fn;
+}
+
+async function errorFrom(res: Response): Promise<ApiError> {
+  let body: Partial<ErrorBody> | null = null;
+  try {
+    body = (await res.json()) as Partial<ErrorBody>;
+  } catch {
+    body = null;
+  }
+  const e = body?.error;
+  if (e && typeof e.message === 'string') return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint);
+  return new ApiError(res.status, res.status === 404 ? 'not_found' : 'internal', `The server answered ${res.status} ${res.statusText}`.trim());
+}
+
+/** fetch with the bearer token; on 401 asks for a token (once per refusal) and retries. */
+export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
+  for (;;) {
+    const token = currentToken();
+    const headers = new Headers(init.headers);
+    if (token) headers.set('Authorization', `Bearer ${token}`);
+    let res: Response;
+    try {
+      res = await fetch(path, { ...init, headers });
+    } catch {
+      throw new ApiError(0, 'unreachable', 'The rundiff server cannot be reached. Is it still running?');
+    }
+    if (res.status === 401 && requestToken) {
+      const typed = await requestToken(token !== null);
+      setToken(typed);
+      continue;
+    }
+    if (!res.ok) throw await errorFrom(res);
+    return res;
+  }
+}
+
+async function getJson<T>(path: string): Promise<T> {
+  const res = await apiFetch(path, { headers: { Accept: 'application/json' } });
+  return (await res.json()) as T;
+}
+
+export const api = {
+  listSessions: (opts: { limit?: number; before?: number | null } = {}) => getJson<SessionListResponse>(urls.sessions(opts)),
+  getSession: (id: string, opts: { messagesBefore?: number; messagesLimit?: number } = {}) =>
+    getJson<SessionDetailResponse>(urls.session(id, opts)),
+  getChange: async (sessionId: string, changeId: string) =>
+    (await getJson<{ change: ChangeSummary }>(urls.change(sessionId, changeId))).change,
+  getFile: async (sessionId: string, changeId: string, fileId: string) =>
+    (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  deleteSession: async (id: string): Promise<void> => {
+    await apiFetch(urls.session(id), { method: 'DELETE' });
+  },
+  /** The whole change as a `.patch` file: fetched with the token header, saved through a blob URL. */
+  downloadPatch: async (sessionId: string, changeId: string): Promise<void> => {
+    const res = await apiFetch(urls.patch(sessionId, changeId));
+    const blob = await res.blob();
+    const href = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = href;
+    a.download = patchFileName(sessionId, changeId);
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    // Revoke after the click has been handled; revoking at once can cancel the download.
+    setTimeout(() => URL.revokeObjectURL(href), 10_000);
+  },
+};

@@ -1,0 +1,31 @@
+/** REST paths of CONTRACT section 3. Every id is percent-encoded (a change_id contains `:`). */
+const enc = encodeURIComponent;
+const base = '/api/hermes/sessions';
+
+export const urls = {
+  health: () => '/api/health',
+  sessions: (opts: { limit?: number; before?: number | null } = {}) => {
+    const q = new URLSearchParams();
+    if (opts.limit !== undefined) q.set('limit', String(opts.limit));
+    if (opts.before !== undefined && opts.before !== null) q.set('before', String(opts.before));
+    const s = q.toString();
+    return s ? `${base}?${s}` : base;
+  },
+  session: (id: string, opts: { messagesBefore?: number; messagesLimit?: number } = {}) => {
+    const q = new URLSearchParams();
+    if (opts.messagesBefore !== undefined) q.set('messages_before', String(opts.messagesBefore));
+    if (opts.messagesLimit !== undefined) q.set('messages_limit', String(opts.messagesLimit));
+    const s = q.toString();
+    return `${base}/${enc(id)}${s ? `?${s}` : ''}`;
+  },
+  change: (sessionId: string, changeId: string) => `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}`,
+  file: (sessionId: string, changeId: string, fileId: string) =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
+  patch: (sessionId: string, changeId: string) => `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
+};
+
+/** A download name made of safe characters only: `<session>-<change>.patch`. */
+export function patchFileName(sessionId: string, changeId: string): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'x';
+  return `${clean(sessionId)}-${clean(changeId)}.patch`;
+}

@@ -1,0 +1,42 @@
+import { ref, type Ref } from 'vue';
+import type { FileWithPatch } from '../../../shared/index.ts';
+import { api, type ApiError } from '../api/index.ts';
+import { toApiError } from '../stores/index.ts';
+
+export interface PatchState {
+  data: Ref<FileWithPatch | null>;
+  error: Ref<ApiError | null>;
+  loading: Ref<boolean>;
+}
+
+// One entry per file for the page's lifetime: a file's stored patch never changes, so a second
+// expand reuses it without a request. A failed fetch is retried on the next call.
+const cache = new Map<string, PatchState>();
+
+/** One file's patch, fetched on first use (`GET .../files/:fileId`) and cached. */
+export function usePatch(sessionId: string, changeId: string, fileId: string): PatchState {
+  const key = JSON.stringify([sessionId, changeId, fileId]);
+  const cached = cache.get(key);
+  if (cached && cached.error.value === null) return cached;
+  const entry: PatchState = cached ?? { data: ref(null), error: ref(null), loading: ref(false) };
+  cache.set(key, entry);
+  entry.error.value = null;
+  entry.loading.value = true;
+  api
+    .getFile(sessionId, changeId, fileId)
+    .then((file) => {
+      entry.data.value = file;
+    })
+    .catch((err: unknown) => {
+      entry.error.value = toApiError(err);
+    })
+    .finally(() => {
+      entry.loading.value = false;
+    });
+  return entry;
+}
+
+/** Drops the cached patches of a session (it was deleted or left). */
+export function forgetPatches(sessionId: string): void {
+  for (const key of [...cache.keys()]) if ((JSON.parse(key) as string[])[0] === sessionId) cache.delete(key);
+}

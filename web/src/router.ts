@@ -1,0 +1,13 @@
+import { createRouter, createWebHistory } from 'vue-router';
+import SessionView from './views/SessionView.vue';
+import SessionsView from './views/SessionsView.vue';
+
+/** History-mode routes; the server answers unknown paths with index.html so deep links work. */
+export const router = createRouter({
+  history: createWebHistory(),
+  routes: [
+    { path: '/', name: 'sessions', component: SessionsView },
+    { path: '/sessions/:id', name: 'session', component: SessionView, props: true },
+    { path: '/:unknown(.*)*', redirect: '/' },
+  ],
+});

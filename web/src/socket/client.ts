@@ -1,0 +1,117 @@
+import { io, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, ServerToClientEvents } from '../../../shared/index.ts';
+import { currentToken } from '../api/index.ts';
+
+export type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type ConnectionState = 'connecting' | 'live' | 'offline' | 'unauthorized';
+
+/**
+ * Asked when the handshake is refused for want of a token (`rejected`: a token was sent and refused);
+ * resolves once a new token is stored.
+ */
+export type SocketTokenRequester = (rejected: boolean) => Promise<void>;
+
+let socket: AppSocket | null = null;
+let wantSessions = false;
+const sessionIds = new Set<string>();
+const stateListeners = new Set<(s: ConnectionState) => void>();
+const resyncListeners = new Set<() => void>();
+let everConnected = false;
+let tokenRequester: SocketTokenRequester | null = null;
+/** The token sent with the latest handshake, to tell a stale refusal from a wrong token. */
+let handshakeToken: string | null = null;
+
+function setState(s: ConnectionState): void {
+  for (const fn of stateListeners) fn(s);
+}
+
+function renewSubscriptions(s: AppSocket): void {
+  if (wantSessions) void s.emitWithAck('sessions.subscribe', {});
+  for (const id of sessionIds) void s.emitWithAck('session.subscribe', { session_id: id });
+}
+
+/** The one socket of the app, created on first use; the handshake carries `auth.token` when set. */
+export function getSocket(): AppSocket {
+  if (socket) return socket;
+  const s: AppSocket = io({
+    // A function, so every (re)connect sends the token current at that moment.
+    auth: (cb) => {
+      const token = currentToken();
+      handshakeToken = token;
+      cb(token ? { token } : {});
+    },
+  });
+  s.on('connect', () => {
+    setState('live');
+    // Emits made before the first connect are buffered by socket.io and go out now. Subscriptions
+    // do not survive a reconnect: renew them, then let stores refetch what they missed.
+    if (everConnected) {
+      renewSubscriptions(s);
+      for (const fn of resyncListeners) fn();
+    }
+    everConnected = true;
+  });
+  s.on('disconnect', () => setState('offline'));
+  s.on('connect_error', (err: Error & { data?: { code?: string } }) => {
+    const refused = err.message === 'unauthorized' || err.data?.code === 'unauthorized';
+    if (!refused) {
+      setState('offline');
+      return;
+    }
+    // A refused handshake is not retried by socket.io: ask for a token, then connect again.
+    setState('unauthorized');
+    // The token may have been entered (for a REST request) since this handshake was sent.
+    if (currentToken() !== handshakeToken) {
+      s.connect();
+      return;
+    }
+    if (tokenRequester) {
+      void tokenRequester(handshakeToken !== null).then(() => {
+        if (!s.connected) s.connect();
+      });
+    }
+  });
+  socket = s;
+  return s;
+}
+
+export function setSocketTokenRequester(fn: SocketTokenRequester | null): void {
+  tokenRequester = fn;
+}
+
+/** Reconnect so a newly entered token is used for the handshake. */
+export function reconnectSocket(): void {
+  if (!socket) return;
+  if (socket.connected) socket.disconnect();
+  socket.connect();
+}
+
+/** Subscribes to the sessions list; resolves once the server acknowledged it (taken effect). */
+export async function subscribeSessions(): Promise<void> {
+  wantSessions = true;
+  await getSocket().emitWithAck('sessions.subscribe', {});
+}
+
+/** Subscribes to one session's events; resolves once the server acknowledged it. */
+export async function subscribeSession(sessionId: string): Promise<void> {
+  sessionIds.add(sessionId);
+  await getSocket().emitWithAck('session.subscribe', { session_id: sessionId });
+}
+
+export function unsubscribeSession(sessionId: string): void {
+  if (!sessionIds.delete(sessionId)) return;
+  const s = getSocket();
+  if (s.connected) void s.emitWithAck('session.unsubscribe', { session_id: sessionId });
+}
+
+/** Calls `fn` whenever the connection state changes; returns the unsubscribe function. */
+export function onConnectionState(fn: (s: ConnectionState) => void): () => void {
+  stateListeners.add(fn);
+  return () => stateListeners.delete(fn);
+}
+
+/** Calls `fn` after a reconnect, when events may have been missed and data should be refetched. */
+export function onResync(fn: () => void): () => void {
+  resyncListeners.add(fn);
+  return () => resyncListeners.delete(fn);
+}

@@ -1,0 +1,5 @@
+/** Pinia setup stores, one per domain, fed by socket reducers. */
+export { useAuthStore } from './auth.ts';
+export { useConnectionStore } from './connection.ts';
+export { useSessionStore } from './session.ts';
+export { toApiError, useSessionsStore } from './sessions.ts';

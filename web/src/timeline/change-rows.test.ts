@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { changedHeading, formatChangeRow, moreFilesText, progressText, type ChangeRowInput } from './change-rows.ts';
+import { omittedReasonText, truncatedNotes, untrackedReasonText } from './reasons.ts';
+
+const file = (over: Partial<ChangeRowInput>): ChangeRowInput => ({
+  id: 'f1',
+  path: 'src/Login.vue',
+  old_path: null,
+  change_type: 'modified',
+  additions: 12,
+  deletions: 4,
+  binary: false,
+  truncated: false,
+  omitted_reason: null,
+  ...over,
+});
+
+const line = (f: ChangeRowInput) => {
+  const r = formatChangeRow(f);
+  return `${r.letter} ${r.label} ${r.stats}`;
+};
+
+describe('change block rows', () => {
+  it('B24: formats added, modified, deleted and renamed rows as in the design document', () => {
+    expect(line(file({}))).toBe('M src/Login.vue +12 -4');
+    expect(line(file({ path: 'src/api/auth.ts', change_type: 'added', additions: 48, deletions: 0 }))).toBe(
+      'A src/api/auth.ts +48 -0',
+    );
+    expect(line(file({ path: 'old/login.js', change_type: 'deleted', additions: 0, deletions: 22 }))).toBe(
+      'D old/login.js +0 -22',
+    );
+    expect(line(file({ path: 'new.ts', old_path: 'old.ts', change_type: 'renamed', additions: 2, deletions: 1 }))).toBe(
+      'R old.ts -> new.ts +2 -1',
+    );
+  });
+
+  it('B24: binary, truncated and too-large rows show a word in place of counts', () => {
+    expect(line(file({ path: 'assets/logo.png', binary: true, additions: 0, deletions: 0, omitted_reason: 'binary' }))).toBe(
+      'M assets/logo.png binary changed',
+    );
+    expect(line(file({ path: 'package-lock.json', truncated: true }))).toBe('M package-lock.json diff truncated');
+    expect(line(file({ path: 'big.csv', omitted_reason: 'too_large', additions: 0, deletions: 0 }))).toBe('M big.csv too large');
+    expect(formatChangeRow(file({ truncated: true })).statsIsNote).toBe(true);
+  });
+
+  it('a row whose patch fell outside the run budget still shows its exact counts', () => {
+    expect(line(file({ omitted_reason: 'budget', additions: 7, deletions: 1 }))).toBe('M src/Login.vue +7 -1');
+  });
+
+  it('says "Changed 1 file" / "Changed N files" and "+N more files"', () => {
+    expect(changedHeading(1)).toBe('Changed 1 file');
+    expect(changedHeading(3)).toBe('Changed 3 files');
+    expect(moreFilesText(0)).toBeNull();
+    expect(moreFilesText(1)).toBe('+1 more file');
+    expect(moreFilesText(47)).toBe('+47 more files');
+    expect(progressText(1)).toBe('Working... 1 file touched');
+    expect(progressText(5)).toBe('Working... 5 files touched');
+  });
+
+  it('explains untracked runs, missing patches and truncation in words', () => {
+    expect(untrackedReasonText('workspace_missing')).toBe('the workspace folder does not exist');
+    expect(untrackedReasonText('no_checkpoint')).toBe('the server restarted during the run, so its changes were not recorded');
+    expect(untrackedReasonText('something_new')).toBe('something new');
+    expect(omittedReasonText('binary')).toBe('binary file');
+    expect(truncatedNotes(['rows', 'file_patch'])).toEqual([]);
+    expect(truncatedNotes(['scan_files', 'rows'])).toHaveLength(1);
+  });
+});

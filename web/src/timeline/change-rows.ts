@@ -1,0 +1,78 @@
+import type { ChangeType, OmittedReason } from '../../../shared/index.ts';
+
+/** The fields of a changed file the compact block needs (a FileSummary or a socket payload file). */
+export interface ChangeRowInput {
+  id: string;
+  path: string;
+  old_path: string | null;
+  change_type: ChangeType;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  truncated: boolean;
+  omitted_reason: OmittedReason | null;
+}
+
+export interface ChangeRow {
+  id: string;
+  /** `A`, `M`, `D` or `R`. */
+  letter: 'A' | 'M' | 'D' | 'R';
+  /** `path`, or `old -> new` for a rename. */
+  label: string;
+  /** `+12 -4`, or a word in place of counts (`binary changed`, `too large`, `diff truncated`, ...). */
+  stats: string;
+  /** True when `stats` is a word rather than counts. */
+  statsIsNote: boolean;
+  additions: number;
+  deletions: number;
+}
+
+const LETTERS: Record<ChangeType, ChangeRow['letter']> = {
+  added: 'A',
+  modified: 'M',
+  deleted: 'D',
+  renamed: 'R',
+};
+
+/**
+ * The word shown instead of `+a -d`, or null when the counts are shown.
+ * `budget` keeps exact counts (only the patch is missing), so it shows counts.
+ */
+export function statsNote(file: Pick<ChangeRowInput, 'binary' | 'truncated' | 'omitted_reason'>): string | null {
+  if (file.binary || file.omitted_reason === 'binary') return 'binary changed';
+  if (file.omitted_reason === 'too_large') return 'too large';
+  if (file.omitted_reason === 'no_snapshot') return 'no snapshot';
+  if (file.omitted_reason === 'too_complex') return 'too complex';
+  if (file.truncated) return 'diff truncated';
+  return null;
+}
+
+export function formatChangeRow(file: ChangeRowInput): ChangeRow {
+  const note = statsNote(file);
+  const label = file.change_type === 'renamed' && file.old_path !== null ? `${file.old_path} -> ${file.path}` : file.path;
+  return {
+    id: file.id,
+    letter: LETTERS[file.change_type],
+    label,
+    stats: note ?? `+${file.additions} -${file.deletions}`,
+    statsIsNote: note !== null,
+    additions: file.additions,
+    deletions: file.deletions,
+  };
+}
+
+/** `Changed 1 file`, `Changed 3 files`. */
+export function changedHeading(count: number): string {
+  return `Changed ${count} ${count === 1 ? 'file' : 'files'}`;
+}
+
+/** `+1 more file`, `+4 more files`, or null when nothing was omitted. */
+export function moreFilesText(omittedCount: number): string | null {
+  if (omittedCount <= 0) return null;
+  return `+${omittedCount} more ${omittedCount === 1 ? 'file' : 'files'}`;
+}
+
+/** `Working... 3 files touched` while a run is open. */
+export function progressText(touchedCount: number): string {
+  return `Working... ${touchedCount} ${touchedCount === 1 ? 'file' : 'files'} touched`;
+}
