@@ -1,0 +1,43 @@
+import { openDatabase, type Db } from './database.ts';
+import { createChangeStore } from './changes.ts';
+import { createMessageStore } from './messages.ts';
+import { createRunStore } from './runs.ts';
+import { createSessionStore } from './sessions.ts';
+
+export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
+export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
+export type { NewChange, NewFile, ChangeStore } from './changes.ts';
+export type { Recorded, Finish, StartOutcome, NewToolCall, RunStore } from './runs.ts';
+export type { SessionPage, SessionStore } from './sessions.ts';
+export type { MessageStore } from './messages.ts';
+
+/** The database with one module per table family; statements are prepared once here. */
+export interface Store {
+  db: Db;
+  sessions: ReturnType<typeof createSessionStore>;
+  messages: ReturnType<typeof createMessageStore>;
+  runs: ReturnType<typeof createRunStore>;
+  changes: ReturnType<typeof createChangeStore>;
+  /** Runs `fn` in one transaction (a savepoint when nested). */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export function createStore(db: Db): Store {
+  return {
+    db,
+    sessions: createSessionStore(db),
+    messages: createMessageStore(db),
+    runs: createRunStore(db),
+    changes: createChangeStore(db),
+    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+/** Opens the database file (creating it and its folder), migrates it and builds the store. */
+export function openStore(file: string): Store {
+  return createStore(openDatabase(file));
+}

@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type Database from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+/** Reads `NNNN_name.sql` files in version order; a gap or a duplicate number is a packaging error. */
+export function readMigrations(dir: URL | string): Migration[] {
+  const folder = dir instanceof URL ? fileURLToPath(dir) : dir;
+  const found: Migration[] = [];
+  for (const file of fs.readdirSync(folder)) {
+    const m = FILE_RE.exec(file);
+    if (!m) continue;
+    found.push({ version: Number(m[1]), name: m[2]!, sql: fs.readFileSync(`${folder}/${file}`, 'utf8') });
+  }
+  found.sort((a, b) => a.version - b.version);
+  found.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migrations must be numbered 0001, 0002, ... without gaps; found ${m.version} at position ${i + 1}`);
+  });
+  return found;
+}
+
+/**
+ * Applies the migrations the database has not seen, each in its own transaction together with its
+ * record in `schema_migrations`, so a failed migration leaves the previous version intact.
+ * Returns the versions applied now.
+ */
+export function applyMigrations(db: Database.Database, dir: URL | string): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  const migrations = readMigrations(dir);
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
+  const newest = Math.max(0, ...applied);
+  if (newest > migrations.length) {
+    throw new Error(`the database is at schema version ${newest}, newer than this rundiff knows (${migrations.length}); upgrade rundiff`);
+  }
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const done: number[] = [];
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      record.run(m.version, m.name, Date.now());
+    })();
+    done.push(m.version);
+  }
+  return done;
+}
