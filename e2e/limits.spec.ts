@@ -1,0 +1,38 @@
+import { expect, test } from '@playwright/test';
+import { blockRows, bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+
+// This server runs with RUNDIFF_MAX_CHANGED_FILES=3 and RUNDIFF_MAX_FILE_PATCH_BYTES=200.
+const base = servers.limits;
+
+test('B17/B24: binary, truncated and capped rows render as such', async ({ page }) => {
+  const ws = workspace({ 'a-big.txt': lines(5), 'b-logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]) });
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Limits', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+    ws.write('a-big.txt', lines(60, 'a much longer line that pushes the patch past two hundred bytes'));
+    ws.write('b-logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9, 9, 9, 9]));
+    for (const name of ['c1.txt', 'd1.txt', 'd2.txt', 'd3.txt']) ws.write(name, 'x\n');
+    await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'Changed many files.', message_id: `${sid}-a`, run_id: run });
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+
+    await openSession(page, base, sid);
+    const change = `run:${run}`;
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    await expect(block.getByTestId('change-heading')).toHaveText('Changed 6 files');
+    expect(await blockRows(page, change)).toEqual(['M a-big.txt diff truncated', 'M b-logo.png binary changed', 'A c1.txt +1 -0']);
+    await expect(block.getByTestId('change-more')).toHaveText('+3 more files');
+
+    const bin = row(page, change, 'b-logo.png');
+    await bin.getByRole('button').first().click();
+    await expect(bin.getByTestId('patch-unavailable')).toHaveText('patch unavailable: binary file');
+
+    const big = row(page, change, 'a-big.txt');
+    await big.getByRole('button').first().click();
+    await expect(big.getByTestId('patch')).toBeVisible();
+    await expect(big.getByTestId('patch-truncated')).toBeVisible();
+  } finally {
+    ws.cleanup();
+  }
+});

@@ -1,0 +1,84 @@
+import { expect, type Page, type Request } from '@playwright/test';
+import type { BridgeEvent } from '../shared/index.ts';
+import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
+
+/** The three servers started by playwright.config.ts (ports chosen there, shared via the environment). */
+export const servers = {
+  main: `http://127.0.0.1:${process.env.RUNDIFF_E2E_PORT}`,
+  limits: `http://127.0.0.1:${process.env.RUNDIFF_E2E_LIMITS_PORT}`,
+  token: `http://127.0.0.1:${process.env.RUNDIFF_E2E_TOKEN_PORT}`,
+};
+export const serverToken = process.env.RUNDIFF_E2E_TOKEN ?? '';
+
+let counter = 0;
+/** An id unique across workers and runs. */
+export function uid(prefix: string): string {
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+}
+
+/** Posts one event to the real bridge and returns its JSON answer (fails the test on an error status). */
+export async function bridge(base: string, event: BridgeEvent, token?: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(`${base}/api/bridge/events`, { method: 'POST', headers, body: JSON.stringify(event) });
+  const text = await res.text();
+  expect(res.status, `${event.type} answered ${res.status}: ${text}`).toBe(200);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** A real git workspace with committed files, removed by `cleanup()`. */
+export function workspace(files: Record<string, string | Buffer>): TempRepo {
+  return createTempRepo({ files });
+}
+
+/** Opens a session page and waits until its detail is shown and its live subscription is acknowledged. */
+export async function openSession(page: Page, base: string, sessionId: string): Promise<void> {
+  await page.goto(`${base}/sessions/${encodeURIComponent(sessionId)}`);
+  const timeline = page.getByTestId('timeline');
+  await expect(timeline).toHaveAttribute('data-loaded', 'true');
+  await expect(timeline).toHaveAttribute('data-subscribed', 'true');
+}
+
+/** The keys of the timeline's items in order (`message:<id>`, `run:<id>`, `tool:<id>`, `outcome:<id>`). */
+export async function timelineKeys(page: Page): Promise<string[]> {
+  return page.getByTestId('timeline').locator(':scope > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
+}
+
+/** Records every request for one file's patch (`.../files/:fileId`). */
+export function recordPatchRequests(page: Page): Request[] {
+  const seen: Request[] = [];
+  page.on('request', (r) => {
+    if (/\/workspace-run-changes\/[^/]+\/files\//.test(new URL(r.url()).pathname)) seen.push(r);
+  });
+  return seen;
+}
+
+/** A row of a change block, by the file path it shows. */
+export function row(page: Page, changeId: string, path: string) {
+  return page.locator(`[data-testid="change-block"][data-change-id="${changeId}"] [data-testid="change-row"][data-path="${cssEscape(path)}"]`);
+}
+
+function cssEscape(s: string): string {
+  return s.replace(/["\\]/g, '\\$&');
+}
+
+/** A row as the design document writes it: `M src/Login.vue +12 -4`. */
+export async function rowText(rowLocator: ReturnType<typeof row>): Promise<string> {
+  const parts = await Promise.all(
+    ['change-row-letter', 'change-row-path', 'change-row-stats'].map((id) => rowLocator.getByTestId(id).innerText()),
+  );
+  return parts.map((p) => p.replace(/\s+/g, ' ').trim()).join(' ');
+}
+
+/** All rows of one change block, as text. */
+export async function blockRows(page: Page, changeId: string): Promise<string[]> {
+  const rows = page.locator(`[data-testid="change-block"][data-change-id="${changeId}"] [data-testid="change-row"]`);
+  const out: string[] = [];
+  for (let i = 0; i < (await rows.count()); i++) out.push(await rowText(rows.nth(i)));
+  return out;
+}
+
+/** `line 1\n...line n\n`. */
+export function lines(n: number, prefix = 'line'): string {
+  return Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`).join('');
+}
