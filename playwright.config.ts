@@ -8,7 +8,10 @@ import { defineConfig } from '@playwright/test';
 function freePort(): string {
   return execFileSync(
     process.execPath,
-    ['-e', "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})"],
+    [
+      '-e',
+      "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
+    ],
     { encoding: 'utf8' },
   ).trim();
 }
@@ -49,12 +52,13 @@ function server(port: string, db: string, extraEnv: Record<string, string> = {})
 export default defineConfig({
   testDir: 'e2e',
   testMatch: '**/*.spec.ts',
+  globalTeardown: './e2e/global-teardown.ts',
   fullyParallel: false,
   workers: 2,
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 10_000 },
-  reporter: env.CI ? [['list']] : [['list']],
+  reporter: [['list']],
   outputDir: 'test-results',
   use: {
     baseURL: `http://127.0.0.1:${env.RUNDIFF_E2E_PORT}`,
@@ -77,7 +81,10 @@ export default defineConfig({
   webServer: [
     server(env.RUNDIFF_E2E_PORT, 'main.db'),
     // Tiny limits, to see capped, truncated and binary rows.
-    server(env.RUNDIFF_E2E_LIMITS_PORT, 'limits.db', { RUNDIFF_MAX_CHANGED_FILES: '3', RUNDIFF_MAX_FILE_PATCH_BYTES: '200' }),
+    server(env.RUNDIFF_E2E_LIMITS_PORT, 'limits.db', {
+      RUNDIFF_MAX_CHANGED_FILES: '3',
+      RUNDIFF_MAX_FILE_PATCH_BYTES: '200',
+    }),
     server(env.RUNDIFF_E2E_TOKEN_PORT, 'token.db', { RUNDIFF_TOKEN: env.RUNDIFF_E2E_TOKEN }),
   ],
 });

@@ -14,14 +14,25 @@ test('B17/B24: binary, truncated and capped rows render as such', async ({ page 
     ws.write('a-big.txt', lines(60, 'a much longer line that pushes the patch past two hundred bytes'));
     ws.write('b-logo.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 9, 9, 9, 9]));
     for (const name of ['c1.txt', 'd1.txt', 'd2.txt', 'd3.txt']) ws.write(name, 'x\n');
-    await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'Changed many files.', message_id: `${sid}-a`, run_id: run });
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'assistant',
+      content: 'Changed many files.',
+      message_id: `${sid}-a`,
+      run_id: run,
+    });
     await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
 
     await openSession(page, base, sid);
     const change = `run:${run}`;
     const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
     await expect(block.getByTestId('change-heading')).toHaveText('Changed 6 files');
-    expect(await blockRows(page, change)).toEqual(['M a-big.txt diff truncated', 'M b-logo.png binary changed', 'A c1.txt +1 -0']);
+    expect(await blockRows(page, change)).toEqual([
+      'M a-big.txt diff truncated',
+      'M b-logo.png binary changed',
+      'A c1.txt +1 -0',
+    ]);
     await expect(block.getByTestId('change-more')).toHaveText('+3 more files');
 
     const bin = row(page, change, 'b-logo.png');

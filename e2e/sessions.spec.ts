@@ -10,7 +10,9 @@ async function openList(page: Page): Promise<void> {
 
 const rowOf = (page: Page, id: string) => page.locator(`[data-testid="session-row"][data-session-id="${id}"]`);
 
-test('the sessions list shows title, workspace, runs and files, newest first, live, and deep-links', async ({ page }) => {
+test('the sessions list shows title, workspace, runs and files, newest first, live, and deep-links', async ({
+  page,
+}) => {
   const ws = workspace({ 'a.txt': 'a\n' });
   const older = uid('older');
   const newer = uid('newer');
@@ -28,7 +30,9 @@ test('the sessions list shows title, workspace, runs and files, newest first, li
     await expect(row.getByTestId('session-runs')).toHaveText('1');
     await expect(row.getByTestId('session-changed')).toHaveText('1');
     await expect(row).toContainText(ws.dir);
-    const ids = await page.getByTestId('session-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id')));
+    const ids = await page
+      .getByTestId('session-row')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-session-id')));
     expect(ids.indexOf(newer)).toBeLessThan(ids.indexOf(older));
 
     await row.getByTestId('session-link').click();
@@ -43,7 +47,10 @@ test('the sessions list shows title, workspace, runs and files, newest first, li
   }
 });
 
-test('B22: deleting a session asks for confirmation and removes it; other tabs see it go live', async ({ page, browser }) => {
+test('B22: deleting a session asks for confirmation and removes it; other tabs see it go live', async ({
+  page,
+  browser,
+}) => {
   const sid = uid('del');
   await bridge(base, { type: 'session.upsert', session_id: sid, title: 'To delete' });
   await bridge(base, { type: 'message', session_id: sid, role: 'user', content: 'hello', message_id: `${sid}-u` });

@@ -41,7 +41,10 @@ export async function openSession(page: Page, base: string, sessionId: string): 
 
 /** The keys of the timeline's items in order (`message:<id>`, `run:<id>`, `tool:<id>`, `outcome:<id>`). */
 export async function timelineKeys(page: Page): Promise<string[]> {
-  return page.getByTestId('timeline').locator(':scope > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
+  return page
+    .getByTestId('timeline')
+    .locator(':scope > li')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('data-key') ?? ''));
 }
 
 /** Records every request for one file's patch (`.../files/:fileId`). */
@@ -55,7 +58,9 @@ export function recordPatchRequests(page: Page): Request[] {
 
 /** A row of a change block, by the file path it shows. */
 export function row(page: Page, changeId: string, path: string) {
-  return page.locator(`[data-testid="change-block"][data-change-id="${changeId}"] [data-testid="change-row"][data-path="${cssEscape(path)}"]`);
+  return page.locator(
+    `[data-testid="change-block"][data-change-id="${changeId}"] [data-testid="change-row"][data-path="${cssEscape(path)}"]`,
+  );
 }
 
 function cssEscape(s: string): string {

@@ -1,5 +1,16 @@
 import { expect, test } from '@playwright/test';
-import { blockRows, bridge, lines, openSession, recordPatchRequests, row, servers, timelineKeys, uid, workspace } from './support.ts';
+import {
+  blockRows,
+  bridge,
+  lines,
+  openSession,
+  recordPatchRequests,
+  row,
+  servers,
+  timelineKeys,
+  uid,
+  workspace,
+} from './support.ts';
 
 const base = servers.main;
 
@@ -10,18 +21,57 @@ async function twoRunSession() {
   const [r1, r2, tc1] = [uid('r1'), uid('r2'), uid('tc1')];
   const m = (id: string) => `${sid}-${id}`;
   await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Login rework', workspace: ws.dir });
-  await bridge(base, { type: 'message', session_id: sid, role: 'user', content: 'Fix the login', message_id: m('u1'), run_id: r1 });
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'user',
+    content: 'Fix the login',
+    message_id: m('u1'),
+    run_id: r1,
+  });
   await bridge(base, { type: 'run.started', session_id: sid, run_id: r1 });
-  await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'I will add an auth module.', message_id: m('a1'), run_id: r1 });
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'assistant',
+    content: 'I will add an auth module.',
+    message_id: m('a1'),
+    run_id: r1,
+  });
   await bridge(base, { type: 'tool.started', session_id: sid, run_id: r1, tool_call_id: tc1, name: 'write_file' });
   ws.write('src/api/auth.ts', lines(3, 'export const a'));
   await bridge(base, { type: 'tool.completed', session_id: sid, run_id: r1, tool_call_id: tc1 });
-  await bridge(base, { type: 'message', session_id: sid, role: 'tool', content: 'wrote src/api/auth.ts', message_id: m('t1'), run_id: r1, tool_call_id: tc1 });
-  ws.write('src/Login.vue', 'line 1\nline 2\nline 3\nline 4\nnew a\nnew b\nline 6\nline 7\nline 8\nline 9\nline 10\nextra\n');
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'tool',
+    content: 'wrote src/api/auth.ts',
+    message_id: m('t1'),
+    run_id: r1,
+    tool_call_id: tc1,
+  });
+  ws.write(
+    'src/Login.vue',
+    'line 1\nline 2\nline 3\nline 4\nnew a\nnew b\nline 6\nline 7\nline 8\nline 9\nline 10\nextra\n',
+  );
   ws.rm('old/login.js');
-  await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'Done: **login** fixed.', message_id: m('a2'), run_id: r1 });
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'assistant',
+    content: 'Done: **login** fixed.',
+    message_id: m('a2'),
+    run_id: r1,
+  });
   await bridge(base, { type: 'run.completed', session_id: sid, run_id: r1 });
-  await bridge(base, { type: 'message', session_id: sid, role: 'user', content: 'Rename old.ts', message_id: m('u2'), run_id: r2 });
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'user',
+    content: 'Rename old.ts',
+    message_id: m('u2'),
+    run_id: r2,
+  });
   await bridge(base, { type: 'run.started', session_id: sid, run_id: r2 });
   ws.rm('old.ts');
   ws.write('new.ts', lines(9, 'const x =') + 'const y = 10\n');
@@ -46,7 +96,11 @@ test('B24: run and tool change blocks render under the right messages and tool c
     ]);
     const runBlock = page.locator(`[data-testid="change-block"][data-change-id="run:${r1}"]`);
     await expect(runBlock.getByTestId('change-heading')).toHaveText('Changed 3 files');
-    expect(await blockRows(page, `run:${r1}`)).toEqual(['D old/login.js +0 -22', 'M src/Login.vue +3 -1', 'A src/api/auth.ts +3 -0']);
+    expect(await blockRows(page, `run:${r1}`)).toEqual([
+      'D old/login.js +0 -22',
+      'M src/Login.vue +3 -1',
+      'A src/api/auth.ts +3 -0',
+    ]);
 
     // The tool's own block sits inside its card; the tool message is in the card's collapsible body.
     const card = page.locator(`[data-testid="tool-card"][data-tool-call-id="${tc1}"]`);
@@ -59,7 +113,10 @@ test('B24: run and tool change blocks render under the right messages and tool c
 
     // Run 2 has no assistant message: its block follows its last message (the marker, here).
     expect(await blockRows(page, `run:${r2}`)).toEqual(['R old.ts -> new.ts +1 -1']);
-    await expect(page.locator(`[data-testid="run-marker"][data-run-id="${r1}"]`)).toHaveAttribute('data-status', 'completed');
+    await expect(page.locator(`[data-testid="run-marker"][data-run-id="${r1}"]`)).toHaveAttribute(
+      'data-status',
+      'completed',
+    );
     // Assistant Markdown is rendered.
     await expect(page.locator(`[data-message-id="${m('a2')}"] strong`)).toHaveText('login');
   } finally {
@@ -81,7 +138,9 @@ test('B24: loading a session fetches no patch; a click fetches exactly one; a se
     const patch = login.getByTestId('patch');
     await expect(patch).toBeVisible();
     expect(patchRequests).toHaveLength(1);
-    expect(new URL(patchRequests[0]!.url()).pathname).toContain(`/workspace-run-changes/${encodeURIComponent(`run:${r1}`)}/files/`);
+    expect(new URL(patchRequests[0]!.url()).pathname).toContain(
+      `/workspace-run-changes/${encodeURIComponent(`run:${r1}`)}/files/`,
+    );
 
     // Line numbers, +/- colours and hunk headers.
     await expect(patch.locator('tr.pl-hunk').first()).toContainText('@@ -');
@@ -118,19 +177,42 @@ test('B25: a run completed through the bridge while the page is open appears liv
       (globalThis as Record<string, unknown>).__sameDocument = true;
     });
 
-    await bridge(base, { type: 'message', session_id: sid, role: 'user', content: 'Update the readme', message_id: `${sid}-u`, run_id: run });
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'user',
+      content: 'Update the readme',
+      message_id: `${sid}-u`,
+      run_id: run,
+    });
     await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
     const marker = page.locator(`[data-testid="run-marker"][data-run-id="${run}"]`);
     await expect(marker).toHaveAttribute('data-status', 'running');
 
     ws.write('README.md', lines(4));
-    await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'Updated.', message_id: `${sid}-a`, run_id: run });
-    await bridge(base, { type: 'message', session_id: sid, role: 'assistant', content: 'Updated the readme.', message_id: `${sid}-a`, run_id: run });
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'assistant',
+      content: 'Updated.',
+      message_id: `${sid}-a`,
+      run_id: run,
+    });
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'assistant',
+      content: 'Updated the readme.',
+      message_id: `${sid}-a`,
+      run_id: run,
+    });
     await expect(page.locator(`[data-message-id="${sid}-a"]`)).toContainText('Updated the readme.');
     await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
 
     await expect(marker).toHaveAttribute('data-status', 'completed');
-    await expect(page.locator(`[data-change-id="run:${run}"] [data-testid="change-heading"]`)).toHaveText('Changed 1 file');
+    await expect(page.locator(`[data-change-id="run:${run}"] [data-testid="change-heading"]`)).toHaveText(
+      'Changed 1 file',
+    );
     expect(await blockRows(page, `run:${run}`)).toEqual(['M README.md +1 -0']);
     expect(await timelineKeys(page)).toEqual([`message:${sid}-u`, `run:${run}`, `message:${sid}-a`, `outcome:${run}`]);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__sameDocument)).toBe(true);
@@ -147,13 +229,18 @@ test('B25: an open run shows "Working... N files touched" from the live feed', a
     await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Progress', workspace: ws.dir });
     await openSession(page, base, sid);
     await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
-    await expect(page.locator(`[data-testid="run-marker"][data-run-id="${run}"]`)).toHaveAttribute('data-status', 'running');
+    await expect(page.locator(`[data-testid="run-marker"][data-run-id="${run}"]`)).toHaveAttribute(
+      'data-status',
+      'running',
+    );
     ws.write('a.txt', 'b\n');
     ws.write('b.txt', 'new\n');
     await expect(page.getByTestId('run-progress')).toHaveText(/Working\.\.\. [12] files? touched/, { timeout: 15_000 });
     await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
     await expect(page.getByTestId('run-progress')).toHaveCount(0);
-    await expect(page.locator(`[data-change-id="run:${run}"] [data-testid="change-heading"]`)).toHaveText('Changed 2 files');
+    await expect(page.locator(`[data-change-id="run:${run}"] [data-testid="change-heading"]`)).toHaveText(
+      'Changed 2 files',
+    );
   } finally {
     ws.cleanup();
   }
@@ -162,12 +249,26 @@ test('B25: an open run shows "Working... N files touched" from the live feed', a
 test('an untracked run says why in words; a failed run shows its error', async ({ page }) => {
   const sid = uid('s');
   const run = uid('r');
-  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Missing workspace', workspace: `/nonexistent/${sid}` });
-  await bridge(base, { type: 'message', session_id: sid, role: 'user', content: 'go', message_id: `${sid}-u`, run_id: run });
+  await bridge(base, {
+    type: 'session.upsert',
+    session_id: sid,
+    title: 'Missing workspace',
+    workspace: `/nonexistent/${sid}`,
+  });
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'user',
+    content: 'go',
+    message_id: `${sid}-u`,
+    run_id: run,
+  });
   await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
   await bridge(base, { type: 'run.failed', session_id: sid, run_id: run, error: 'agent exited with code 2' });
   await openSession(page, base, sid);
-  await expect(page.getByTestId('run-untracked')).toHaveText('Changes not tracked: the workspace folder does not exist.');
+  await expect(page.getByTestId('run-untracked')).toHaveText(
+    'Changes not tracked: the workspace folder does not exist.',
+  );
   const marker = page.locator(`[data-testid="run-marker"][data-run-id="${run}"]`);
   await expect(marker).toHaveAttribute('data-status', 'failed');
   await expect(marker.getByTestId('run-error')).toHaveText('agent exited with code 2');

@@ -5,7 +5,9 @@ import { bridge, openSession, row, serverToken, servers, uid, workspace } from '
 // This server runs with RUNDIFF_TOKEN set.
 const base = servers.token;
 
-test('a token-protected server prompts for the token, then works live, with downloads through the header', async ({ page }) => {
+test('a token-protected server prompts for the token, then works live, with downloads through the header', async ({
+  page,
+}) => {
   const ws = workspace({ 'app.ts': 'export {}\n' });
   const sid = uid('s');
   const run = uid('r');

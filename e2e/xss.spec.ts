@@ -14,7 +14,12 @@ test('file names, messages and patches that look like HTML render as text', asyn
   const sid = uid('s');
   const run = uid('r');
   try {
-    await bridge(base, { type: 'session.upsert', session_id: sid, title: '<script>alert("title")</script>', workspace: ws.dir });
+    await bridge(base, {
+      type: 'session.upsert',
+      session_id: sid,
+      title: '<script>alert("title")</script>',
+      workspace: ws.dir,
+    });
     await bridge(base, {
       type: 'message',
       session_id: sid,
@@ -30,7 +35,8 @@ test('file names, messages and patches that look like HTML render as text', asyn
       type: 'message',
       session_id: sid,
       role: 'assistant',
-      content: 'Done <script>alert("assistant")</script> and <img src=x onerror=alert(3)>\n\n[click](javascript:alert(4))',
+      content:
+        'Done <script>alert("assistant")</script> and <img src=x onerror=alert(3)>\n\n[click](javascript:alert(4))',
       message_id: `${sid}-a`,
       run_id: run,
     });

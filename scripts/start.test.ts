@@ -34,7 +34,8 @@ describe('npm start: build when missing or stale', () => {
     touch('web/src/main.ts', 100);
     touch('shared/dto.ts', 100);
     touch('vite.config.ts', 100);
-    for (const d of ['web/src', 'web', 'shared']) fs.utimesSync(path.join(root, d), new Date(Date.now() - 100_000), new Date(Date.now() - 100_000));
+    for (const d of ['web/src', 'web', 'shared'])
+      fs.utimesSync(path.join(root, d), new Date(Date.now() - 100_000), new Date(Date.now() - 100_000));
     touch('dist/web/index.html', 10);
     expect(needsBuild(root)).toBe(false);
   });

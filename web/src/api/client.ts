@@ -39,7 +39,11 @@ async function errorFrom(res: Response): Promise<ApiError> {
   }
   const e = body?.error;
   if (e && typeof e.message === 'string') return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint);
-  return new ApiError(res.status, res.status === 404 ? 'not_found' : 'internal', `The server answered ${res.status} ${res.statusText}`.trim());
+  return new ApiError(
+    res.status,
+    res.status === 404 ? 'not_found' : 'internal',
+    `The server answered ${res.status} ${res.statusText}`.trim(),
+  );
 }
 
 /** fetch with the bearer token; on 401 asks for a token (once per refusal) and retries. */
@@ -70,7 +74,8 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 export const api = {
-  listSessions: (opts: { limit?: number; before?: number | null } = {}) => getJson<SessionListResponse>(urls.sessions(opts)),
+  listSessions: (opts: { limit?: number; before?: number | null } = {}) =>
+    getJson<SessionListResponse>(urls.sessions(opts)),
   getSession: (id: string, opts: { messagesBefore?: number; messagesLimit?: number } = {}) =>
     getJson<SessionDetailResponse>(urls.session(id, opts)),
   getChange: async (sessionId: string, changeId: string) =>

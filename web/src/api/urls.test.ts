@@ -3,7 +3,9 @@ import { patchFileName, urls } from './urls.ts';
 
 describe('REST urls', () => {
   it('percent-encodes ids, including the colon of a change_id', () => {
-    expect(urls.file('s 1/x', 'run:r#1', 'f?1')).toBe('/api/hermes/sessions/s%201%2Fx/workspace-run-changes/run%3Ar%231/files/f%3F1');
+    expect(urls.file('s 1/x', 'run:r#1', 'f?1')).toBe(
+      '/api/hermes/sessions/s%201%2Fx/workspace-run-changes/run%3Ar%231/files/f%3F1',
+    );
     expect(urls.patch('s', 'tool:t1')).toBe('/api/hermes/sessions/s/workspace-run-changes/tool%3At1/patch');
     expect(urls.change('s', 'run:r1')).toBe('/api/hermes/sessions/s/workspace-run-changes/run%3Ar1');
   });
@@ -11,7 +13,9 @@ describe('REST urls', () => {
   it('builds list and paging queries', () => {
     expect(urls.sessions()).toBe('/api/hermes/sessions');
     expect(urls.sessions({ limit: 50, before: 123 })).toBe('/api/hermes/sessions?limit=50&before=123');
-    expect(urls.session('a', { messagesBefore: 9, messagesLimit: 500 })).toBe('/api/hermes/sessions/a?messages_before=9&messages_limit=500');
+    expect(urls.session('a', { messagesBefore: 9, messagesLimit: 500 })).toBe(
+      '/api/hermes/sessions/a?messages_before=9&messages_limit=500',
+    );
   });
 
   it('makes a safe download name', () => {

@@ -21,11 +21,16 @@ export const urls = {
   change: (sessionId: string, changeId: string) => `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}`,
   file: (sessionId: string, changeId: string, fileId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
-  patch: (sessionId: string, changeId: string) => `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
+  patch: (sessionId: string, changeId: string) =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */
 export function patchFileName(sessionId: string, changeId: string): string {
-  const clean = (s: string) => s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'x';
+  const clean = (s: string) =>
+    s
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 80) || 'x';
   return `${clean(sessionId)}-${clean(changeId)}.patch`;
 }

@@ -53,7 +53,8 @@ export function getSocket(): AppSocket {
   });
   s.on('disconnect', () => setState('offline'));
   s.on('connect_error', (err: Error & { data?: { code?: string } }) => {
-    const refused = err.message === 'unauthorized' || err.data?.code === 'unauthorized';
+    // The server refuses a handshake without the right token with an `unauthorized` error.
+    const refused = err.data?.code === 'unauthorized' || /unauthori[sz]ed|token/i.test(err.message);
     if (!refused) {
       setState('offline');
       return;

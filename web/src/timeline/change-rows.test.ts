@@ -35,11 +35,13 @@ describe('change block rows', () => {
   });
 
   it('B24: binary, truncated and too-large rows show a word in place of counts', () => {
-    expect(line(file({ path: 'assets/logo.png', binary: true, additions: 0, deletions: 0, omitted_reason: 'binary' }))).toBe(
-      'M assets/logo.png binary changed',
-    );
+    expect(
+      line(file({ path: 'assets/logo.png', binary: true, additions: 0, deletions: 0, omitted_reason: 'binary' })),
+    ).toBe('M assets/logo.png binary changed');
     expect(line(file({ path: 'package-lock.json', truncated: true }))).toBe('M package-lock.json diff truncated');
-    expect(line(file({ path: 'big.csv', omitted_reason: 'too_large', additions: 0, deletions: 0 }))).toBe('M big.csv too large');
+    expect(line(file({ path: 'big.csv', omitted_reason: 'too_large', additions: 0, deletions: 0 }))).toBe(
+      'M big.csv too large',
+    );
     expect(formatChangeRow(file({ truncated: true })).statsIsNote).toBe(true);
   });
 
@@ -59,7 +61,9 @@ describe('change block rows', () => {
 
   it('explains untracked runs, missing patches and truncation in words', () => {
     expect(untrackedReasonText('workspace_missing')).toBe('the workspace folder does not exist');
-    expect(untrackedReasonText('no_checkpoint')).toBe('the server restarted during the run, so its changes were not recorded');
+    expect(untrackedReasonText('no_checkpoint')).toBe(
+      'the server restarted during the run, so its changes were not recorded',
+    );
     expect(untrackedReasonText('something_new')).toBe('something new');
     expect(omittedReasonText('binary')).toBe('binary file');
     expect(truncatedNotes(['rows', 'file_patch'])).toEqual([]);

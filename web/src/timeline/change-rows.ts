@@ -49,7 +49,8 @@ export function statsNote(file: Pick<ChangeRowInput, 'binary' | 'truncated' | 'o
 
 export function formatChangeRow(file: ChangeRowInput): ChangeRow {
   const note = statsNote(file);
-  const label = file.change_type === 'renamed' && file.old_path !== null ? `${file.old_path} -> ${file.path}` : file.path;
+  const label =
+    file.change_type === 'renamed' && file.old_path !== null ? `${file.old_path} -> ${file.path}` : file.path;
   return {
     id: file.id,
     letter: LETTERS[file.change_type],

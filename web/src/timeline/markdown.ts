@@ -7,7 +7,8 @@ import MarkdownIt from 'markdown-it';
  */
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
-const renderLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const renderLinkOpen =
+  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx]!;
   // Links leave the app in a new tab without giving the opened page a handle on this one.

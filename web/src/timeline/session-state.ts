@@ -30,7 +30,16 @@ export interface SessionState {
 }
 
 export function emptySessionState(): SessionState {
-  return { session: null, messages: [], runs: [], toolCalls: [], changes: [], progress: {}, partial: [], deleted: false };
+  return {
+    session: null,
+    messages: [],
+    runs: [],
+    toolCalls: [],
+    changes: [],
+    progress: {},
+    partial: [],
+    deleted: false,
+  };
 }
 
 export function loadDetail(state: SessionState, detail: SessionDetailResponse): void {

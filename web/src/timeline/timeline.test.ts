@@ -12,7 +12,13 @@ import {
   prependMessages,
 } from './session-state.ts';
 
-const msg = (id: string, role: Message['role'], t: number, run_id: string | null = null, tool_call_id: string | null = null): Message => ({
+const msg = (
+  id: string,
+  role: Message['role'],
+  t: number,
+  run_id: string | null = null,
+  tool_call_id: string | null = null,
+): Message => ({
   id,
   session_id: 's',
   role,
@@ -97,7 +103,12 @@ const state = (over: Partial<ReturnType<typeof emptySessionState>>) => ({ ...emp
 describe('buildTimeline', () => {
   it('B24: puts the run block under the final assistant message of its run, not an earlier one', () => {
     const s = state({
-      messages: [msg('u1', 'user', 100, 'r1'), msg('a1', 'assistant', 120, 'r1'), msg('a2', 'assistant', 140, 'r1'), msg('u2', 'user', 200)],
+      messages: [
+        msg('u1', 'user', 100, 'r1'),
+        msg('a1', 'assistant', 120, 'r1'),
+        msg('a2', 'assistant', 140, 'r1'),
+        msg('u2', 'user', 200),
+      ],
       runs: [run('r1', 100)],
       changes: [change('run:r1', 'r1')],
     });
@@ -130,16 +141,37 @@ describe('buildTimeline', () => {
       toolCalls: [tool('tc1', 'r1', 120)],
       changes: [change('tool:tc1', 'r1', { source: 'tool', tool_call_id: 'tc1' }), change('run:r1', 'r1')],
     });
-    expect(shape(buildTimeline(s))).toEqual(['m:u1', 'run:r1', 'm:a1', 'tool:tc1[tool:tc1]+t1', 'm:a2', 'out:r1[run:r1]']);
+    expect(shape(buildTimeline(s))).toEqual([
+      'm:u1',
+      'run:r1',
+      'm:a1',
+      'tool:tc1[tool:tc1]+t1',
+      'm:a2',
+      'out:r1[run:r1]',
+    ]);
   });
 
   it('keeps each of two runs blocks under its own final message', () => {
     const s = state({
-      messages: [msg('u1', 'user', 100, 'r1'), msg('a1', 'assistant', 120, 'r1'), msg('u2', 'user', 200, 'r2'), msg('a2', 'assistant', 220, 'r2')],
+      messages: [
+        msg('u1', 'user', 100, 'r1'),
+        msg('a1', 'assistant', 120, 'r1'),
+        msg('u2', 'user', 200, 'r2'),
+        msg('a2', 'assistant', 220, 'r2'),
+      ],
       runs: [run('r1', 100), run('r2', 200)],
       changes: [change('run:r1', 'r1'), change('run:r2', 'r2')],
     });
-    expect(shape(buildTimeline(s))).toEqual(['m:u1', 'run:r1', 'm:a1', 'out:r1[run:r1]', 'm:u2', 'run:r2', 'm:a2', 'out:r2[run:r2]']);
+    expect(shape(buildTimeline(s))).toEqual([
+      'm:u1',
+      'run:r1',
+      'm:a1',
+      'out:r1[run:r1]',
+      'm:u2',
+      'run:r2',
+      'm:a2',
+      'out:r2[run:r2]',
+    ]);
   });
 
   it('an untagged assistant reply inside a run interval counts as that run', () => {
@@ -158,7 +190,14 @@ describe('buildTimeline', () => {
 
   it('carries live progress to the open run outcome', () => {
     const s = state({ runs: [run('r1', 100, { status: 'running', finished_at: null })] });
-    applyProgress(s, { session_id: 's', run_id: 'r1', change_id: 'run:r1', available: true, touched: ['a'], touched_count: 1 });
+    applyProgress(s, {
+      session_id: 's',
+      run_id: 'r1',
+      change_id: 'run:r1',
+      available: true,
+      touched: ['a'],
+      touched_count: 1,
+    });
     const out = buildTimeline(s).find((i) => i.kind === 'outcome');
     expect(out?.kind === 'outcome' && out.progress?.touched_count).toBe(1);
   });
@@ -172,8 +211,28 @@ describe('session reducers', () => {
     change_id: 'run:r1',
     changed_count: 2,
     files: [
-      { id: 'f1', path: 'a.ts', old_path: null, change_type: 'added', additions: 3, deletions: 0, binary: false, truncated: false, omitted_reason: null },
-      { id: 'f2', path: 'b.png', old_path: null, change_type: 'modified', additions: 0, deletions: 0, binary: true, truncated: false, omitted_reason: 'binary' },
+      {
+        id: 'f1',
+        path: 'a.ts',
+        old_path: null,
+        change_type: 'added',
+        additions: 3,
+        deletions: 0,
+        binary: false,
+        truncated: false,
+        omitted_reason: null,
+      },
+      {
+        id: 'f2',
+        path: 'b.png',
+        old_path: null,
+        change_type: 'modified',
+        additions: 0,
+        deletions: 0,
+        binary: true,
+        truncated: false,
+        omitted_reason: 'binary',
+      },
     ],
     truncated: false,
     source: 'run',
@@ -184,8 +243,18 @@ describe('session reducers', () => {
   });
 
   it('B25: workspace.diff.completed inserts the block under the run without reload, marked for refetch', () => {
-    const s = state({ messages: [msg('u1', 'user', 100, 'r1'), msg('a1', 'assistant', 120, 'r1')], runs: [run('r1', 100, { status: 'running', finished_at: null })] });
-    applyProgress(s, { session_id: 's', run_id: 'r1', change_id: 'run:r1', available: true, touched: [], touched_count: 2 });
+    const s = state({
+      messages: [msg('u1', 'user', 100, 'r1'), msg('a1', 'assistant', 120, 'r1')],
+      runs: [run('r1', 100, { status: 'running', finished_at: null })],
+    });
+    applyProgress(s, {
+      session_id: 's',
+      run_id: 'r1',
+      change_id: 'run:r1',
+      available: true,
+      touched: [],
+      touched_count: 2,
+    });
     expect(applyDiffCompleted(s, payload())).toBe(true);
     expect(s.partial).toEqual(['run:r1']);
     expect(s.progress['run:r1']).toBeUndefined();
@@ -213,8 +282,22 @@ describe('session reducers', () => {
     const s = state({});
     applyRun(s, run('r1', 100, { status: 'running', finished_at: null }));
     applyToolCall(s, tool('t1', 'r1', 110, { status: 'running', finished_at: null }));
-    applyProgress(s, { session_id: 's', run_id: 'r1', change_id: 'run:r1', available: true, touched: [], touched_count: 1 });
-    applyProgress(s, { session_id: 's', run_id: 'r1', change_id: 'tool:t1', available: true, touched: [], touched_count: 1 });
+    applyProgress(s, {
+      session_id: 's',
+      run_id: 'r1',
+      change_id: 'run:r1',
+      available: true,
+      touched: [],
+      touched_count: 1,
+    });
+    applyProgress(s, {
+      session_id: 's',
+      run_id: 'r1',
+      change_id: 'tool:t1',
+      available: true,
+      touched: [],
+      touched_count: 1,
+    });
     applyToolCall(s, tool('t1', 'r1', 110));
     applyRun(s, run('r1', 100, { status: 'failed', error: 'boom' }));
     expect(s.runs).toHaveLength(1);

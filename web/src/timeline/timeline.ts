@@ -48,7 +48,9 @@ function runOfMessage(m: Message, runs: readonly Run[]): string | null {
  * a run's block under its final assistant message (else its last message, else its last tool
  * card, else its marker); a tool call's block inside its tool card.
  */
-export function buildTimeline(state: Pick<SessionState, 'messages' | 'runs' | 'toolCalls' | 'changes' | 'progress'>): TimelineItem[] {
+export function buildTimeline(
+  state: Pick<SessionState, 'messages' | 'runs' | 'toolCalls' | 'changes' | 'progress'>,
+): TimelineItem[] {
   const toolIds = new Set(state.toolCalls.map((t) => t.tool_call_id));
   const results = new Map<string, Message[]>();
   for (const m of state.messages) {
@@ -79,7 +81,12 @@ export function buildTimeline(state: Pick<SessionState, 'messages' | 'runs' | 't
   let seq = 0;
   for (const m of state.messages) {
     if (m.role === 'tool' && m.tool_call_id !== null && toolIds.has(m.tool_call_id)) continue;
-    placed.push({ item: { kind: 'message', key: `message:${m.id}`, message: m }, time: m.created_at, rank: m.role === 'user' ? 0 : 2, seq: seq++ });
+    placed.push({
+      item: { kind: 'message', key: `message:${m.id}`, message: m },
+      time: m.created_at,
+      rank: m.role === 'user' ? 0 : 2,
+      seq: seq++,
+    });
   }
   for (const r of state.runs) {
     placed.push({ item: { kind: 'run', key: `run:${r.run_id}`, run: r }, time: r.started_at, rank: 1, seq: seq++ });
@@ -102,7 +109,12 @@ export function buildTimeline(state: Pick<SessionState, 'messages' | 'runs' | 't
   const outcomes = state.runs.map((run) => ({ run, change: changeOfRun(run) }));
   for (const c of state.changes) {
     if (used.has(c.change_id)) continue;
-    placed.push({ item: { kind: 'change', key: `change:${c.change_id}`, change: c }, time: c.created_at, rank: 3, seq: seq++ });
+    placed.push({
+      item: { kind: 'change', key: `change:${c.change_id}`, change: c },
+      time: c.created_at,
+      rank: 3,
+      seq: seq++,
+    });
   }
   placed.sort((a, b) => a.time - b.time || a.rank - b.rank || a.seq - b.seq);
   const items = placed.map((p) => p.item);
@@ -125,7 +137,13 @@ export function buildTimeline(state: Pick<SessionState, 'messages' | 'runs' | 't
     const anchor = Math.max(marker, finalAssistant >= 0 ? finalAssistant : Math.max(lastMessage, lastTool));
     inserts.push({
       at: anchor + 1,
-      item: { kind: 'outcome', key: `outcome:${run.run_id}`, run, change, progress: state.progress[run.change_id] ?? null },
+      item: {
+        kind: 'outcome',
+        key: `outcome:${run.run_id}`,
+        run,
+        change,
+        progress: state.progress[run.change_id] ?? null,
+      },
     });
   }
   // Runs are oldest first, so outcomes sharing an anchor keep run order.
