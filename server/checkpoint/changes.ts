@@ -1,0 +1,231 @@
+import type { Limits, TruncatedReason } from '../../shared/index.ts';
+import type { CandidateChange, FileSide } from '../delta/types.ts';
+import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
+import { MODE_LINK, modeText, type PathKey, type ReadResult, type Scanner } from '../workspace/index.ts';
+import { blobId } from '../workspace/read-contents.ts';
+import { covers } from './coverage.ts';
+import { reasonFor } from './git-listing.ts';
+import {
+  HASH_READ_BUDGET_BYTES,
+  LACK_MEMORY_CAP,
+  LACK_TOO_LARGE,
+  MAX_DIFF_READ_BYTES,
+  ORIGIN_BLOB,
+  ORIGIN_HASH,
+  ORIGIN_NONE,
+  ORIGIN_SNAPSHOT,
+  addReason,
+  type Checkpoint,
+} from './model.ts';
+import { runScanPhase } from './workspace-scan.ts';
+
+/**
+ * Completion, up to the delta: scan again, pick candidates by stat (changed size, mtime, ctime,
+ * inode or mode), racy files, added and deleted paths; read only the candidates and compare them
+ * with their start content (snapshot, blob id or hash). Equal content and mode is not a change
+ * (B2). What remains goes to the delta with both sides' bytes.
+ */
+
+export interface ChangesContext {
+  limits: Readonly<Limits>;
+  scanner: Scanner;
+  gitTimeoutMs: number;
+  ownFiles: PathKey[];
+  rootGitDir: string | null;
+}
+
+export interface ChangesResult {
+  changes: CandidateChange[];
+  reasons: TruncatedReason[];
+}
+
+const hex = (oids: Uint8Array, i: number): string => Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
+
+export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
+  const f = cp.files;
+  const known = new Map<PathKey, number>();
+  for (let i = 0; i < f.paths.length; i++) known.set(f.paths[i]!, i);
+  const phase = await runScanPhase({
+    root: cp.root,
+    scanMode: cp.scanMode,
+    withIndex: false,
+    fallbackIgnore: cp.scanMode === 'git' ? cp.ignore : null,
+    // A file tracked from the checkpoint stays tracked even if it became ignored during the run.
+    keepFiles: known,
+    ownFiles: ctx.ownFiles,
+    limits: ctx.limits,
+    scanner: ctx.scanner,
+    gitTimeoutMs: ctx.gitTimeoutMs,
+    rootGitDir: ctx.rootGitDir,
+  });
+  const reasons = [...cp.reasons.filter((r) => r !== 'memory_cap'), ...phase.reasons];
+  const now = phase.table;
+
+  const seen = new Uint8Array(f.paths.length);
+  const compare: { ci: number; ni: number }[] = [];
+  const added: number[] = [];
+  for (let ni = 0; ni < now.paths.length; ni++) {
+    const p = now.paths[ni]!;
+    const ci = known.get(p);
+    if (ci === undefined) {
+      if (covers(cp.coverage, p, { respectPruned: false })) added.push(ni);
+      continue;
+    }
+    seen[ci] = 1;
+    const statChanged =
+      f.size[ci] !== now.size[ni] ||
+      f.mtimeMs[ci] !== now.mtimeMs[ni] ||
+      f.ctimeMs[ci] !== now.ctimeMs[ni] ||
+      f.ino[ci] !== now.ino[ni] ||
+      f.mode[ci] !== now.mode[ni];
+    if (statChanged || (f.racy[ci] && f.origin[ci] !== ORIGIN_NONE)) compare.push({ ci, ni });
+  }
+  const deleted: number[] = [];
+  for (let ci = 0; ci < f.paths.length; ci++) {
+    if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true })) deleted.push(ci);
+  }
+
+  // Current bytes of every candidate, in the worker.
+  const readIdx = [...compare.map((c) => c.ni), ...added];
+  let cur: ReadResult | null = null;
+  if (readIdx.length > 0) {
+    const links = Uint8Array.from(readIdx.map((ni) => (now.mode[ni] === MODE_LINK ? 1 : 0)));
+    cur = await ctx.scanner.read({
+      root: cp.root,
+      paths: readIdx.map((ni) => now.paths[ni]!),
+      links,
+      keepMaxBytes: MAX_DIFF_READ_BYTES,
+      keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
+      keepBinary: true,
+      hashBudgetBytes: HASH_READ_BUDGET_BYTES,
+      hashKept: true,
+    });
+  }
+  const curSide = (j: number, ni: number): FileSide | null => {
+    const r = cur!;
+    if (r.missing[j]) return null;
+    const mode = modeText(now.mode[ni]!);
+    const oid = r.hashed[j] ? hex(r.oids, j) : undefined;
+    if (r.offset[j]! >= 0) {
+      const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
+      return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
+    }
+    const side: FileSide = { bytes: null, unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot', size: r.size[j]!, mode };
+    if (side.unavailable === 'no_snapshot') addReason(reasons, 'memory_cap');
+    if (oid) side.oid = oid;
+    if (r.binary[j]) side.binaryAttr = true;
+    return side;
+  };
+
+  // Start sides; blobs are fetched afterwards in one batch per repository.
+  const blobWanted = new Map<number, string[]>();
+  const startSide = (ci: number): FileSide => {
+    const mode = modeText(f.mode[ci]!);
+    const origin = f.origin[ci];
+    if (origin === ORIGIN_SNAPSHOT) {
+      const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+      return { bytes, size: bytes.length, mode };
+    }
+    const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
+    if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
+    if (origin === ORIGIN_BLOB) {
+      if (f.size[ci]! > MAX_DIFF_READ_BYTES) side.unavailable = 'too_large';
+      else {
+        const list = blobWanted.get(f.area[ci]!) ?? [];
+        list.push(side.oid!);
+        blobWanted.set(f.area[ci]!, list);
+      }
+      return side;
+    }
+    if (f.binary[ci]) side.binaryAttr = true;
+    side.unavailable = f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : 'no_snapshot';
+    if (f.lack[ci] === LACK_MEMORY_CAP) addReason(reasons, 'memory_cap');
+    return side;
+  };
+
+  const changes: CandidateChange[] = [];
+  compare.forEach(({ ci, ni }, j) => {
+    const after = curSide(j, ni);
+    if (after === null) {
+      changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
+      return;
+    }
+    const origin = f.origin[ci];
+    let same = false;
+    if (f.mode[ci] === now.mode[ni]) {
+      if (origin === ORIGIN_SNAPSHOT) {
+        const snap = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+        same = after.bytes ? snap.equals(after.bytes) : after.oid !== undefined && after.oid === blobId(snap).toString('hex');
+      } else if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) {
+        same = after.oid !== undefined && after.oid === hex(f.oids, ci);
+      }
+    }
+    if (!same) changes.push({ path: f.paths[ci]!, before: startSide(ci), after });
+  });
+  added.forEach((ni, k) => {
+    const after = curSide(compare.length + k, ni);
+    if (after) changes.push({ path: now.paths[ni]!, before: null, after });
+  });
+  for (const ci of deleted) changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
+
+  // Blobs of changed clean files: one cat-file per repository (objects only, no filters, B26).
+  if (blobWanted.size > 0) {
+    const blobs = new Map<string, Buffer>();
+    for (const [area, oids] of blobWanted) {
+      const a = cp.areas[area];
+      if (!a) continue;
+      try {
+        for (const [k, v] of await readBlobs(a.cwd, oids, { timeoutMs: ctx.gitTimeoutMs })) blobs.set(k, v);
+      } catch (err) {
+        addReason(reasons, reasonFor(err));
+      }
+    }
+    for (const c of changes) {
+      const b = c.before;
+      if (!b || b.bytes || b.unavailable || !b.oid) continue;
+      const bytes = blobs.get(b.oid);
+      if (bytes) {
+        b.bytes = bytes;
+        b.size = bytes.length;
+      } else {
+        b.unavailable = 'no_snapshot';
+        addReason(reasons, 'degraded');
+      }
+    }
+  }
+
+  if (cp.scanMode === 'git' && changes.length > 0) await markBinaryByAttributes(cp, changes, ctx.gitTimeoutMs, reasons);
+  return { changes, reasons };
+}
+
+/** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */
+async function markBinaryByAttributes(cp: Checkpoint, changes: CandidateChange[], timeoutMs: number, reasons: TruncatedReason[]): Promise<void> {
+  // Longest prefix first: a nested repository's own attributes apply inside it.
+  const areas = cp.areas.map((a, i) => ({ a, i })).sort((x, y) => y.a.prefix.length - x.a.prefix.length);
+  const byArea = new Map<number, CandidateChange[]>();
+  for (const c of changes) {
+    const hit = areas.find(({ a }) => c.path.startsWith(a.prefix));
+    if (!hit) continue;
+    const list = byArea.get(hit.i) ?? [];
+    list.push(c);
+    byArea.set(hit.i, list);
+  }
+  for (const [i, list] of byArea) {
+    const area = cp.areas[i]!;
+    try {
+      const attrs = await checkAttrs(
+        area.cwd,
+        list.map((c) => c.path.slice(area.prefix.length)),
+        ['binary', 'diff'],
+        { timeoutMs },
+      );
+      for (const c of list) {
+        if (!isBinaryByAttrs(attrs.get(c.path.slice(area.prefix.length)))) continue;
+        if (c.before) c.before.binaryAttr = true;
+        if (c.after) c.after.binaryAttr = true;
+      }
+    } catch (err) {
+      addReason(reasons, reasonFor(err));
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TruncatedReason } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
+import { findRepo, listIgnored, listIndex, type IndexEntry } from '../git/index.ts';
+import type { PathKey } from '../workspace/index.ts';
+import type { GitArea, IgnoreState } from './model.ts';
+
+/**
+ * What git knows about one area of the workspace, read without touching the work tree's content:
+ * index entries with their stat data and blob ids (`ls-files --debug`), and the ignored folders
+ * and files (`ls-files -o -i --directory`, which never enters an ignored folder). Paths come back
+ * relative to the workspace root (the area's prefix added).
+ */
+export interface AreaListing {
+  entries: IndexEntry[];
+  ignore: IgnoreState;
+  /** mtime of the index file, read before listing it (git's racy-clean rule); null when unknown. */
+  indexMtimeMs: number | null;
+}
+
+export function reasonFor(err: unknown): TruncatedReason {
+  return err instanceof AppError && err.code === 'git_timeout' ? 'git_timeout' : 'degraded';
+}
+
+function prefixed(prefix: PathKey, keys: PathKey[]): PathKey[] {
+  return prefix === '' ? keys : keys.map((k) => prefix + k);
+}
+
+export async function listIgnoreState(area: GitArea, timeoutMs: number): Promise<IgnoreState> {
+  const ig = await listIgnored(area.cwd, { timeoutMs });
+  return { pruneDirs: prefixed(area.prefix, ig.dirs), skipFiles: prefixed(area.prefix, ig.files) };
+}
+
+export async function listArea(area: GitArea, gitDir: string | null, timeoutMs: number, withIndex: boolean): Promise<AreaListing> {
+  let indexMtimeMs: number | null = null;
+  if (withIndex && gitDir) {
+    try {
+      indexMtimeMs = fs.statSync(path.join(gitDir, 'index')).mtimeMs;
+    } catch {
+      indexMtimeMs = null; // no index yet: nothing is clean
+    }
+  }
+  const [entries, ignore] = await Promise.all([
+    withIndex ? listIndex(area.cwd, { timeoutMs }) : Promise.resolve([] as IndexEntry[]),
+    listIgnoreState(area, timeoutMs),
+  ]);
+  if (area.prefix !== '') for (const e of entries) e.path = area.prefix + e.path;
+  return { entries, ignore, indexMtimeMs };
+}
+
+/** A folder holding `.git` found by the walk: its own repository when git says it is the top level of one. */
+export async function nestedArea(root: string, rel: PathKey, timeoutMs: number): Promise<{ area: GitArea; gitDir: string } | null> {
+  const cwd = path.join(root, Buffer.from(rel, 'latin1').toString());
+  const info = await findRepo(cwd, { timeoutMs });
+  if (!info) return null;
+  let real: string;
+  try {
+    real = fs.realpathSync(cwd);
+  } catch {
+    return null;
+  }
+  if (info.topLevel !== real) return null;
+  return { area: { prefix: rel + '/', cwd }, gitDir: info.gitDir };
+}

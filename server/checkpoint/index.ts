@@ -1,0 +1,2 @@
+export { createEngine } from './registry.ts';
+export type * from './types.ts';

@@ -1,0 +1,281 @@
+import { TRUNCATED_REASONS, type TruncatedReason } from '../../shared/index.ts';
+import { computeDelta } from '../delta/index.ts';
+import { createGitDiffEngine } from '../git/index.ts';
+import { createScanner, isInside, keyFromText, ownFilesUnder, type Scanner } from '../workspace/index.ts';
+import { captureCheckpoint } from './capture.ts';
+import { collectChanges } from './changes.ts';
+import type { Checkpoint } from './model.ts';
+import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
+
+/**
+ * The registry of live checkpoints (B6, B19, B20): keyed by session + change id, dropped on
+ * completion or after the TTL since their run's last event, all sharing one content-memory cap
+ * (the oldest idle checkpoints are evicted to make room), and flagged `overlapping` when runs of
+ * different ids are live at once on the same or nested folders.
+ */
+
+interface Entry {
+  sessionId: string;
+  changeId: string;
+  runKey: string;
+  root: string;
+  started: Promise<StartResult>;
+  checkpoint: Checkpoint | null;
+  lastEventAt: number;
+  overlapping: boolean;
+  /** Computations in flight (a busy checkpoint is never evicted or swept). */
+  busy: number;
+  completing: Promise<DeltaResult | null> | null;
+  memoryBytes: number;
+}
+
+const keyOf = (sessionId: string, changeId: string): string => `${sessionId}\0${changeId}`;
+
+export interface EngineInternals {
+  /** Run scans in this thread instead of the worker (tests of the fallback). */
+  inThread?: boolean;
+}
+
+export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
+  const limits = opts.limits;
+  const now = opts.now ?? Date.now;
+  const gitTimeoutMs = Math.max(2_000, 5 * limits.scanTimeoutMs);
+  const scanner: Scanner = createScanner({ inThread: opts.inThread === true });
+  const diffEngine = createGitDiffEngine();
+  const entries = new Map<string, Entry>();
+  let reservedBytes = 0;
+
+  const usedBytes = (): number => {
+    let n = reservedBytes;
+    for (const e of entries.values()) n += e.memoryBytes;
+    return n;
+  };
+
+  const remove = (key: string) => {
+    entries.delete(key);
+  };
+
+  /** Frees room for `wanted` bytes by evicting the oldest idle checkpoints, then grants what fits. */
+  const reserveMemory = (self: Entry, wanted: number): number => {
+    const cap = limits.maxCheckpointMemoryBytes;
+    if (usedBytes() + wanted > cap) {
+      const idle = [...entries.entries()]
+        .filter(([, e]) => e !== self && e.busy === 0 && e.checkpoint !== null && e.memoryBytes > 0)
+        .sort((a, b) => a[1].lastEventAt - b[1].lastEventAt);
+      for (const [key] of idle) {
+        if (usedBytes() + wanted <= cap) break;
+        remove(key);
+      }
+    }
+    const grant = Math.max(0, Math.min(wanted, cap - usedBytes()));
+    reservedBytes += grant;
+    return grant;
+  };
+
+  const ownFilesFor = (root: string) => ownFilesUnder(root, opts.dbPath).map(keyFromText);
+
+  const failedCheckpoint = (input: StartInput, reason: TruncatedReason): Checkpoint => ({
+    root: input.workspace.root,
+    kind: input.workspace.kind,
+    scanMode: 'filesystem',
+    scanStartedAtMs: Date.now(),
+    startedAt: now(),
+    files: {
+      paths: [],
+      size: new Float64Array(0),
+      mtimeMs: new Float64Array(0),
+      ctimeMs: new Float64Array(0),
+      ino: new Float64Array(0),
+      mode: new Uint8Array(0),
+      origin: new Uint8Array(0),
+      lack: new Uint8Array(0),
+      area: new Uint8Array(0),
+      oids: new Uint8Array(0),
+      snapOffset: new Int32Array(0),
+      snapLength: new Int32Array(0),
+      binary: new Uint8Array(0),
+      racy: new Uint8Array(0),
+    },
+    block: Buffer.alloc(0),
+    areas: [],
+    // Covers nothing: a checkpoint that could not be taken never claims files were added or deleted.
+    coverage: { complete: false, listed: new Set(), seen: new Set(), pruned: new Set() },
+    ignore: { pruneDirs: [], skipFiles: [] },
+    reasons: [reason],
+    memoryBytes: 0,
+    durationMs: 0,
+  });
+
+  const sortReasons = (list: TruncatedReason[]): TruncatedReason[] => TRUNCATED_REASONS.filter((r) => list.includes(r));
+
+  const start = (input: StartInput): Promise<StartResult> => {
+    const key = keyOf(input.sessionId, input.changeId);
+    const existing = entries.get(key);
+    if (existing) return existing.started;
+    const runKey = `${input.sessionId}\0${input.runId}`;
+    const entry: Entry = {
+      sessionId: input.sessionId,
+      changeId: input.changeId,
+      runKey,
+      root: input.workspace.root,
+      started: Promise.resolve(null as unknown as StartResult),
+      checkpoint: null,
+      lastEventAt: now(),
+      overlapping: false,
+      busy: 0,
+      completing: null,
+      memoryBytes: 0,
+    };
+    // B6: another run live on the same or a nested folder overlaps this one, and this one it.
+    for (const other of entries.values()) {
+      if (other.runKey === runKey) continue;
+      if (isInside(other.root, entry.root) || isInside(entry.root, other.root)) {
+        other.overlapping = true;
+        entry.overlapping = true;
+      }
+    }
+    entries.set(key, entry);
+    entry.started = (async (): Promise<StartResult> => {
+      let granted = 0;
+      let cp: Checkpoint;
+      try {
+        const res = await captureCheckpoint({
+          root: input.workspace.root,
+          kind: input.workspace.kind,
+          rootGitDir: input.workspace.repo?.gitDir ?? null,
+          ownFiles: ownFilesFor(input.workspace.root),
+          limits,
+          scanner,
+          gitTimeoutMs,
+          reserveMemory: (wanted) => (granted = reserveMemory(entry, wanted)),
+          now,
+        });
+        cp = res.checkpoint;
+      } catch {
+        cp = failedCheckpoint(input, 'degraded');
+      }
+      reservedBytes -= granted;
+      entry.checkpoint = cp;
+      entry.memoryBytes = entries.get(key) === entry ? cp.memoryBytes : 0;
+      const reasons = sortReasons(cp.reasons);
+      return {
+        workspace_kind: cp.kind,
+        scanned_files: cp.files.paths.length,
+        truncated: reasons.length > 0,
+        truncated_reasons: reasons,
+        duration_ms: Math.round(cp.durationMs),
+      };
+    })();
+    return entry.started;
+  };
+
+  const compute = async (entry: Entry): Promise<DeltaResult> => {
+    await entry.started;
+    const cp = entry.checkpoint!;
+    let reasons: TruncatedReason[];
+    let result: Awaited<ReturnType<typeof computeDelta>>;
+    try {
+      const collected = await collectChanges(cp, {
+        limits,
+        scanner,
+        gitTimeoutMs,
+        ownFiles: ownFilesFor(cp.root),
+        rootGitDir: null,
+      });
+      reasons = collected.reasons;
+      result = await computeDelta({
+        changes: collected.changes,
+        limits,
+        batchDiff: diffEngine.batchDiff,
+        renameDetector: diffEngine.renameDetector,
+        fallbackDiff: diffEngine.fallbackDiff,
+      });
+    } catch {
+      // Never an exception out of completion, and never a silent "no changes": say it degraded.
+      reasons = ['degraded'];
+      result = await computeDelta({ changes: [], limits });
+    }
+    const all = sortReasons([...reasons, ...result.truncated_reasons]);
+    return {
+      workspace: cp.root,
+      workspace_kind: cp.kind,
+      started_at: cp.startedAt,
+      finished_at: now(),
+      changed_count: result.changed_count,
+      added_count: result.added_count,
+      modified_count: result.modified_count,
+      deleted_count: result.deleted_count,
+      renamed_count: result.renamed_count,
+      binary_count: result.binary_count,
+      truncated: all.length > 0,
+      truncated_reasons: all,
+      total_patch_bytes: result.total_patch_bytes,
+      overlapping: entry.overlapping,
+      omitted_count: result.omitted_count,
+      files: result.files,
+    };
+  };
+
+  const withBusy = async (entry: Entry): Promise<DeltaResult> => {
+    entry.busy++;
+    try {
+      return await compute(entry);
+    } finally {
+      entry.busy--;
+    }
+  };
+
+  const sweep = () => {
+    const dropped: { sessionId: string; changeId: string }[] = [];
+    const t = now();
+    for (const [key, e] of entries) {
+      if (e.busy === 0 && e.checkpoint !== null && t - e.lastEventAt >= limits.checkpointTtlMs) {
+        remove(key);
+        dropped.push({ sessionId: e.sessionId, changeId: e.changeId });
+      }
+    }
+    return dropped;
+  };
+  const timer = setInterval(sweep, Math.min(60_000, Math.max(1_000, Math.floor(limits.checkpointTtlMs / 10))));
+  timer.unref();
+
+  return {
+    start,
+    complete: (sessionId, changeId) => {
+      const key = keyOf(sessionId, changeId);
+      const entry = entries.get(key);
+      if (!entry) return Promise.resolve(null);
+      if (!entry.completing) {
+        entry.completing = withBusy(entry).finally(() => {
+          if (entries.get(key) === entry) remove(key);
+        });
+      }
+      return entry.completing;
+    },
+    peek: async (sessionId, changeId) => {
+      const entry = entries.get(keyOf(sessionId, changeId));
+      if (!entry) return null;
+      return withBusy(entry);
+    },
+    has: (sessionId, changeId) => entries.has(keyOf(sessionId, changeId)),
+    touch: (sessionId, runId) => {
+      const runKey = `${sessionId}\0${runId}`;
+      const t = now();
+      for (const e of entries.values()) if (e.runKey === runKey) e.lastEventAt = t;
+    },
+    drop: (sessionId, changeId) => {
+      remove(keyOf(sessionId, changeId));
+    },
+    sweep,
+    memoryBytes: () => {
+      let n = 0;
+      for (const e of entries.values()) n += e.memoryBytes;
+      return n;
+    },
+    close: async () => {
+      clearInterval(timer);
+      entries.clear();
+      await scanner.close();
+    },
+  };
+}

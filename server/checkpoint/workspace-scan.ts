@@ -1,0 +1,196 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Limits, TruncatedReason } from '../../shared/index.ts';
+import type { IndexEntry } from '../git/index.ts';
+import type { PathKey, ScanRequest, ScanTable, Scanner } from '../workspace/index.ts';
+import type { Coverage } from './coverage.ts';
+import { listArea, nestedArea, reasonFor } from './git-listing.ts';
+import { addReason, type GitArea, type IgnoreState } from './model.ts';
+
+/**
+ * One scan phase over a workspace: git's ignore listing (and, at a checkpoint, its index) for the
+ * workspace and every nested repository met, then the stat walk of each, within one file limit
+ * and one soft deadline. A git failure degrades the phase (reason `degraded` / `git_timeout`)
+ * instead of failing it.
+ */
+
+export interface ScanPhaseInput {
+  root: string;
+  /** git = git decides ignores; filesystem = default rules + root .gitignore. */
+  scanMode: 'git' | 'filesystem';
+  /** Read index entries too (checkpoint). */
+  withIndex: boolean;
+  /** Ignore decisions to use when git cannot answer (completion after a good checkpoint). */
+  fallbackIgnore: IgnoreState | null;
+  /** Paths recorded even when git now ignores them (tracked from the checkpoint on). */
+  keepFiles?: ReadonlyMap<PathKey, number>;
+  /** Server database files under the root (never recorded). */
+  ownFiles: PathKey[];
+  limits: Pick<Limits, 'maxScannedFiles' | 'scanTimeoutMs'>;
+  scanner: Scanner;
+  gitTimeoutMs: number;
+  /** The enclosing repository's git dir (for the root area's racy check). */
+  rootGitDir: string | null;
+}
+
+export interface AreaIndex {
+  area: number;
+  entries: IndexEntry[];
+  indexMtimeMs: number | null;
+}
+
+export interface ScanPhase {
+  table: ScanTable;
+  areas: GitArea[];
+  indexes: AreaIndex[];
+  ignore: IgnoreState;
+  coverage: Coverage;
+  reasons: TruncatedReason[];
+  /** The phase fell back to file-system rules because git failed on the workspace itself. */
+  gitFailed: boolean;
+}
+
+function readRootGitignore(root: string): string | null {
+  try {
+    return fs.readFileSync(path.join(root, '.gitignore'), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function mergeTables(tables: ScanTable[]): ScanTable {
+  if (tables.length === 1) return tables[0]!;
+  const cat = <T extends Float64Array | Uint8Array>(pick: (t: ScanTable) => T, make: (n: number) => T): T => {
+    const out = make(tables.reduce((n, t) => n + pick(t).length, 0));
+    let pos = 0;
+    for (const t of tables) {
+      out.set(pick(t), pos);
+      pos += pick(t).length;
+    }
+    return out;
+  };
+  const truncated = tables.find((t) => t.truncated !== null)?.truncated ?? null;
+  return {
+    paths: tables.flatMap((t) => t.paths),
+    size: cat((t) => t.size, (n) => new Float64Array(n)),
+    mtimeMs: cat((t) => t.mtimeMs, (n) => new Float64Array(n)),
+    ctimeMs: cat((t) => t.ctimeMs, (n) => new Float64Array(n)),
+    ino: cat((t) => t.ino, (n) => new Float64Array(n)),
+    mode: cat((t) => t.mode, (n) => new Uint8Array(n)),
+    nestedRepos: tables.flatMap((t) => t.nestedRepos),
+    prunedDirs: tables.flatMap((t) => t.prunedDirs),
+    truncated,
+    listedDirs: tables.flatMap((t) => t.listedDirs),
+    seenDirs: tables.flatMap((t) => t.seenDirs),
+    durationMs: tables.reduce((n, t) => n + t.durationMs, 0),
+  };
+}
+
+const MAX_NESTED_DEPTH = 8;
+
+export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
+  const t0 = performance.now();
+  const deadline = t0 + input.limits.scanTimeoutMs;
+  const reasons: TruncatedReason[] = [];
+  const areas: GitArea[] = [];
+  const indexes: AreaIndex[] = [];
+  const ignore: IgnoreState = { pruneDirs: [], skipFiles: [] };
+  let scanMode = input.scanMode;
+  let gitFailed = false;
+
+  const addIgnore = (ig: IgnoreState) => {
+    for (const d of ig.pruneDirs) ignore.pruneDirs.push(d);
+    for (const f of ig.skipFiles) ignore.skipFiles.push(f);
+  };
+
+  if (scanMode === 'git') {
+    const area: GitArea = { prefix: '', cwd: input.root };
+    try {
+      const listing = await listArea(area, input.rootGitDir, input.gitTimeoutMs, input.withIndex);
+      areas.push(area);
+      indexes.push({ area: 0, entries: listing.entries, indexMtimeMs: listing.indexMtimeMs });
+      addIgnore(listing.ignore);
+    } catch (err) {
+      addReason(reasons, reasonFor(err));
+      if (input.fallbackIgnore) {
+        // Completion after a good checkpoint: keep the checkpoint's ignore decisions.
+        areas.push(area);
+        addIgnore(input.fallbackIgnore);
+      } else {
+        scanMode = 'filesystem';
+        gitFailed = true;
+      }
+    }
+  }
+
+  const tables: ScanTable[] = [];
+  let remaining = input.limits.maxScannedFiles;
+  const scanOnce = async (starts: PathKey[]): Promise<ScanTable> => {
+    const req: ScanRequest = {
+      root: input.root,
+      starts,
+      pruneDirs: ignore.pruneDirs,
+      skipFiles: [...(input.keepFiles ? ignore.skipFiles.filter((p) => !input.keepFiles!.has(p)) : ignore.skipFiles), ...input.ownFiles],
+      mode: scanMode,
+      gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
+      maxFiles: remaining,
+      timeoutMs: Math.max(0, deadline - performance.now()),
+    };
+    const t = await input.scanner.scan(req);
+    tables.push(t);
+    remaining -= t.paths.length;
+    if (t.truncated) addReason(reasons, t.truncated);
+    return t;
+  };
+
+  let table = await scanOnce(['']);
+  // Nested repositories and submodules: their own index and ignore rules, files reported as files (B16).
+  let pending = table.truncated ? [] : table.nestedRepos;
+  const unlisted: PathKey[] = table.truncated ? [...table.nestedRepos] : [];
+  for (let depth = 0; pending.length > 0 && depth < MAX_NESTED_DEPTH; depth++) {
+    const starts: PathKey[] = [];
+    for (const rel of pending) {
+      try {
+        const found = await nestedArea(input.root, rel, input.gitTimeoutMs);
+        if (found) {
+          const idx = areas.length;
+          const listing = await listArea(found.area, found.gitDir, input.gitTimeoutMs, input.withIndex);
+          areas.push(found.area);
+          indexes.push({ area: idx, entries: listing.entries, indexMtimeMs: listing.indexMtimeMs });
+          addIgnore(listing.ignore);
+        }
+      } catch (err) {
+        // Still scanned (changes inside are never lost), with the checkpoint's ignore decisions when known.
+        addReason(reasons, reasonFor(err));
+        if (input.fallbackIgnore) {
+          const under = rel + '/';
+          addIgnore({
+            pruneDirs: input.fallbackIgnore.pruneDirs.filter((d) => d.startsWith(under)),
+            skipFiles: input.fallbackIgnore.skipFiles.filter((f) => f.startsWith(under)),
+          });
+        }
+      }
+      starts.push(rel);
+    }
+    if (remaining <= 0 || performance.now() > deadline) {
+      // Limits already spent: these folders stay unscanned (and uncovered).
+      unlisted.push(...starts);
+      addReason(reasons, remaining <= 0 ? 'scan_files' : 'scan_time');
+      break;
+    }
+    table = await scanOnce(starts);
+    pending = table.truncated ? [] : table.nestedRepos;
+    if (table.truncated) unlisted.push(...table.nestedRepos);
+  }
+
+  const merged = mergeTables(tables);
+  const complete = merged.truncated === null && unlisted.length === 0 && !reasons.includes('scan_files') && !reasons.includes('scan_time');
+  const coverage: Coverage = {
+    complete,
+    listed: new Set(complete ? [] : merged.listedDirs),
+    seen: new Set(complete ? [] : merged.seenDirs),
+    pruned: new Set(merged.prunedDirs),
+  };
+  return { table: merged, areas, indexes, ignore, coverage, reasons, gitFailed };
+}

@@ -1,0 +1,163 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { PathKey } from './path-bytes.ts';
+
+/**
+ * Reads the content of chosen files (runs in the scan worker). Kept bytes are packed into one
+ * block so a checkpoint's snapshots are one allocation, transferred without copying. Every file
+ * read also gets its git blob id (sha1 of `blob <size>\0<bytes>`), so content read here compares
+ * directly with the index's blob ids. Symlinks yield their target text (never read through).
+ */
+
+export interface ReadRequest {
+  root: string;
+  paths: PathKey[];
+  /** 1 where the path is a symlink. */
+  links: Uint8Array;
+  /** Keep bytes of files up to this size. */
+  keepMaxBytes: number;
+  /** Total bytes that may be kept. Files beyond it are only hashed. */
+  keepBudgetBytes: number;
+  /** Keep binary files (NUL in the first 8,000 bytes) too; false = hash them only. */
+  keepBinary: boolean;
+  /** Total bytes that may be read for hashing files whose bytes are not kept. */
+  hashBudgetBytes: number;
+  /** Also hash files whose bytes are kept (a checkpoint does not need to: it compares bytes). */
+  hashKept: boolean;
+}
+
+export interface ReadResult {
+  /** The kept bytes of every file, back to back. */
+  block: Uint8Array;
+  /** Where a file's kept bytes start in `block`, -1 when not kept. */
+  offset: Int32Array;
+  length: Int32Array;
+  /** 20-byte blob ids back to back; `hashed[i]` says whether slot i is set. */
+  oids: Uint8Array;
+  hashed: Uint8Array;
+  /** 1 = sniffed binary (only known for files that were read). */
+  binary: Uint8Array;
+  /** 1 = the path is gone (or unreadable) now. */
+  missing: Uint8Array;
+  /** Size of what was read (or lstat size when not read). */
+  size: Float64Array;
+  /** Text files not kept because the keep budget ran out. */
+  skippedForBudget: number;
+  /** Files neither kept nor hashed because the hash budget ran out. */
+  skippedForHashBudget: number;
+}
+
+/** Like git: a NUL byte in the first 8,000 bytes means binary. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8000);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+export function blobId(bytes: Uint8Array): Buffer {
+  return crypto.createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest();
+}
+
+const CHUNK = 1024 * 1024;
+
+/** Hashes a large file in chunks (no whole-file allocation). Null when it changed size while read. */
+function hashLargeFile(abs: Buffer, expectedSize: number): { oid: Buffer; head: Buffer } | null {
+  const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  try {
+    const h = crypto.createHash('sha1').update(`blob ${expectedSize}\0`);
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let total = 0;
+    let head: Buffer | null = null;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      if (head === null) head = Buffer.from(buf.subarray(0, Math.min(n, 8000)));
+      total += n;
+      if (total > expectedSize) return null;
+      h.update(buf.subarray(0, n));
+    }
+    if (total !== expectedSize) return null;
+    return { oid: h.digest(), head: head ?? Buffer.alloc(0) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function readContents(req: ReadRequest): ReadResult {
+  const n = req.paths.length;
+  const offset = new Int32Array(n).fill(-1);
+  const length = new Int32Array(n);
+  const oids = new Uint8Array(n * 20);
+  const hashed = new Uint8Array(n);
+  const binary = new Uint8Array(n);
+  const missing = new Uint8Array(n);
+  const size = new Float64Array(n);
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let hashLeft = req.hashBudgetBytes;
+  let skippedForBudget = 0;
+  let skippedForHashBudget = 0;
+  const rootPrefix = Buffer.from(req.root + '/');
+
+  for (let i = 0; i < n; i++) {
+    const abs = Buffer.concat([rootPrefix, Buffer.from(req.paths[i]!, 'latin1')]);
+    let bytes: Buffer;
+    try {
+      if (req.links[i]) {
+        bytes = fs.readlinkSync(abs, { encoding: 'buffer' });
+      } else {
+        const st = fs.lstatSync(abs);
+        if (!st.isFile()) {
+          missing[i] = 1;
+          continue;
+        }
+        size[i] = st.size;
+        if (st.size > req.keepMaxBytes) {
+          // Too large to keep: hash it if the budget allows, else leave it without content identity.
+          if (st.size > hashLeft) {
+            skippedForHashBudget++;
+            continue;
+          }
+          hashLeft -= st.size;
+          const res = hashLargeFile(abs, st.size);
+          if (res === null) continue; // changing under us: no identity rather than a wrong one
+          res.oid.copy(oids, i * 20);
+          hashed[i] = 1;
+          if (looksBinary(res.head)) binary[i] = 1;
+          continue;
+        }
+        const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+        try {
+          bytes = fs.readFileSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+    } catch {
+      missing[i] = 1;
+      continue;
+    }
+    size[i] = bytes.length;
+    const bin = looksBinary(bytes);
+    if (bin) binary[i] = 1;
+    const keep = bytes.length <= req.keepMaxBytes && (!bin || req.keepBinary);
+    const fits = keptBytes + bytes.length <= req.keepBudgetBytes;
+    if (keep && !fits) skippedForBudget++;
+    if (!keep || !fits || req.hashKept) {
+      blobId(bytes).copy(oids, i * 20);
+      hashed[i] = 1;
+    }
+    if (!keep || !fits) continue;
+    offset[i] = keptBytes;
+    length[i] = bytes.length;
+    kept.push(bytes);
+    keptBytes += bytes.length;
+  }
+  const block = new Uint8Array(keptBytes);
+  let pos = 0;
+  for (const b of kept) {
+    block.set(b, pos);
+    pos += b.length;
+  }
+  return { block, offset, length, oids, hashed, binary, missing, size, skippedForBudget, skippedForHashBudget };
+}
