@@ -157,48 +157,47 @@ export function createChangeStore(db: Db) {
    */
   function enforceCount(sessionId: string, max: number): number {
     let removed = 0;
-    for (const { run_id } of overflowRuns.all(sessionId, max)) removed += deleteRunChanges.run(sessionId, run_id).changes;
+    for (const { run_id } of overflowRuns.all(sessionId, max))
+      removed += deleteRunChanges.run(sessionId, run_id).changes;
     return removed;
   }
 
-  const store = db.transaction(
-    (change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
-      insertChange.run({
-        ...change,
-        truncated: change.truncated ? 1 : 0,
-        truncated_reasons: JSON.stringify(change.truncated_reasons),
-        overlapping: change.overlapping ? 1 : 0,
+  const store = db.transaction((change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
+    insertChange.run({
+      ...change,
+      truncated: change.truncated ? 1 : 0,
+      truncated_reasons: JSON.stringify(change.truncated_reasons),
+      overlapping: change.overlapping ? 1 : 0,
+    });
+    const stored: FileSummary[] = files.map((f, ord) => {
+      const id = randomUUID();
+      insertFile.run({
+        id,
+        change_id: change.change_id,
+        session_id: change.session_id,
+        ord,
+        path: f.path,
+        old_path: f.old_path,
+        path_base64: f.path_base64 ?? null,
+        old_path_base64: f.old_path_base64 ?? null,
+        change_type: f.change_type,
+        additions: f.additions,
+        deletions: f.deletions,
+        size_before: f.size_before,
+        size_after: f.size_after,
+        patch: f.patch,
+        patch_bytes: f.patch_bytes,
+        truncated: f.truncated ? 1 : 0,
+        binary: f.binary ? 1 : 0,
+        omitted_reason: f.omitted_reason,
+        created_at: change.created_at,
       });
-      const stored: FileSummary[] = files.map((f, ord) => {
-        const id = randomUUID();
-        insertFile.run({
-          id,
-          change_id: change.change_id,
-          session_id: change.session_id,
-          ord,
-          path: f.path,
-          old_path: f.old_path,
-          path_base64: f.path_base64 ?? null,
-          old_path_base64: f.old_path_base64 ?? null,
-          change_type: f.change_type,
-          additions: f.additions,
-          deletions: f.deletions,
-          size_before: f.size_before,
-          size_after: f.size_after,
-          patch: f.patch,
-          patch_bytes: f.patch_bytes,
-          truncated: f.truncated ? 1 : 0,
-          binary: f.binary ? 1 : 0,
-          omitted_reason: f.omitted_reason,
-          created_at: change.created_at,
-        });
-        const { patch: _patch, ...summary } = f;
-        return { id, ...summary };
-      });
-      if (change.source !== 'tool') enforceCount(change.session_id, maxChangesPerSession);
-      return { ...change, files: stored };
-    },
-  );
+      const { patch: _patch, ...summary } = f;
+      return { id, ...summary };
+    });
+    if (change.source !== 'tool') enforceCount(change.session_id, maxChangesPerSession);
+    return { ...change, files: stored };
+  });
 
   return {
     /**

@@ -4,7 +4,9 @@ import type { Db } from './database.ts';
 const COLUMNS = 'id, session_id, role, content, run_id, tool_call_id, created_at';
 
 export function createMessageStore(db: Db) {
-  const getStmt = db.prepare<[string, string], Message>(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id = ?`);
+  const getStmt = db.prepare<[string, string], Message>(
+    `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id = ?`,
+  );
   const insertStmt = db.prepare<Message>(
     `INSERT INTO messages (${COLUMNS}) VALUES (@id, @session_id, @role, @content, @run_id, @tool_call_id, @created_at)`,
   );

@@ -21,7 +21,10 @@ export function readMigrations(dir: URL | string): Migration[] {
   }
   found.sort((a, b) => a.version - b.version);
   found.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migrations must be numbered 0001, 0002, ... without gaps; found ${m.version} at position ${i + 1}`);
+    if (m.version !== i + 1)
+      throw new Error(
+        `migrations must be numbered 0001, 0002, ... without gaps; found ${m.version} at position ${i + 1}`,
+      );
   });
   return found;
 }
@@ -43,7 +46,9 @@ export function applyMigrations(db: Database.Database, dir: URL | string): numbe
   );
   const newest = Math.max(0, ...applied);
   if (newest > migrations.length) {
-    throw new Error(`the database is at schema version ${newest}, newer than this rundiff knows (${migrations.length}); upgrade rundiff`);
+    throw new Error(
+      `the database is at schema version ${newest}, newer than this rundiff knows (${migrations.length}); upgrade rundiff`,
+    );
   }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const done: number[] = [];

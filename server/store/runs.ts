@@ -145,7 +145,11 @@ export function createRunStore(db: Db) {
     getRun(sessionId: string, runId: string): Recorded<Run> | null {
       const row = getRun.get(sessionId, runId);
       if (!row) return null;
-      return { record: toRun(row), startResponse: parse(row.start_response), completeResponse: parse(row.complete_response) };
+      return {
+        record: toRun(row),
+        startResponse: parse(row.start_response),
+        completeResponse: parse(row.complete_response),
+      };
     },
     insertRun(run: Run): void {
       insertRun.run({ ...run, tracking: bool(run.tracking) });

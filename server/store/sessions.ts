@@ -48,7 +48,9 @@ export function createSessionStore(db: Db) {
        workspace = CASE WHEN @set_workspace THEN excluded.workspace ELSE workspace END,
        updated_at = MAX(updated_at, excluded.updated_at)`,
   );
-  const adoptStmt = db.prepare<[string, string]>('UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL');
+  const adoptStmt = db.prepare<[string, string]>(
+    'UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL',
+  );
   const pageStmt = db.prepare<[number, number], SessionRow>(
     `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < ? ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`,
   );

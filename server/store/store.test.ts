@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { applyMigrations, createStore, MIGRATIONS_DIR, openDatabase, openStore, type NewChange, type NewFile, type Store } from './index.ts';
+import {
+  applyMigrations,
+  createStore,
+  MIGRATIONS_DIR,
+  openDatabase,
+  openStore,
+  type NewChange,
+  type NewFile,
+  type Store,
+} from './index.ts';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -64,7 +73,8 @@ function file(p: string, extra: Partial<NewFile> = {}): NewFile {
   };
 }
 
-const count = (s: Store, table: string) => (s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (s: Store, table: string) =>
+  (s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('database', () => {
   it('migrations apply to an empty database, are recorded, and a re-run applies nothing', () => {
@@ -73,11 +83,19 @@ describe('database', () => {
     const file = path.join(dir, 'a', 'b', 'x.db');
     const db = openDatabase(file);
     expect(fs.existsSync(file)).toBe(true);
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map(
-      (r) => r.name,
-    );
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]
+    ).map((r) => r.name);
     expect(tables).toEqual(
-      expect.arrayContaining(['messages', 'runs', 'schema_migrations', 'sessions', 'tool_calls', 'workspace_run_change_files', 'workspace_run_changes']),
+      expect.arrayContaining([
+        'messages',
+        'runs',
+        'schema_migrations',
+        'sessions',
+        'tool_calls',
+        'workspace_run_change_files',
+        'workspace_run_changes',
+      ]),
     );
     expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: 'init' }]);
     expect(applyMigrations(db, MIGRATIONS_DIR)).toEqual([]);
@@ -138,7 +156,10 @@ describe('changes', () => {
     expect(listed).toEqual(stored);
     expect(listed!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
     for (const f of listed!.files) expect(f).not.toHaveProperty('patch');
-    expect(s.changes.getFile('s1', 'run:r1', stored.files[1]!.id)).toEqual({ ...stored.files[1], patch: 'diff --git a/b.txt b/b.txt\n' });
+    expect(s.changes.getFile('s1', 'run:r1', stored.files[1]!.id)).toEqual({
+      ...stored.files[1],
+      patch: 'diff --git a/b.txt b/b.txt\n',
+    });
     expect(s.changes.getFile('s1', 'run:r2', stored.files[1]!.id)).toBeNull();
   });
 
@@ -146,7 +167,11 @@ describe('changes', () => {
     const s = tempStore();
     s.sessions.touch('s1', 1);
     s.sessions.touch('s2', 1);
-    s.changes.insert(change('s1', 'r1', 100, { change_id: 'tool:t1', source: 'tool', tool_call_id: 't1' }), [file('t.txt')], 2);
+    s.changes.insert(
+      change('s1', 'r1', 100, { change_id: 'tool:t1', source: 'tool', tool_call_id: 't1' }),
+      [file('t.txt')],
+      2,
+    );
     s.changes.insert(change('s1', 'r1', 110), [file('a.txt')], 2);
     s.changes.insert(change('s2', 'r9', 115), [file('z.txt')], 2);
     s.changes.insert(change('s1', 'r2', 120), [file('b.txt')], 2);
@@ -173,20 +198,54 @@ describe('sessions and messages', () => {
     const s = tempStore();
     for (const id of ['s1', 's2']) {
       s.sessions.touch(id, 1);
-      s.messages.insert({ id: 'm', session_id: id, role: 'user', content: 'hi', run_id: null, tool_call_id: null, created_at: 1 });
+      s.messages.insert({
+        id: 'm',
+        session_id: id,
+        role: 'user',
+        content: 'hi',
+        run_id: null,
+        tool_call_id: null,
+        created_at: 1,
+      });
       s.runs.insertRun({
-        run_id: 'r1', session_id: id, status: 'running', source: 'run', workspace: null, started_at: 1,
-        finished_at: null, error: null, change_id: 'run:r1', tracking: false, reason: null,
+        run_id: 'r1',
+        session_id: id,
+        status: 'running',
+        source: 'run',
+        workspace: null,
+        started_at: 1,
+        finished_at: null,
+        error: null,
+        change_id: 'run:r1',
+        tracking: false,
+        reason: null,
       });
       s.runs.insertToolCall({
-        tool_call_id: 't1', run_id: 'r1', session_id: id, name: null, status: 'running', workspace: null, started_at: 1,
-        finished_at: null, error: null, change_id: 'tool:t1', tracking: false, reason: null,
+        tool_call_id: 't1',
+        run_id: 'r1',
+        session_id: id,
+        name: null,
+        status: 'running',
+        workspace: null,
+        started_at: 1,
+        finished_at: null,
+        error: null,
+        change_id: 'tool:t1',
+        tracking: false,
+        reason: null,
       });
       s.changes.insert(change(id, 'r1', 10), [file('a.txt')], 200);
     }
     expect(s.sessions.delete('s1')).toBe(true);
     expect(s.sessions.delete('s1')).toBe(false);
-    for (const table of ['sessions', 'messages', 'runs', 'tool_calls', 'workspace_run_changes', 'workspace_run_change_files']) {
+    for (const table of [
+      'sessions',
+      'messages',
+      'runs',
+      'tool_calls',
+      'workspace_run_changes',
+      'workspace_run_change_files',
+    ]) {
       expect(count(s, table)).toBe(1);
     }
   });
@@ -195,12 +254,33 @@ describe('sessions and messages', () => {
     const s = tempStore();
     s.sessions.upsert('s1', { title: 'T' }, 5);
     s.runs.insertRun({
-      run_id: 'r1', session_id: 's1', status: 'running', source: 'run', workspace: null, started_at: 1,
-      finished_at: null, error: null, change_id: 'run:r1', tracking: false, reason: null,
+      run_id: 'r1',
+      session_id: 's1',
+      status: 'running',
+      source: 'run',
+      workspace: null,
+      started_at: 1,
+      finished_at: null,
+      error: null,
+      change_id: 'run:r1',
+      tracking: false,
+      reason: null,
     });
     s.changes.insert(change('s1', 'r1', 10, { changed_count: 3 }), [file('a.txt')], 200);
-    s.changes.insert(change('s1', 'r1', 9, { change_id: 'tool:t', source: 'tool', tool_call_id: 't', changed_count: 7 }), [file('a.txt')], 200);
-    expect(s.sessions.get('s1')).toEqual({ id: 's1', title: 'T', workspace: null, created_at: 5, updated_at: 5, run_count: 1, changed_count: 3 });
+    s.changes.insert(
+      change('s1', 'r1', 9, { change_id: 'tool:t', source: 'tool', tool_call_id: 't', changed_count: 7 }),
+      [file('a.txt')],
+      200,
+    );
+    expect(s.sessions.get('s1')).toEqual({
+      id: 's1',
+      title: 'T',
+      workspace: null,
+      created_at: 5,
+      updated_at: 5,
+      run_count: 1,
+      changed_count: 3,
+    });
     s.sessions.upsert('s1', { workspace: '/w' }, 6);
     expect(s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });
   });
@@ -223,7 +303,15 @@ describe('sessions and messages', () => {
     s.sessions.touch('s', 1);
     const at = [1, 2, 3, 3, 4];
     at.forEach((t, i) =>
-      s.messages.insert({ id: `m${i}`, session_id: 's', role: 'user', content: String(i), run_id: null, tool_call_id: null, created_at: t }),
+      s.messages.insert({
+        id: `m${i}`,
+        session_id: 's',
+        role: 'user',
+        content: String(i),
+        run_id: null,
+        tool_call_id: null,
+        created_at: t,
+      }),
     );
     expect(s.messages.page('s', 500, null).map((m) => m.id)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
     expect(s.messages.page('s', 2, null).map((m) => m.id)).toEqual(['m2', 'm3', 'm4']);

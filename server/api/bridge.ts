@@ -1,0 +1,13 @@
+import { Router } from 'express';
+import type { Bridge } from '../runs/index.ts';
+import { parseBridgeEvent } from './bridge-schema.ts';
+
+/** `POST /api/bridge/events`: one event per request, validated here, answered by the bridge. */
+export function bridgeRouter(bridge: Bridge): Router {
+  const router = Router();
+  router.post('/bridge/events', async (req, res) => {
+    const event = parseBridgeEvent(req.body);
+    res.json(await bridge.handle(event));
+  });
+  return router;
+}

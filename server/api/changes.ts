@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import { wholeRunPatch } from '../delta/index.ts';
+import { AppError } from '../errors.ts';
+import type { History } from '../runs/index.ts';
+import { changeIdParam, idParam } from './params.ts';
+
+/** A session's stored changes: summaries, one file with its patch, and the whole-run patch. */
+export function changesRouter(history: History): Router {
+  const router = Router();
+  const base = '/hermes/sessions/:id/workspace-run-changes';
+
+  router.get(base, (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changes = history.changes(id);
+    if (!changes) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    res.json({ changes });
+  });
+
+  router.get(`${base}/:changeId`, (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changeId = changeIdParam(req.params.changeId);
+    const change = history.change(id, changeId);
+    if (!change)
+      throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
+    res.json({ change });
+  });
+
+  router.get(`${base}/:changeId/files/:fileId`, (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changeId = changeIdParam(req.params.changeId);
+    const fileId = idParam(req.params.fileId, 'fileId');
+    const file = history.file(id, changeId, fileId);
+    if (!file)
+      throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
+    res.json({ file });
+  });
+
+  router.get(`${base}/:changeId/patch`, (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changeId = changeIdParam(req.params.changeId);
+    const files = history.changeFiles(id, changeId);
+    if (!files)
+      throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
+    const name = changeId.replace(/[^A-Za-z0-9._-]+/g, '_');
+    res
+      .status(200)
+      .type('text/x-diff; charset=utf-8')
+      .set('Content-Disposition', `attachment; filename="${name}.diff"`)
+      .send(wholeRunPatch(files));
+  });
+
+  return router;
+}

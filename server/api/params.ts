@@ -1,0 +1,42 @@
+import { AppError } from '../errors.ts';
+import { isValidId } from './bridge-schema.ts';
+
+/** Path and query parameters. Express has already percent-decoded path parameters (once). */
+
+export function idParam(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !isValidId(value)) {
+    throw new AppError('invalid_input', `${name} must be 1-200 printable characters`, { details: { field: name } });
+  }
+  return value;
+}
+
+/** `run:<run_id>` or `tool:<tool_call_id>`; any other value cannot name a change. */
+export function changeIdParam(value: unknown): string {
+  const m = typeof value === 'string' ? /^(run|tool):(.*)$/s.exec(value) : null;
+  if (!m || !isValidId(m[2]!)) {
+    throw new AppError(
+      'invalid_input',
+      'changeId must be run:<run_id> or tool:<tool_call_id> (percent-encode the ":")',
+      {
+        details: { field: 'changeId' },
+      },
+    );
+  }
+  return value as string;
+}
+
+/**
+ * An optional whole-number query parameter. Values above `max` are clamped (a client asking for
+ * more simply gets the most a page holds); anything else not a whole number in range is refused.
+ */
+export function intQuery(value: unknown, name: string, opts: { min: number; max?: number }): number | null {
+  if (value === undefined || value === '') return null;
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) {
+    throw new AppError('invalid_input', `${name} must be a whole number`, { details: { field: name } });
+  }
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < opts.min) {
+    throw new AppError('invalid_input', `${name} must be at least ${opts.min}`, { details: { field: name } });
+  }
+  return opts.max !== undefined && n > opts.max ? opts.max : n;
+}

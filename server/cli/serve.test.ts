@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempDir } from '../test-support/temp-repo.ts';
+
+const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function serve(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, stderr: () => stderr };
+}
+
+describe('rundiff serve', () => {
+  it('prints its URL on stderr, serves the API, and closes cleanly on SIGTERM', async () => {
+    const dir = createTempDir();
+    dirs.push(dir);
+    const db = path.join(dir, 'sub', 'r.db');
+    const s = serve(['--port', '0', '--db', db, '--max-changed-files', '7']);
+    const until = Date.now() + 20_000;
+    let url: string | undefined;
+    while (!url && Date.now() < until) {
+      url = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1];
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${url}/api/health`);
+    expect(await res.json()).toMatchObject({ ok: true });
+    expect(fs.existsSync(db)).toBe(true);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  });
+
+  it('refuses a non-loopback --host without RUNDIFF_TOKEN (exit 2, clear message)', async () => {
+    const s = serve(['--host', '0.0.0.0', '--port', '0']);
+    expect(await s.exited).toBe(2);
+    expect(s.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without a token/);
+    expect(s.stderr()).toMatch(/RUNDIFF_TOKEN/);
+  });
+
+  it('rejects unknown flags with usage (exit 2) and prints help with every limit flag', async () => {
+    const bad = serve(['--bogus']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toMatch(/unknown option --bogus/);
+    const help = spawn(process.execPath, [BIN, 'serve', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    help.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    expect(await new Promise((r) => help.on('exit', r))).toBe(0);
+    expect(out).toMatch(/--max-changes-per-session/);
+    expect(out).toMatch(/--require-commit-approval/);
+  });
+});

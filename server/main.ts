@@ -1,0 +1,141 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
+import type { Config } from './config.ts';
+import { AppError } from './errors.ts';
+import { createApp, isLoopbackHost, type SecurityPolicy } from './api/index.ts';
+import { createEngine } from './checkpoint/index.ts';
+import type { CheckpointEngine } from './checkpoint/types.ts';
+import {
+  createBridge,
+  createHistory,
+  startRetention,
+  type Bridge,
+  type History,
+  type RunObserver,
+} from './runs/index.ts';
+import { createSocketServer, type SocketServer } from './socket/index.ts';
+import { openStore, type Store } from './store/index.ts';
+
+/** What `createServer` needs besides the config; everything optional. */
+export interface ServerOptions {
+  /** Clock (ms) for the bridge and retention; tests pass a fake. Default Date.now. */
+  now?: () => number;
+  /** The built web UI folder. Default `dist/web`. */
+  webDir?: string;
+  /** Builds the git tools' routes, mounted at `/api/tools` behind the same guards. */
+  toolsRouter?: (ctx: ServerContext) => Router;
+  /** Told when checkpoints are taken and runs close (the live feed). */
+  observers?: (ctx: ServerContext) => RunObserver[];
+  /** How often the age sweep runs (ms). Default hourly. */
+  retentionIntervalMs?: number;
+  log?: (message: string) => void;
+}
+
+/** The parts of a running server that other modules (and tests) reach. */
+export interface ServerContext {
+  config: Readonly<Config>;
+  store: Store;
+  engine: CheckpointEngine;
+  bridge: Bridge;
+  history: History;
+  socket: SocketServer;
+}
+
+export interface RunningServer extends ServerContext {
+  /** `http://host:port` as a client reaches it. */
+  url: string;
+  port: number;
+  /** The live socket.io server (approval and progress events use `socket.emitToSession` / `emitToSessionsList`). */
+  io: SocketServer['io'];
+  close(): Promise<void>;
+}
+
+/** Refuses a bind a stranger could reach unless a token guards it (CONTRACT section 6). */
+export function assertSafeBind(config: Pick<Config, 'host' | 'token'>): void {
+  if (!isLoopbackHost(config.host) && !config.token) {
+    throw new AppError('invalid_input', `refusing to listen on ${config.host} without a token`, {
+      hint: 'set RUNDIFF_TOKEN to a secret (every client then sends it), or bind 127.0.0.1',
+    });
+  }
+}
+
+const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
+export async function createServer(config: Readonly<Config>, opts: ServerOptions = {}): Promise<RunningServer> {
+  assertSafeBind(config);
+  const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
+  const store = openStore(config.dbPath);
+  const engine = createEngine({ limits: config.limits, dbPath: config.dbPath, ...(opts.now ? { now: opts.now } : {}) });
+  const httpServer = http.createServer();
+  let port = config.port;
+  const policy: SecurityPolicy = {
+    bindHost: config.host,
+    allowedHosts: config.allowedHosts,
+    token: config.token,
+    port: () => port,
+  };
+  const socket = createSocketServer(httpServer, policy);
+  const ctx: Partial<ServerContext> = { config, store, engine, socket };
+  const bridge = createBridge({
+    config,
+    store,
+    engine,
+    emitter: socket.emitter,
+    log,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const history = createHistory(store);
+  Object.assign(ctx, { bridge, history });
+  const full = ctx as ServerContext;
+  // Observers are built with the whole context (they may emit through the socket).
+  if (opts.observers) bridge.addObservers(opts.observers(full));
+  const app = createApp({
+    bridge,
+    history,
+    policy,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    log,
+    ...(opts.webDir ? { webDir: opts.webDir } : {}),
+    ...(opts.toolsRouter ? { toolsRouter: opts.toolsRouter(full) } : {}),
+  });
+  httpServer.on('request', app);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(config.port, config.host, () => {
+        httpServer.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await socket.close().catch(() => undefined);
+    await engine.close().catch(() => undefined);
+    store.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE')
+      throw new AppError('invalid_input', `port ${config.port} on ${config.host} is in use`, {
+        hint: 'pick another with --port',
+      });
+    throw err;
+  }
+  port = (httpServer.address() as AddressInfo).port;
+  const retention = startRetention(() => bridge.sweepOld(), {
+    log,
+    ...(opts.retentionIntervalMs ? { intervalMs: opts.retentionIntervalMs } : {}),
+  });
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      retention.stop();
+      httpServer.closeAllConnections();
+      await socket.close(); // also closes the HTTP server
+      await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));
+      store.close();
+    })());
+
+  return { ...full, url: `http://${urlHost(config.host)}:${port}`, port, io: socket.io, close };
+}

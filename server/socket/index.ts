@@ -1,0 +1,1 @@
+export { createSocketServer, sessionRoom, SESSIONS_ROOM, type SocketServer, type IoServer } from './server.ts';
