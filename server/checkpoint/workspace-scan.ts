@@ -90,8 +90,6 @@ function mergeTables(tables: ScanTable[]): ScanTable {
 const MAX_NESTED_DEPTH = 8;
 
 export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
-  const t0 = performance.now();
-  const deadline = t0 + input.limits.scanTimeoutMs;
   const reasons: TruncatedReason[] = [];
   const areas: GitArea[] = [];
   const indexes: AreaIndex[] = [];
@@ -124,6 +122,8 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     }
   }
 
+  // The soft deadline bounds the walk; each git call has its own kill deadline.
+  const deadline = performance.now() + input.limits.scanTimeoutMs;
   const tables: ScanTable[] = [];
   let remaining = input.limits.maxScannedFiles;
   const scanOnce = async (starts: PathKey[]): Promise<ScanTable> => {
