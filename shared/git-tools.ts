@@ -65,6 +65,23 @@ export interface GitDiffFile {
   additions: number;
   deletions: number;
   binary: boolean;
+  /** Only for names that are not valid UTF-8: the raw bytes of `path`, base64. */
+  path_base64?: string;
+  old_path_base64?: string;
+}
+
+/**
+ * Why a file's patch is not (fully) in this page of `git_diff`: `budget` = not reached yet, follow
+ * `next_offset`; `too_large` = beyond the text one diff may hold (16 MiB), narrow it with `path`;
+ * `unreadable` = an untracked file that could not be read; `nested_repository` = an untracked folder
+ * that is a repository of its own.
+ */
+export type GitDiffOmittedReason = 'budget' | 'too_large' | 'unreadable' | 'nested_repository';
+
+export interface GitDiffOmitted {
+  path: string;
+  reason: GitDiffOmittedReason;
+  path_base64?: string;
 }
 
 export interface GitDiffOutput {
@@ -72,7 +89,7 @@ export interface GitDiffOutput {
   files_changed: number;
   files: GitDiffFile[];
   truncated: boolean;
-  omitted: { path: string; reason: string }[];
+  omitted: GitDiffOmitted[];
   next_offset: number | null;
 }
 
@@ -119,11 +136,30 @@ export interface GitCommitInput extends RepositoryInput {
   paths?: string[];
 }
 
+/** What a commit is about to do: shown to a person when commit approval is on. */
+export interface CommitPlanFile {
+  path: string;
+  additions: number;
+  deletions: number;
+  /** True for a file the commit adds (not in HEAD). */
+  new: boolean;
+}
+
+export interface CommitPlan {
+  /** The repository's label. */
+  repository: string;
+  message: string;
+  files: CommitPlanFile[];
+}
+
 export interface GitCommitOutput {
   hash: string;
   summary: string;
   files: { path: string; additions: number; deletions: number }[];
 }
+
+export type GitStatusInput = RepositoryInput;
+export type GitBranchInput = RepositoryInput;
 
 export interface RunChangesInput {
   session_id: string;

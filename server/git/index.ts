@@ -1,2 +1,4 @@
 export * from './runner.ts';
 export * from './repo.ts';
+export * from './diff-engine.ts';
+export * from './tools/index.ts';

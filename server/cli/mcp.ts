@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+// The low-level server: McpServer validates inputs itself and answers a bad one with plain text,
+// while the contract wants every failure, validation included, as the JSON error result.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { resolveConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import {
+  callTool,
+  createWorkspaceCatalog,
+  GIT_TOOLS,
+  ToolSession,
+  type ToolCallResult,
+  type ToolContext,
+  type ToolDefinition,
+} from '../git/index.ts';
+import { parseArgs, UsageError } from './args.ts';
+
+const HELP = `usage: rundiff mcp [--workspace DIR]... [--server URL] [--db FILE]
+
+An MCP server on stdio offering git tools for agents: git_status, git_diff, git_log, git_show,
+git_branch and git_commit (refused unless a git_diff in the same connection showed the files).
+stdout carries only protocol frames; logs go to stderr.
+
+  --workspace DIR  a repository (or a folder holding repositories) the tools may use; repeat for
+                   several. The first is the default. Default: the current folder.
+  --server URL     the rundiff server that records the tool calls
+  --db FILE        the database that records the tool calls when no server is given
+`;
+
+const say = (line: string) => process.stderr.write(`rundiff mcp: ${line}\n`);
+
+/** A tool as MCP lists it: JSON Schemas from the zod schemas, and its read-only/destructive hints. */
+export function mcpToolListing(tool: ToolDefinition): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    outputSchema: z.toJSONSchema(tool.output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+    annotations: {
+      title: tool.title,
+      readOnlyHint: tool.readOnly,
+      destructiveHint: tool.destructive,
+      idempotentHint: tool.readOnly,
+      openWorldHint: false,
+    },
+  };
+}
+
+/**
+ * A call's outcome as an MCP result: the output as structuredContent and JSON text; a failure as
+ * `isError` with the JSON error body as text and no structuredContent (a client checks structured
+ * content against the output schema, which an error body would fail).
+ */
+export function mcpResult(result: ToolCallResult): CallToolResult {
+  if (result.ok) {
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result.output) }],
+      structuredContent: result.output as Record<string, unknown>,
+    };
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(result.error.toBody()) }], isError: true };
+}
+
+function checkWorkspaces(dirs: readonly string[], roots: readonly string[] | null): string[] {
+  return dirs.map((dir) => {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      throw new AppError('invalid_input', `--workspace ${dir} does not exist`);
+    }
+    if (!fs.statSync(real).isDirectory()) throw new AppError('invalid_input', `--workspace ${dir} is not a folder`);
+    if (roots) {
+      const inside = roots.some((r) => {
+        const rel = path.relative(fs.existsSync(r) ? fs.realpathSync(r) : r, real);
+        return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+      });
+      if (!inside) throw new AppError('invalid_input', `--workspace ${dir} is outside RUNDIFF_WORKSPACE_ROOTS`);
+    }
+    return real;
+  });
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, { values: ['server', 'db'], multi: ['workspace'], booleans: ['help'] });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.booleans.has('help')) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (args.positional.length > 0) {
+    say(`unexpected argument ${JSON.stringify(args.positional[0])}\n\n${HELP}`);
+    return 2;
+  }
+  if (args.values.server !== undefined && !URL.canParse(args.values.server)) {
+    say(`--server ${JSON.stringify(args.values.server)} is not a URL`);
+    return 2;
+  }
+  const config = resolveConfig({ db: args.values.db });
+  const workspaces = checkWorkspaces(args.multi.workspace ?? [process.cwd()], config.workspaceRoots);
+
+  // stdout belongs to the protocol: anything printed by accident goes to stderr instead.
+  console.log = console.error;
+  console.info = console.error;
+
+  const ctx: ToolContext = {
+    session: new ToolSession(),
+    repositories: createWorkspaceCatalog({ workspaces, workspaceRoots: config.workspaceRoots }),
+  };
+  const server = new Server(
+    { name: 'rundiff', version: VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set).',
+    },
+  );
+  const listing = GIT_TOOLS.map(mcpToolListing);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await callTool(request.params.name, request.params.arguments ?? {}, ctx);
+    const outcome = result.ok ? 'ok' : result.error.code;
+    say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);
+    return mcpResult(result);
+  });
+
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await server.connect(transport);
+  say(`serving ${GIT_TOOLS.length} tools for ${workspaces.join(', ')}`);
+  await closed;
+  await server.close().catch(() => undefined);
+  return 0;
+}

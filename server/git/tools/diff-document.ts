@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
+import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
+import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
+import { runGit } from '../runner.ts';
+import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
+import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
+import { cutPage, type PageCut } from './paging.ts';
+import { absPath, type ObjectFormat } from './repo-state.ts';
+import { DIFF_FLAGS } from './safety.ts';
+
+/**
+ * One diff as a document: every changed file (the list is always complete) and the whole patch text,
+ * git's stanzas plus new-file stanzas for untracked files, in path order. Pages are byte slices of it.
+ */
+
+/** The most patch text one diff holds; files past it are listed but `too_large`. */
+export const MAX_DIFF_TEXT_BYTES = 16 * 1024 * 1024;
+/** Untracked file content read per diff, at most. */
+const MAX_UNTRACKED_READ_BYTES = 64 * 1024 * 1024;
+
+export interface DocFile {
+  path: PathKey;
+  oldPath: PathKey | null;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+  /** Byte range of the file's stanza in the document text, or null when it is not in the text. */
+  range: { start: number; end: number } | null;
+  omitted: GitDiffOmittedReason | null;
+  /** Work-tree content the stanza showed (blob id or `absent`), for diffs whose new side is the work tree. */
+  shownWorktree: string | null;
+}
+
+export interface DiffDocument {
+  files: DocFile[];
+  text: Buffer;
+  stanzaStarts: number[];
+  /** Identifies this exact diff (text and list): a later page only continues the same document. */
+  hash: string;
+}
+
+export interface CollectOptions {
+  top: string;
+  config: readonly string[];
+  /** Arguments between `diff` and `--`: `--cached`, object ids. */
+  revArgs: readonly string[];
+  pathspec: readonly string[];
+  /** Add untracked, non-ignored files as new files (the new side is the work tree). */
+  untracked: boolean;
+  /** The new side is the work tree (record what each stanza showed of it). */
+  worktreeSide: boolean;
+  format: ObjectFormat;
+}
+
+interface Part {
+  file: DocFile;
+  stanza: Buffer | null;
+}
+
+async function trackedParts(opts: CollectOptions): Promise<Part[]> {
+  const res = await runGit({
+    cwd: opts.top,
+    args: ['diff', ...DIFF_FLAGS, '--raw', '--numstat', '-p', '-z', ...opts.revArgs, '--', ...opts.pathspec],
+    config: opts.config,
+    // The raw and numstat records come first, so the file list is complete even when the patch is cut.
+    maxStdoutBytes: MAX_DIFF_TEXT_BYTES + 8 * 1024 * 1024,
+    timeoutMs: 30_000,
+  });
+  const parsed = parseDiffOutput(res.stdout, res.stdoutTruncated);
+  return parsed.entries.map((e) => {
+    const stanza = e.stanza ? parsed.patch.subarray(e.stanza.start, e.stanza.end) : null;
+    let shown: string | null = null;
+    if (opts.worktreeSide && stanza) {
+      if (e.status === 'D') shown = 'absent';
+      else shown = stanzaNewOid(stanza) ?? (e.oldOid && !/^0+$/.test(e.oldOid) ? e.oldOid : null);
+    }
+    return {
+      file: {
+        path: e.path,
+        oldPath: e.oldPath,
+        additions: e.additions,
+        deletions: e.deletions,
+        binary: e.binary,
+        range: null,
+        omitted: stanza ? null : 'too_large',
+        shownWorktree: shown,
+      },
+      stanza,
+    };
+  });
+}
+
+function fileMode(st: fs.Stats): string {
+  if (st.isSymbolicLink()) return '120000';
+  return st.mode & 0o111 ? '100755' : '100644';
+}
+
+async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
+  const res = await runGit({
+    cwd: opts.top,
+    args: ['ls-files', '--others', '--exclude-standard', '-z', '--', ...opts.pathspec],
+    config: opts.config,
+  });
+  const keys = splitNul(res.stdout).map(keyFromBytes);
+  const files = keys.filter((k) => !k.endsWith('/'));
+  const attrs = await checkAttrs(opts.top, files, ['binary', 'diff']);
+  let budget = MAX_UNTRACKED_READ_BYTES;
+  const parts: Part[] = [];
+  for (const key of keys) {
+    const base: DocFile = {
+      path: key,
+      oldPath: null,
+      additions: 0,
+      deletions: 0,
+      binary: false,
+      range: null,
+      omitted: null,
+      shownWorktree: null,
+    };
+    if (key.endsWith('/')) {
+      // git lists an untracked folder holding its own repository as `dir/`.
+      parts.push({ file: { ...base, path: key.slice(0, -1), omitted: 'nested_repository' }, stanza: null });
+      continue;
+    }
+    const abs = absPath(opts.top, key);
+    let st: fs.Stats;
+    let content: Buffer;
+    try {
+      st = fs.lstatSync(abs);
+      if (st.isSymbolicLink()) content = fs.readlinkSync(abs, { encoding: 'buffer' });
+      else if (!st.isFile()) throw new Error('not a file');
+      else if (st.size > budget || st.size > MAX_DIFF_TEXT_BYTES) {
+        parts.push({ file: { ...base, omitted: 'too_large' }, stanza: null });
+        continue;
+      } else content = fs.readFileSync(abs);
+    } catch {
+      parts.push({ file: { ...base, omitted: 'unreadable' }, stanza: null });
+      continue;
+    }
+    budget -= content.length;
+    const binary = !st.isSymbolicLink() && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
+    const oid = blobOid(content, opts.format);
+    const stanza = newFileStanza({ path: key, mode: fileMode(st), oid, content, binary });
+    parts.push({
+      file: { ...base, additions: binary ? 0 : countLines(content), binary, shownWorktree: oid },
+      stanza,
+    });
+  }
+  return parts;
+}
+
+export async function collectDiff(opts: CollectOptions): Promise<DiffDocument> {
+  const parts = await trackedParts(opts);
+  if (opts.untracked) {
+    const tracked = new Set(parts.map((p) => p.file.path));
+    for (const u of await untrackedParts(opts)) if (!tracked.has(u.file.path)) parts.push(u);
+  }
+  parts.sort((a, b) => comparePathKeys(a.file.path, b.file.path));
+  const chunks: Buffer[] = [];
+  const starts: number[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (!part.stanza) continue;
+    if (size + part.stanza.length > MAX_DIFF_TEXT_BYTES) {
+      part.file.omitted = 'too_large';
+      continue;
+    }
+    part.file.range = { start: size, end: size + part.stanza.length };
+    starts.push(size);
+    chunks.push(part.stanza);
+    size += part.stanza.length;
+  }
+  const text = Buffer.concat(chunks, size);
+  const files = parts.map((p) => p.file);
+  const hash = createHash('sha256')
+    .update(text)
+    .update(JSON.stringify(files.map((f) => [f.path, f.oldPath, f.additions, f.deletions, f.omitted])))
+    .digest('hex');
+  return { files, text, stanzaStarts: starts, hash };
+}
+
+export function toDiffFile(f: DocFile): GitDiffFile {
+  const p = displayPath(f.path);
+  const out: GitDiffFile = {
+    path: p.path,
+    old_path: null,
+    additions: f.additions,
+    deletions: f.deletions,
+    binary: f.binary,
+  };
+  if (p.base64 !== undefined) out.path_base64 = p.base64;
+  if (f.oldPath !== null) {
+    const o = displayPath(f.oldPath);
+    out.old_path = o.path;
+    if (o.base64 !== undefined) out.old_path_base64 = o.base64;
+  }
+  return out;
+}
+
+export interface DiffPage {
+  cut: PageCut;
+  diff: string;
+  omitted: GitDiffOmitted[];
+  /** Files whose stanza ends inside this page: with the earlier pages of its chain, fully shown. */
+  completed: DocFile[];
+}
+
+/** One page of a document: its text, and the files not (fully) shown by the end of it. */
+export function pageOf(doc: DiffDocument, offset: number, maxBytes: number): DiffPage {
+  const cut = cutPage(doc.text, doc.stanzaStarts, offset, maxBytes);
+  const omitted: GitDiffOmitted[] = [];
+  const completed: DocFile[] = [];
+  for (const f of doc.files) {
+    let reason: GitDiffOmittedReason | null = f.omitted;
+    if (reason === null && f.range !== null) {
+      if (f.range.end > cut.end) reason = 'budget';
+      else if (f.range.end > cut.start) completed.push(f);
+    }
+    if (reason === null) continue;
+    const p = displayPath(f.path);
+    const o: GitDiffOmitted = { path: p.path, reason };
+    if (p.base64 !== undefined) o.path_base64 = p.base64;
+    omitted.push(o);
+  }
+  return { cut, diff: doc.text.subarray(cut.start, cut.end).toString('utf8'), omitted, completed };
+}
