@@ -32,17 +32,73 @@ export interface CandidateChange {
   after: FileSide | null;
 }
 
-/** A slow but exact line diff, used when jsdiff gives up within the per-file budget (e.g. `git diff --no-index`). */
+/**
+ * A slow but exact line diff, used when jsdiff gives up within the per-file budget (e.g. git).
+ * `hunks` from the first `@@` line on: a string is UTF-8 text, a Buffer raw bytes.
+ */
 export type FallbackDiff = (
   before: Buffer,
   after: Buffer,
   timeoutMs: number,
-) => Promise<{ additions: number; deletions: number; hunks: string } | null>;
+) => Promise<{ additions: number; deletions: number; hunks: string | Buffer } | null>;
+
+/** One deleted or added path offered to rename detection. */
+export interface RenameSide {
+  path: PathKey;
+  mode: string;
+  /** null = content unavailable: only an identical `oid` can still pair it. */
+  bytes: Buffer | null;
+  oid?: string;
+  binaryAttr?: boolean;
+}
+
+/** A deleted path paired with an added one, as `git diff -M` pairs them. */
+export interface RenamePair {
+  from: PathKey;
+  to: PathKey;
+  /** git's similarity index (percent, 0-100); 100 = identical content. */
+  similarity: number;
+}
+
+export interface RenameResult {
+  pairs: RenamePair[];
+  /** Set when the detector could not run as git would (pairing then falls back to exact content matches). */
+  degraded?: 'git_timeout' | 'degraded';
+}
+
+/**
+ * Pairs deleted and added paths exactly like `git diff -M` (exact renames first, then git's 50%
+ * similarity, git's tie-breaks and rename limit). Must not throw; a failure is `degraded`.
+ */
+export type RenameDetector = (deleted: RenameSide[], added: RenameSide[], timeoutMs: number) => Promise<RenameResult>;
+
+/** A line diff of two text contents, as `git diff --numstat` and `git diff -U3` give it. */
+export interface LineDiff {
+  additions: number;
+  deletions: number;
+  /** The hunks (from the first `@@` line to the end), raw bytes; empty when the contents are equal. */
+  hunks: Buffer;
+}
+
+/**
+ * Diffs many before/after pairs in one go (e.g. one git process). Entry i answers pair i, or null
+ * when that pair could not be diffed within the budget; the caller then tries other engines.
+ * Must not throw.
+ */
+export type BatchDiff = (
+  pairs: ReadonlyArray<{ before: Buffer; after: Buffer }>,
+  timeoutMsPerFile: number,
+) => Promise<Array<LineDiff | null>>;
 
 export interface DeltaInput {
   changes: CandidateChange[];
   limits: Pick<Limits, 'maxChangedFiles' | 'maxFilePatchBytes' | 'maxRunPatchBytes' | 'diffTimeoutMs'>;
+  /** Per-file exact engine, tried when the batch engine is absent or failed and jsdiff gives up. */
   fallbackDiff?: FallbackDiff;
+  /** Preferred engine for line counts and hunks: exact `git diff` semantics for every row in one call. */
+  batchDiff?: BatchDiff;
+  /** git's rename pairing; without it only identical contents pair (a documented approximation). */
+  renameDetector?: RenameDetector;
 }
 
 /** One changed file as stored (FileSummary without `id`, plus the bounded patch). */

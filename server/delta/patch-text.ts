@@ -1,0 +1,92 @@
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * Turning a stanza's bytes into the stored text: UTF-8 only, cut at the per-file cap on a line
+ * and character boundary. A cut is always reported, never silent.
+ */
+
+export interface PatchText {
+  text: string;
+  /** UTF-8 size of `text`. */
+  bytes: number;
+  /** The stanza is incomplete: cut at the cap, or at content that is not UTF-8 text. */
+  truncated: boolean;
+  /** Why it was cut, when it was. */
+  cut: 'file_patch' | 'not_utf8' | null;
+}
+
+/** Index of the first byte of `buf` that does not start a valid UTF-8 line, or -1 when all lines are valid. */
+function firstInvalidLineStart(buf: Buffer): number {
+  let start = 0;
+  while (start < buf.length) {
+    const nl = buf.indexOf(0x0a, start);
+    const end = nl === -1 ? buf.length : nl + 1;
+    if (!isUtf8(buf.subarray(start, end))) return start;
+    start = end;
+  }
+  return -1;
+}
+
+/** The longest prefix of `buf` that ends on a UTF-8 character boundary (assumes valid UTF-8 before it). */
+function charBoundary(buf: Buffer, end: number): number {
+  let e = Math.min(end, buf.length);
+  while (e > 0 && e < buf.length && (buf[e]! & 0xc0) === 0x80) e--;
+  return e;
+}
+
+/**
+ * A hunk header's function name is cut by git at 80 bytes, which can split a character. It is a
+ * comment to `git apply`, so drop the broken tail rather than the hunk.
+ */
+function repairHunkHeaders(buf: Buffer): Buffer {
+  if (isUtf8(buf)) return buf;
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (start < buf.length) {
+    const nl = buf.indexOf(0x0a, start);
+    const end = nl === -1 ? buf.length : nl + 1;
+    let line = buf.subarray(start, end);
+    if (line[0] === 0x40 && line[1] === 0x40 && !isUtf8(line)) {
+      const close = line.indexOf('@@', 2);
+      const keep = close === -1 ? line.length : close + 2;
+      let body = line.subarray(keep, nl === -1 ? line.length : line.length - 1);
+      while (body.length > 0 && !isUtf8(body)) body = body.subarray(0, body.length - 1);
+      line = Buffer.concat([line.subarray(0, keep), body, nl === -1 ? Buffer.alloc(0) : Buffer.from('\n')]);
+    }
+    parts.push(line);
+    start = end;
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * Cuts `buf` (valid UTF-8) to at most `max` bytes: at the last line end that fits; when that would
+ * give up more than half of the cap to one long line, that line is kept up to a character boundary
+ * and ended with a newline instead.
+ */
+export function cutToBytes(buf: Buffer, max: number): Buffer {
+  if (buf.length <= max) return buf;
+  if (max <= 0) return Buffer.alloc(0);
+  const lineEnd = buf.lastIndexOf(0x0a, max - 1) + 1;
+  if (lineEnd >= max / 2 || max < 2) return buf.subarray(0, lineEnd);
+  const e = charBoundary(buf, max - 1);
+  if (e <= lineEnd) return buf.subarray(0, lineEnd);
+  return Buffer.concat([buf.subarray(0, e), Buffer.from('\n')]);
+}
+
+export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
+  let buf = repairHunkHeaders(stanza);
+  let cut: PatchText['cut'] = null;
+  const invalid = firstInvalidLineStart(buf);
+  if (invalid !== -1) {
+    // Text that is not UTF-8 cannot be stored as patch text without corrupting it, and a corrupt
+    // line would make the whole-run patch fail to apply: keep only the lines before it.
+    buf = buf.subarray(0, invalid);
+    cut = 'not_utf8';
+  }
+  if (buf.length > maxBytes) {
+    buf = cutToBytes(buf, maxBytes);
+    cut = 'file_patch';
+  }
+  return { text: buf.toString('utf8'), bytes: buf.length, truncated: cut !== null, cut };
+}

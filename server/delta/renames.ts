@@ -1,0 +1,68 @@
+import { comparePathKeys, type PathKey } from '../workspace/path-bytes.ts';
+import { contentIdentity, isRegularMode } from './content.ts';
+import type { FileSide, RenamePair } from './types.ts';
+
+/**
+ * Rename pairing without git: identical contents only, with git's exact-rename rules (used when no
+ * detector is injected or it failed). For each new path in path order, the first unused deleted
+ * path with the same content, preferring one with the same file name; a symlink or gitlink pairs
+ * only with the same mode.
+ */
+
+export interface PairingSide {
+  path: PathKey;
+  side: FileSide;
+}
+
+function basename(key: PathKey): PathKey {
+  const i = key.lastIndexOf('/');
+  return i === -1 ? key : key.slice(i + 1);
+}
+
+export function pairExactRenames(deleted: PairingSide[], added: PairingSide[]): RenamePair[] {
+  const sources = new Map<string, PairingSide[]>();
+  for (const d of [...deleted].sort((x, y) => comparePathKeys(x.path, y.path))) {
+    const id = contentIdentity(d.side);
+    if (id === null) continue;
+    const list = sources.get(id);
+    if (list) list.push(d);
+    else sources.set(id, [d]);
+  }
+  const used = new Set<PathKey>();
+  const pairs: RenamePair[] = [];
+  for (const a of [...added].sort((x, y) => comparePathKeys(x.path, y.path))) {
+    const id = contentIdentity(a.side);
+    const candidates = id === null ? undefined : sources.get(id);
+    if (!candidates) continue;
+    let best: PairingSide | null = null;
+    for (const c of candidates) {
+      if (used.has(c.path)) continue;
+      if ((!isRegularMode(c.side.mode) || !isRegularMode(a.side.mode)) && c.side.mode !== a.side.mode) continue;
+      if (basename(c.path) === basename(a.path)) {
+        best = c;
+        break;
+      }
+      best ??= c;
+    }
+    if (best) {
+      used.add(best.path);
+      pairs.push({ from: best.path, to: a.path, similarity: 100 });
+    }
+  }
+  return pairs;
+}
+
+/** Keeps only pairs that join a real deleted path to a real added path, each at most once. */
+export function validPairs(pairs: RenamePair[], deleted: Set<PathKey>, added: Set<PathKey>): RenamePair[] {
+  const from = new Set<PathKey>();
+  const to = new Set<PathKey>();
+  const out: RenamePair[] = [];
+  for (const p of pairs) {
+    if (!deleted.has(p.from) || !added.has(p.to) || from.has(p.from) || to.has(p.to)) continue;
+    from.add(p.from);
+    to.add(p.to);
+    const similarity = Number.isFinite(p.similarity) ? Math.min(100, Math.max(0, Math.round(p.similarity))) : 100;
+    out.push({ from: p.from, to: p.to, similarity });
+  }
+  return out;
+}

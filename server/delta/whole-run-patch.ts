@@ -1,0 +1,46 @@
+import type { ChangeType, OmittedReason } from '../../shared/index.ts';
+import { comparePathKeys, gitQuotePath, keyFromBytes, keyFromText, type PathKey } from '../workspace/path-bytes.ts';
+
+/** A stored file row, as much of it as the whole-run patch needs. */
+export interface FilePatchRow {
+  path: string;
+  /** Raw name bytes (base64) when the name is not valid UTF-8. */
+  path_base64?: string | null;
+  change_type: ChangeType;
+  binary: boolean;
+  truncated: boolean;
+  omitted_reason: OmittedReason | null;
+  patch: string | null;
+}
+
+function rowKey(row: FilePatchRow): PathKey {
+  return row.path_base64 ? keyFromBytes(Buffer.from(row.path_base64, 'base64')) : keyFromText(row.path);
+}
+
+/** Why a row has no applicable stanza, or null when its stored stanza is whole. */
+function withheld(row: FilePatchRow): string | null {
+  if (row.binary) return 'binary';
+  if (row.truncated) return 'truncated';
+  if (row.omitted_reason) return row.omitted_reason;
+  if (row.patch === null) return 'omitted';
+  return null;
+}
+
+/**
+ * The whole change as one patch: the stored stanzas in path order; a binary, truncated or omitted
+ * file only as a `# rundiff: <path> <reason>` comment line (git apply skips it), never a partial hunk.
+ */
+export function wholeRunPatch(files: readonly FilePatchRow[]): string {
+  const sorted = files.map((f) => ({ f, key: rowKey(f) })).sort((x, y) => comparePathKeys(x.key, y.key));
+  let out = '';
+  for (const { f, key } of sorted) {
+    const reason = withheld(f);
+    if (reason === null) {
+      out += f.patch!;
+      if (!out.endsWith('\n')) out += '\n';
+    } else {
+      out += `# rundiff: ${gitQuotePath(key)} ${reason}\n`;
+    }
+  }
+  return out;
+}
