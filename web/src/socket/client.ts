@@ -34,6 +34,9 @@ function renewSubscriptions(s: AppSocket): void {
 export function getSocket(): AppSocket {
   if (socket) return socket;
   const s: AppSocket = io({
+    // WebSocket first (one connection, no long-poll requests against a local server); long-polling
+    // stays as the fallback where WebSocket is blocked.
+    transports: ['websocket', 'polling'],
     // A function, so every (re)connect sends the token current at that moment.
     auth: (cb) => {
       const token = currentToken();
