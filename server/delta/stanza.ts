@@ -44,7 +44,9 @@ export function formatStanza(s: StanzaInput): Buffer {
     lines.push(`index ${abbrev(s.oldOid)}..${abbrev(s.newOid)}${sameMode ? ` ${s.oldMode}` : ''}`);
   }
   if (s.hunks.length > 0) {
-    lines.push(`--- ${s.oldPath === null ? '/dev/null' : a}`, `+++ ${s.newPath === null ? '/dev/null' : b}`);
+    // git ends a file label holding a space with a TAB, so the name is not read as name + timestamp.
+    const label = (l: string) => (l.includes(' ') ? `${l}\t` : l);
+    lines.push(`--- ${label(s.oldPath === null ? '/dev/null' : a)}`, `+++ ${label(s.newPath === null ? '/dev/null' : b)}`);
   }
   return Buffer.concat([Buffer.from(lines.join('\n') + '\n', 'utf8'), s.hunks]);
 }
