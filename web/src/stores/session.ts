@@ -13,6 +13,7 @@ import {
   buildTimeline,
   emptySessionState,
   loadDetail,
+  olderMessagesCursor,
   prependMessages,
 } from '../timeline/index.ts';
 import { toApiError } from './sessions.ts';
@@ -129,14 +130,18 @@ export const useSessionStore = defineStore('session', () => {
 
   async function loadOlder(): Promise<void> {
     const id = sessionId.value;
-    const oldest = state.messages[0];
-    if (id === null || !oldest || loadingOlder.value) return;
+    const cursor = olderMessagesCursor(state);
+    if (id === null || cursor === null || loadingOlder.value) return;
     loadingOlder.value = true;
     try {
-      const page = await api.getSession(id, { messagesBefore: oldest.created_at, messagesLimit: MESSAGES_PAGE });
-      if (sessionId.value !== id) return;
-      prependMessages(state, page.messages);
-      hasOlder.value = page.messages.length >= MESSAGES_PAGE;
+      let page = await api.getSession(id, { messagesBefore: cursor, messagesLimit: MESSAGES_PAGE });
+      let added = sessionId.value === id ? prependMessages(state, page.messages) : 0;
+      // A full page of messages all sharing the oldest millisecond: step past that millisecond.
+      if (added === 0 && page.messages.length >= MESSAGES_PAGE && sessionId.value === id) {
+        page = await api.getSession(id, { messagesBefore: cursor - 1, messagesLimit: MESSAGES_PAGE });
+        added = sessionId.value === id ? prependMessages(state, page.messages) : 0;
+      }
+      if (sessionId.value === id) hasOlder.value = page.messages.length >= MESSAGES_PAGE && added > 0;
     } catch (err) {
       error.value = toApiError(err);
     } finally {

@@ -53,11 +53,26 @@ export function loadDetail(state: SessionState, detail: SessionDetailResponse): 
   state.deleted = false;
 }
 
-/** Older messages from a later page go in front; ids already present are kept as they are. */
-export function prependMessages(state: SessionState, older: readonly Message[]): void {
+/**
+ * Older messages from a later page go in front; ids already present are kept as they are.
+ * Returns how many were new.
+ */
+export function prependMessages(state: SessionState, older: readonly Message[]): number {
   const known = new Set(state.messages.map((m) => m.id));
   const fresh = older.filter((m) => !known.has(m.id));
+  // A stable sort keeps the server's order among messages stamped in the same millisecond.
   state.messages = [...fresh, ...state.messages].sort((a, b) => a.created_at - b.created_at);
+  return fresh.length;
+}
+
+/**
+ * The `messages_before` cursor for the next older page. The server returns messages created
+ * strictly before it, so asking for one millisecond past the oldest shown message also returns the
+ * ones that share its millisecond (duplicates are dropped by `prependMessages`).
+ */
+export function olderMessagesCursor(state: SessionState): number | null {
+  const oldest = state.messages[0];
+  return oldest ? oldest.created_at + 1 : null;
 }
 
 /** message.created / message.updated: a repeated id replaces the message (streamed replies). */

@@ -9,6 +9,7 @@ import {
   applyRun,
   applyToolCall,
   emptySessionState,
+  olderMessagesCursor,
   prependMessages,
 } from './session-state.ts';
 
@@ -274,8 +275,9 @@ describe('session reducers', () => {
     applyMessage(s, { ...msg('b', 'assistant', 200), content: 'longer text' });
     expect(s.messages.map((m) => m.id)).toEqual(['a', 'b', 'c']);
     expect(s.messages[1]!.content).toBe('longer text');
-    prependMessages(s, [msg('z', 'user', 50), msg('a', 'user', 100)]);
-    expect(s.messages.map((m) => m.id)).toEqual(['z', 'a', 'b', 'c']);
+    expect(olderMessagesCursor(s)).toBe(101);
+    expect(prependMessages(s, [msg('z', 'user', 50), msg('y', 'user', 100), msg('a', 'user', 100)])).toBe(2);
+    expect(s.messages.map((m) => m.id)).toEqual(['z', 'y', 'a', 'b', 'c']);
   });
 
   it('run and tool terminal events update the marker and clear the live feed', () => {
