@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
 import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
@@ -52,6 +54,8 @@ export interface CollectOptions {
   /** The new side is the work tree (record what each stanza showed of it). */
   worktreeSide: boolean;
   format: ObjectFormat;
+  /** The git dir holding the index (a linked worktree's own). */
+  gitDir: string;
 }
 
 interface Part {
@@ -59,15 +63,42 @@ interface Part {
   stanza: Buffer | null;
 }
 
+/**
+ * Runs `fn` with a private copy of the index in GIT_INDEX_FILE. `git diff` against the work tree
+ * refreshes the index and writes it back whenever it can take the lock (GIT_OPTIONAL_LOCKS does not
+ * stop it); on a copy, the user's `.git/index` stays byte-identical.
+ */
+async function withPrivateIndex<T>(gitDir: string, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-index-'));
+  try {
+    const copy = path.join(dir, 'index');
+    const real = path.join(gitDir, 'index');
+    if (fs.existsSync(real)) {
+      fs.copyFileSync(real, copy);
+      // git trusts an entry's stat data only when the file is older than the index file (the
+      // "racy git" rule); a fresh copy would look newer, so it is dated before the original.
+      const st = fs.statSync(real);
+      const earlier = new Date(st.mtimeMs - 2000);
+      fs.utimesSync(copy, earlier, earlier);
+    }
+    return await fn({ GIT_INDEX_FILE: copy });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function trackedParts(opts: CollectOptions): Promise<Part[]> {
-  const res = await runGit({
-    cwd: opts.top,
-    args: ['diff', ...DIFF_FLAGS, '--raw', '--numstat', '-p', '-z', ...opts.revArgs, '--', ...opts.pathspec],
-    config: opts.config,
-    // The raw and numstat records come first, so the file list is complete even when the patch is cut.
-    maxStdoutBytes: MAX_DIFF_TEXT_BYTES + 8 * 1024 * 1024,
-    timeoutMs: 30_000,
-  });
+  const diff = (env: Record<string, string> = {}) =>
+    runGit({
+      cwd: opts.top,
+      args: ['diff', ...DIFF_FLAGS, '--raw', '--numstat', '-p', '-z', ...opts.revArgs, '--', ...opts.pathspec],
+      config: opts.config,
+      env,
+      // The raw and numstat records come first, so the file list is complete even when the patch is cut.
+      maxStdoutBytes: MAX_DIFF_TEXT_BYTES + 8 * 1024 * 1024,
+      timeoutMs: 30_000,
+    });
+  const res = opts.worktreeSide ? await withPrivateIndex(opts.gitDir, diff) : await diff();
   const parsed = parseDiffOutput(res.stdout, res.stdoutTruncated);
   return parsed.entries.map((e) => {
     const stanza = e.stanza ? parsed.patch.subarray(e.stanza.start, e.stanza.end) : null;

@@ -95,6 +95,7 @@ export async function gitDiff(run: ToolRun, input: GitDiffArgs): Promise<GitDiff
     untracked: plan.untracked,
     worktreeSide: plan.worktreeSide,
     format,
+    gitDir: run.repo.gitDir,
   });
   const page = pageOf(doc, offset, maxBytes);
 

@@ -41,6 +41,7 @@ export async function gitShow(run: ToolRun, input: GitShowArgs): Promise<GitShow
     untracked: false,
     worktreeSide: false,
     format,
+    gitDir: run.repo.gitDir,
   });
   const page = pageOf(doc, 0, SHOW_MAX_BYTES);
   return {

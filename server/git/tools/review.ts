@@ -104,17 +104,20 @@ export function evaluateGate(
     r.head === now.head && r.indexHash === now.indexHash && r.covered.get(p) === now.fingerprints.get(p);
   for (const need of needs) {
     const p = need.path;
-    const showing = (kind: ReviewKind) => reviews.filter((r) => r.kind === kind && r.covered.has(p));
-    const staged = showing('staged');
-    const worktree = showing('worktree');
-    const whole = pathCommit ? showing('head_worktree') : [];
-    const partsOk =
-      (!need.staged || staged.some((r) => fresh(r, p))) &&
-      (!need.unstaged || (pathCommit && worktree.some((r) => fresh(r, p))));
-    const wholeOk = whole.some((r) => fresh(r, p));
-    if (partsOk || wholeOk) continue;
-    const seen = (need.staged && staged.length > 0) || (need.unstaged && worktree.length > 0) || whole.length > 0;
-    (seen ? stale : uncovered).push(p);
+    const part = (kind: ReviewKind): 'fresh' | 'stale' | 'none' => {
+      const showing = reviews.filter((r) => r.kind === kind && r.covered.has(p));
+      if (showing.length === 0) return 'none';
+      return showing.some((r) => fresh(r, p)) ? 'fresh' : 'stale';
+    };
+    const parts = [
+      ...(need.staged ? [part('staged')] : []),
+      ...(need.unstaged ? [pathCommit ? part('worktree') : ('none' as const)] : []),
+    ];
+    const whole = pathCommit ? part('head_worktree') : 'none';
+    if (whole === 'fresh' || parts.every((x) => x === 'fresh')) continue;
+    // Stale when what is missing was seen, only in an older state; uncovered when a part was never shown.
+    const neverShown = parts.includes('none') && whole === 'none';
+    (neverShown ? uncovered : stale).push(p);
   }
   return { stale, uncovered };
 }
