@@ -87,3 +87,50 @@ export async function blockRows(page: Page, changeId: string): Promise<string[]>
 export function lines(n: number, prefix = 'line'): string {
   return Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}\n`).join('');
 }
+
+/** A server of the spec's own (for stopping and restarting it), on a free port with a fresh database. */
+export interface OwnServer {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+export async function ownServer(dbPath: string, env: Record<string, string> = {}): Promise<OwnServer> {
+  const { spawn } = await import('node:child_process');
+  const net = await import('node:net');
+  const port = await new Promise<number>((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let child: ReturnType<typeof spawn> | null = null;
+  const start = async () => {
+    child = spawn(process.execPath, ['bin/rundiff.js', 'serve', '--port', String(port), '--db', dbPath], {
+      env: { ...process.env, RUNDIFF_TOKEN: '', RUNDIFF_WORKSPACE_ROOTS: '', ...env },
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 200; i++) {
+      try {
+        if ((await fetch(`${url}/api/health`)).ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`server on ${url} did not start`);
+  };
+  const stop = async () => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      c.once('exit', () => resolve());
+      c.kill('SIGTERM');
+    });
+  };
+  await start();
+  return { url, start, stop };
+}
