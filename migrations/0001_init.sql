@@ -66,8 +66,10 @@ CREATE TABLE tool_calls (
 CREATE INDEX idx_tool_calls_session ON tool_calls(session_id, started_at, seq);
 
 -- The design document's table, keyed by (session_id, change_id) instead of change_id alone.
+-- AUTOINCREMENT: a seq is never reused, so readers may cache a stored change's summary by it
+-- (stored changes never change; they are only deleted).
 CREATE TABLE workspace_run_changes (
-  seq INTEGER PRIMARY KEY,
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
   change_id TEXT NOT NULL,
   session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
   run_id TEXT NOT NULL DEFAULT '',

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../version.ts';
+import { createStore, openDatabase } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { connectClient, startTestServer, type TestServer } from './test-harness.ts';
 
@@ -107,6 +109,49 @@ describe('REST basics', () => {
     const older = (await t.get(`/api/hermes/sessions/s?messages_before=${all[0].created_at}&messages_limit=3`)).body
       .messages;
     expect(older.map((m: { id: string }) => m.id)).toEqual(['m2', 'm3', 'm4']);
+  });
+});
+
+describe('session detail caching', () => {
+  it('an answer kept between requests is renewed by every write, also by another connection to the database', async () => {
+    const t = await setup();
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'one' });
+    expect((await t.get('/api/hermes/sessions/s')).body.messages).toHaveLength(1);
+    expect((await t.get('/api/hermes/sessions/s')).body.messages).toHaveLength(1);
+    await t.post({ type: 'message', session_id: 's', role: 'assistant', content: 'two' });
+    expect((await t.get('/api/hermes/sessions/s')).body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'one',
+      'two',
+    ]);
+    const other = createStore(openDatabase(t.dbPath));
+    other.messages.insert({
+      id: 'x',
+      session_id: 's',
+      role: 'tool',
+      content: 'three',
+      run_id: null,
+      tool_call_id: null,
+      created_at: Date.now() + 1000,
+    });
+    other.close();
+    expect((await t.get('/api/hermes/sessions/s')).body.messages.map((m: { content: string }) => m.content)).toEqual([
+      'one',
+      'two',
+      'three',
+    ]);
+    await t.request('DELETE', '/api/hermes/sessions/s');
+    expect((await t.get('/api/hermes/sessions/s')).status).toBe(404);
+  });
+
+  it('a large detail is sent gzip-compressed to clients that accept it, identical once decoded', async () => {
+    const t = await setup();
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'x'.repeat(20_000) });
+    const plain = await t.get('/api/hermes/sessions/s');
+    const zipped = await t.request('GET', '/api/hermes/sessions/s', { headers: { 'accept-encoding': 'gzip' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(JSON.parse(zlib.gunzipSync(zipped.raw).toString('utf8'))).toEqual(plain.body);
   });
 });
 

@@ -39,6 +39,7 @@ export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
+  raw: Buffer;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
@@ -63,10 +64,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
+            const raw = Buffer.concat(chunks);
+            const text = raw.toString('utf8');
             let body: unknown = undefined;
-            if ((res.headers['content-type'] ?? '').includes('json')) body = JSON.parse(text);
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+            if ((res.headers['content-type'] ?? '').includes('json') && !res.headers['content-encoding'])
+              body = JSON.parse(text);
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, raw, body });
           });
           res.on('error', reject);
         },

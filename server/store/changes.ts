@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeSummary, FileSummary, FileWithPatch, TruncatedReason } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { WriteClock } from './write-clock.ts';
 
 /** A change about to be stored: the summary without its files. */
 export type NewChange = Omit<ChangeSummary, 'files'>;
@@ -104,7 +105,7 @@ function toChange(r: ChangeRow, files: FileSummary[]): ChangeSummary {
   };
 }
 
-export function createChangeStore(db: Db) {
+export function createChangeStore(db: Db, clock: WriteClock) {
   const insertChange = db.prepare(
     `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (@change_id, @session_id, @run_id, @tool_call_id,
        @source, @workspace, @workspace_kind, @started_at, @finished_at, @changed_count, @added_count, @modified_count,
@@ -130,9 +131,13 @@ export function createChangeStore(db: Db) {
     'DELETE FROM workspace_run_changes WHERE session_id = ? AND run_id = ?',
   );
   const deleteOlder = db.prepare<[number]>('DELETE FROM workspace_run_changes WHERE created_at < ?');
-  const listChanges = db.prepare<[string], ChangeRow>(
-    `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? ORDER BY created_at, seq`,
+  const listChanges = db.prepare<[string], ChangeRow & { seq: number }>(
+    `SELECT seq, ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? ORDER BY created_at, seq`,
   );
+  const listSeqs = db
+    .prepare<[string], number>('SELECT seq FROM workspace_run_changes WHERE session_id = ? ORDER BY created_at, seq')
+    .pluck();
+  const getBySeq = db.prepare<[number], ChangeRow>(`SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE seq = ?`);
   const listSessionFiles = db.prepare<[string], FileRow>(
     `SELECT ${FILE_SUMMARY_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? ORDER BY change_id, ord`,
   );
@@ -160,6 +165,18 @@ export function createChangeStore(db: Db) {
     for (const { run_id } of overflowRuns.all(sessionId, max))
       removed += deleteRunChanges.run(sessionId, run_id).changes;
     return removed;
+  }
+
+  function listKeyed(sessionId: string): { seq: number; change: ChangeSummary }[] {
+    const byChange = new Map<string, FileSummary[]>();
+    for (const row of listSessionFiles.all(sessionId)) {
+      let list = byChange.get(row.change_id);
+      if (!list) byChange.set(row.change_id, (list = []));
+      list.push(toFile(row));
+    }
+    return listChanges
+      .all(sessionId)
+      .map((r) => ({ seq: r.seq, change: toChange(r, byChange.get(r.change_id) ?? []) }));
   }
 
   const store = db.transaction((change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
@@ -205,6 +222,7 @@ export function createChangeStore(db: Db) {
      * (B22, B23). Nested inside a caller's transaction it becomes a savepoint of that transaction.
      */
     insert(change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary {
+      clock.bump(change.session_id);
       return store(change, files, maxChangesPerSession);
     },
     exists(sessionId: string, changeId: string): boolean {
@@ -212,17 +230,22 @@ export function createChangeStore(db: Db) {
     },
     /** The age sweep: removes changes (and their files) stored before `cutoff`. */
     deleteOlderThan(cutoff: number): number {
+      clock.bump(null);
       return deleteOlder.run(cutoff).changes;
     },
     /** Every change of a session, oldest first, with file summaries (never patch bodies). */
     listForSession(sessionId: string): ChangeSummary[] {
-      const byChange = new Map<string, FileSummary[]>();
-      for (const row of listSessionFiles.all(sessionId)) {
-        let list = byChange.get(row.change_id);
-        if (!list) byChange.set(row.change_id, (list = []));
-        list.push(toFile(row));
-      }
-      return listChanges.all(sessionId).map((r) => toChange(r, byChange.get(r.change_id) ?? []));
+      return listKeyed(sessionId).map((k) => k.change);
+    },
+    /** The same with each change's `seq`: a stored change never changes and a seq is never reused. */
+    listKeyed,
+    /** The seqs of a session's changes, oldest first (cheap: no file rows). */
+    seqs(sessionId: string): number[] {
+      return listSeqs.all(sessionId);
+    },
+    bySeq(seq: number): ChangeSummary | null {
+      const row = getBySeq.get(seq);
+      return row ? toChange(row, listChangeFiles.all(row.session_id, row.change_id).map(toFile)) : null;
     },
     get(sessionId: string, changeId: string): ChangeSummary | null {
       const row = getChange.get(sessionId, changeId);

@@ -3,6 +3,7 @@ import { createChangeStore } from './changes.ts';
 import { createMessageStore } from './messages.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionStore } from './sessions.ts';
+import { createWriteClock, type WriteClock } from './write-clock.ts';
 
 export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
 export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
@@ -10,6 +11,7 @@ export type { NewChange, NewFile, ChangeStore } from './changes.ts';
 export type { Recorded, Finish, StartOutcome, NewToolCall, RunStore } from './runs.ts';
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
+export type { WriteClock } from './write-clock.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
 export interface Store {
@@ -18,18 +20,22 @@ export interface Store {
   messages: ReturnType<typeof createMessageStore>;
   runs: ReturnType<typeof createRunStore>;
   changes: ReturnType<typeof createChangeStore>;
+  /** Moves on whenever a session's rows may have changed (readers cache by it). */
+  clock: WriteClock;
   /** Runs `fn` in one transaction (a savepoint when nested). */
   transaction<T>(fn: () => T): T;
   close(): void;
 }
 
 export function createStore(db: Db): Store {
+  const clock = createWriteClock(db);
   return {
     db,
-    sessions: createSessionStore(db),
-    messages: createMessageStore(db),
-    runs: createRunStore(db),
-    changes: createChangeStore(db),
+    sessions: createSessionStore(db, clock),
+    messages: createMessageStore(db, clock),
+    runs: createRunStore(db, clock),
+    changes: createChangeStore(db, clock),
+    clock,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => {
       if (db.open) db.close();

@@ -1,9 +1,10 @@
 import type { Message, MessageRole } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { WriteClock } from './write-clock.ts';
 
 const COLUMNS = 'id, session_id, role, content, run_id, tool_call_id, created_at';
 
-export function createMessageStore(db: Db) {
+export function createMessageStore(db: Db, clock: WriteClock) {
   const getStmt = db.prepare<[string, string], Message>(
     `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id = ?`,
   );
@@ -29,9 +30,11 @@ export function createMessageStore(db: Db) {
       return getStmt.get(sessionId, id) ?? null;
     },
     insert(message: Message): void {
+      clock.bump(message.session_id);
       insertStmt.run(message);
     },
     update(message: Message): void {
+      clock.bump(message.session_id);
       updateStmt.run(message);
     },
     /**

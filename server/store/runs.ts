@@ -8,6 +8,7 @@ import type {
   UntrackedReason,
 } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { WriteClock } from './write-clock.ts';
 
 /** A run or tool call with the answers given to its start and completion (replayed on repeats). */
 export interface Recorded<T> {
@@ -96,7 +97,7 @@ export interface NewToolCall extends ToolCall {
   workspace: string | null;
 }
 
-export function createRunStore(db: Db) {
+export function createRunStore(db: Db, clock: WriteClock) {
   const getRun = db.prepare<[string, string], RunRow>(
     `SELECT ${RUN_COLUMNS}, start_response, complete_response FROM runs WHERE session_id = ? AND run_id = ?`,
   );
@@ -152,9 +153,11 @@ export function createRunStore(db: Db) {
       };
     },
     insertRun(run: Run): void {
+      clock.bump(run.session_id);
       insertRun.run({ ...run, tracking: bool(run.tracking) });
     },
     recordRunStart(sessionId: string, runId: string, o: StartOutcome): void {
+      clock.bump(sessionId);
       startRun.run({
         session_id: sessionId,
         run_id: runId,
@@ -164,6 +167,7 @@ export function createRunStore(db: Db) {
       });
     },
     finishRun(sessionId: string, runId: string, f: Finish): void {
+      clock.bump(sessionId);
       finishRun.run({
         session_id: sessionId,
         run_id: runId,
@@ -190,9 +194,11 @@ export function createRunStore(db: Db) {
       };
     },
     insertToolCall(call: NewToolCall): void {
+      clock.bump(call.session_id);
       insertTool.run({ ...call, tracking: bool(call.tracking) });
     },
     recordToolStart(sessionId: string, toolCallId: string, o: StartOutcome): void {
+      clock.bump(sessionId);
       startTool.run({
         session_id: sessionId,
         tool_call_id: toolCallId,
@@ -202,6 +208,7 @@ export function createRunStore(db: Db) {
       });
     },
     finishToolCall(sessionId: string, toolCallId: string, f: Finish): void {
+      clock.bump(sessionId);
       finishTool.run({
         session_id: sessionId,
         tool_call_id: toolCallId,

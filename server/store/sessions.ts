@@ -1,5 +1,6 @@
 import type { Session } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { WriteClock } from './write-clock.ts';
 
 interface SessionRow {
   id: string;
@@ -34,7 +35,7 @@ export interface SessionPage {
   next_before: number | null;
 }
 
-export function createSessionStore(db: Db) {
+export function createSessionStore(db: Db, clock: WriteClock) {
   const getStmt = db.prepare<[string], SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`);
   const existsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM sessions WHERE id = ?');
   const touchStmt = db.prepare<[string, number, number]>(
@@ -70,10 +71,12 @@ export function createSessionStore(db: Db) {
     },
     /** Creates the session when an event first names it; otherwise moves its `updated_at` forward. */
     touch(id: string, now: number): void {
+      clock.bump(id);
       touchStmt.run(id, now, now);
     },
     /** `session.upsert`: only the fields given are changed. */
     upsert(id: string, fields: { title?: string; workspace?: string }, now: number): void {
+      clock.bump(id);
       upsertStmt.run({
         id,
         title: fields.title ?? null,
@@ -85,6 +88,7 @@ export function createSessionStore(db: Db) {
     },
     /** A session without a workspace takes the first one a run names (the git tools use it as default). */
     adoptWorkspace(id: string, workspace: string): void {
+      clock.bump(id);
       adoptStmt.run(workspace, id);
     },
     /**
@@ -101,6 +105,7 @@ export function createSessionStore(db: Db) {
     },
     /** Removes the session; its messages, runs, tool calls and changes go with it (cascade). */
     delete(id: string): boolean {
+      clock.bump(id);
       return deleteStmt.run(id).changes > 0;
     },
   };
