@@ -131,6 +131,7 @@ export async function captureCheckpoint(input: CaptureInput): Promise<{ checkpoi
       root: input.root,
       paths: toRead.map((fi) => t.paths[fi]!),
       links,
+      sizes: Float64Array.from(toRead.map((fi) => t.size[fi]!)),
       keepMaxBytes: input.limits.maxSnapshotBytes,
       keepBudgetBytes: granted,
       keepBinary: false,

@@ -94,6 +94,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       root: cp.root,
       paths: readIdx.map((ni) => now.paths[ni]!),
       links,
+      sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
       keepMaxBytes: MAX_DIFF_READ_BYTES,
       keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
       keepBinary: true,

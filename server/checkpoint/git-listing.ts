@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TruncatedReason } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import { findRepo, listIgnored, listIndex, type IndexEntry } from '../git/index.ts';
+import { findRepo, listIgnored, type IndexEntry } from '../git/index.ts';
+import { listIndexFast } from './index-listing.ts';
 import type { PathKey } from '../workspace/index.ts';
 import type { GitArea, IgnoreState } from './model.ts';
 
@@ -42,7 +43,7 @@ export async function listArea(area: GitArea, gitDir: string | null, timeoutMs: 
     }
   }
   const [entries, ignore] = await Promise.all([
-    withIndex ? listIndex(area.cwd, { timeoutMs }) : Promise.resolve([] as IndexEntry[]),
+    withIndex ? listIndexFast(area.cwd, timeoutMs) : Promise.resolve([] as IndexEntry[]),
     listIgnoreState(area, timeoutMs),
   ]);
   if (area.prefix !== '') for (const e of entries) e.path = area.prefix + e.path;

@@ -14,6 +14,8 @@ export interface ReadRequest {
   paths: PathKey[];
   /** 1 where the path is a symlink. */
   links: Uint8Array;
+  /** Sizes from the scan (to size the content block up front). */
+  sizes: Float64Array;
   /** Keep bytes of files up to this size. */
   keepMaxBytes: number;
   /** Total bytes that may be kept. Files beyond it are only hashed. */
@@ -83,6 +85,22 @@ function hashLargeFile(abs: Buffer, expectedSize: number): { oid: Buffer; head: 
   }
 }
 
+function openNoFollow(abs: Buffer): number {
+  return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+}
+
+/** Reads exactly `size` bytes into `dst` at `at`; false when the file is shorter or longer now. */
+function readExact(fd: number, dst: Uint8Array, at: number, size: number): boolean {
+  let got = 0;
+  while (got < size) {
+    const n = fs.readSync(fd, dst, at + got, size - got, null);
+    if (n === 0) return false;
+    got += n;
+  }
+  const probe = Buffer.allocUnsafe(1);
+  return fs.readSync(fd, probe, 0, 1, null) === 0;
+}
+
 export function readContents(req: ReadRequest): ReadResult {
   const n = req.paths.length;
   const offset = new Int32Array(n).fill(-1);
@@ -92,21 +110,46 @@ export function readContents(req: ReadRequest): ReadResult {
   const binary = new Uint8Array(n);
   const missing = new Uint8Array(n);
   const size = new Float64Array(n);
-  const kept: Buffer[] = [];
-  let keptBytes = 0;
   let hashLeft = req.hashBudgetBytes;
   let skippedForBudget = 0;
   let skippedForHashBudget = 0;
   const rootPrefix = Buffer.from(req.root + '/');
 
+  // One block sized from the scan's sizes: files are read straight into it (no per-file buffers, no copy).
+  let expected = 0;
+  for (let i = 0; i < n; i++) {
+    const s = req.sizes[i]!;
+    if (s >= 0 && s <= req.keepMaxBytes) expected += s;
+  }
+  let block: Uint8Array = Buffer.allocUnsafeSlow(Math.max(0, Math.min(expected, req.keepBudgetBytes)));
+  let keptBytes = 0;
+
+  const setHash = (i: number, bytes: Uint8Array) => {
+    blobId(bytes).copy(oids, i * 20);
+    hashed[i] = 1;
+  };
+
   for (let i = 0; i < n; i++) {
     const abs = Buffer.concat([rootPrefix, Buffer.from(req.paths[i]!, 'latin1')]);
-    let bytes: Buffer;
     try {
       if (req.links[i]) {
-        bytes = fs.readlinkSync(abs, { encoding: 'buffer' });
-      } else {
-        const st = fs.lstatSync(abs);
+        const target = fs.readlinkSync(abs, { encoding: 'buffer' });
+        size[i] = target.length;
+        if (req.hashKept) setHash(i, target);
+        if (target.length <= req.keepMaxBytes && keptBytes + target.length <= block.length) {
+          block.set(target, keptBytes);
+          offset[i] = keptBytes;
+          length[i] = target.length;
+          keptBytes += target.length;
+        } else {
+          if (!req.hashKept) setHash(i, target);
+          if (target.length <= req.keepMaxBytes) skippedForBudget++;
+        }
+        continue;
+      }
+      const fd = openNoFollow(abs);
+      try {
+        const st = fs.fstatSync(fd);
         if (!st.isFile()) {
           missing[i] = 1;
           continue;
@@ -126,38 +169,35 @@ export function readContents(req: ReadRequest): ReadResult {
           if (looksBinary(res.head)) binary[i] = 1;
           continue;
         }
-        const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
-        try {
-          bytes = fs.readFileSync(fd);
-        } finally {
-          fs.closeSync(fd);
+        const fits = keptBytes + st.size <= block.length;
+        let bytes: Uint8Array;
+        if (fits && readExact(fd, block, keptBytes, st.size)) {
+          bytes = block.subarray(keptBytes, keptBytes + st.size);
+        } else {
+          // Over the budget, or its size changed while read: identity only, from a fresh read.
+          bytes = fs.readFileSync(abs);
+          size[i] = bytes.length;
         }
+        const bin = looksBinary(bytes);
+        if (bin) binary[i] = 1;
+        const keep = (!bin || req.keepBinary) && bytes.buffer === block.buffer;
+        if (keep) {
+          if (req.hashKept) setHash(i, bytes);
+          offset[i] = keptBytes;
+          length[i] = bytes.length;
+          keptBytes += bytes.length;
+        } else {
+          setHash(i, bytes);
+          if (!bin || req.keepBinary) skippedForBudget++;
+        }
+      } finally {
+        fs.closeSync(fd);
       }
     } catch {
       missing[i] = 1;
-      continue;
     }
-    size[i] = bytes.length;
-    const bin = looksBinary(bytes);
-    if (bin) binary[i] = 1;
-    const keep = bytes.length <= req.keepMaxBytes && (!bin || req.keepBinary);
-    const fits = keptBytes + bytes.length <= req.keepBudgetBytes;
-    if (keep && !fits) skippedForBudget++;
-    if (!keep || !fits || req.hashKept) {
-      blobId(bytes).copy(oids, i * 20);
-      hashed[i] = 1;
-    }
-    if (!keep || !fits) continue;
-    offset[i] = keptBytes;
-    length[i] = bytes.length;
-    kept.push(bytes);
-    keptBytes += bytes.length;
   }
-  const block = new Uint8Array(keptBytes);
-  let pos = 0;
-  for (const b of kept) {
-    block.set(b, pos);
-    pos += b.length;
-  }
+  // Hand back only what was kept (copy when binaries or skips left much of the block unused).
+  if (keptBytes < block.length) block = keptBytes > block.length * 0.9 ? block.subarray(0, keptBytes) : Uint8Array.prototype.slice.call(block, 0, keptBytes);
   return { block, offset, length, oids, hashed, binary, missing, size, skippedForBudget, skippedForHashBudget };
 }

@@ -1,0 +1,18 @@
+import { benchEngine, formatEngineBench } from './engine.ts';
+
+/**
+ * `npm run bench [engine] [bridge]`: runs the named benchmarks (all by default) and prints their
+ * figures. Each benchmark is its own module exporting one async function.
+ */
+const wanted = new Set(process.argv.slice(2));
+const all = wanted.size === 0;
+
+if (all || wanted.has('engine')) {
+  const r = await benchEngine();
+  process.stdout.write(`${formatEngineBench(r)}\n`);
+}
+if (all || wanted.has('bridge')) {
+  const { benchBridge } = await import('./bridge.ts');
+  const r = await benchBridge();
+  process.stdout.write(`Bridge\n${JSON.stringify(r, null, 2)}\n`);
+}
