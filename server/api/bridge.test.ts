@@ -417,6 +417,52 @@ describe('bridge: a tracked run end to end', () => {
   });
 });
 
+describe('bridge: bounds and names pass through to the store, the events and the patch', () => {
+  it('B17: over maxChangedFiles the first N rows are stored, omitted_count and rows say the rest', async () => {
+    const t = await setup({ limits: { maxChangedFiles: 2 } });
+    const r = repo({ 'keep.txt': 'k\n' });
+    const c = await client(t, 's');
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r', workspace: r.dir });
+    for (const n of ['c', 'a', 'b', 'd']) r.write(`${n}.txt`, `${n}\n`);
+    const done = await t.post({ type: 'run.completed', session_id: 's', run_id: 'r' });
+    expect(done.body).toMatchObject({ changed_count: 4, omitted_count: 2, truncated: true });
+    expect(done.body.truncated_reasons).toContain('rows');
+    expect(done.body.files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'b.txt']);
+    const [ev] = await c.waitFor('workspace.diff.completed');
+    expect(ev!.payload).toMatchObject({ changed_count: 4, omitted_count: 2, truncated: true });
+    const change = (await t.get('/api/hermes/sessions/s/workspace-run-changes/run%3Ar')).body.change;
+    expect(change).toMatchObject({ changed_count: 4, omitted_count: 2, truncated: true, added_count: 4 });
+    expect(change.files).toHaveLength(2);
+    expect((await t.get('/api/hermes/sessions/s')).body.session.changed_count).toBe(4);
+  });
+
+  it('B13: a name that is not valid UTF-8 keeps its bytes in path_base64 through REST and the whole-run patch', async () => {
+    const t = await setup();
+    const r = repo({ 'a.txt': 'a\n' });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r', workspace: r.dir });
+    const raw = Buffer.from([0x6e, 0xff, 0x2e, 0x74]); // "n\xff.t"
+    fs.writeFileSync(Buffer.concat([Buffer.from(r.dir + '/'), raw]), 'x\n');
+    const done = await t.post({ type: 'run.completed', session_id: 's', run_id: 'r' });
+    const f = done.body.files[0];
+    expect(f.path_base64).toBe(raw.toString('base64'));
+    const file = (await t.get(`/api/hermes/sessions/s/workspace-run-changes/run%3Ar/files/${f.id}`)).body.file;
+    expect(file.path_base64).toBe(raw.toString('base64'));
+    const patch = await t.get('/api/hermes/sessions/s/workspace-run-changes/run%3Ar/patch');
+    expect(patch.text).toContain('"b/n\\377.t"');
+  });
+
+  it('a completion sent while its start is still checkpointing waits for it and sees the checkpoint', async () => {
+    const t = await setup();
+    const r = repo({ 'a.txt': 'a\n' });
+    // Called back to back in one tick: the completion is sent before the checkpoint exists.
+    const starting = t.server.bridge.runStarted({ session_id: 's', run_id: 'r', workspace: r.dir });
+    const completing = t.server.bridge.runCompleted({ session_id: 's', run_id: 'r' });
+    const [start, done] = await Promise.all([starting, completing]);
+    expect(start.tracking).toBe(true);
+    expect(done).toMatchObject({ tracking: true, changed_count: 0 });
+  });
+});
+
 describe('bridge: repeats, restarts and untracked runs', () => {
   it('a repeated start (also while the first is in flight) answers as the first; one run, one event', async () => {
     const t = await setup();
