@@ -451,6 +451,16 @@ describe('bridge: bounds and names pass through to the store, the events and the
     expect(patch.text).toContain('"b/n\\377.t"');
   });
 
+  it("B15: the server's own database files inside the workspace are never reported", async () => {
+    const r = repo({ 'a.txt': 'a\n' }, false);
+    const t = await setup({ dbPath: path.join(r.dir, 'state', 'rundiff.sqlite3') });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r', workspace: r.dir });
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'x'.repeat(10_000), run_id: 'r' });
+    r.write('a.txt', 'b\n');
+    const done = await t.post({ type: 'run.completed', session_id: 's', run_id: 'r' });
+    expect(done.body.files.map((f: { path: string }) => f.path)).toEqual(['a.txt']);
+  });
+
   it('a completion sent while its start is still checkpointing waits for it and sees the checkpoint', async () => {
     const t = await setup();
     const r = repo({ 'a.txt': 'a\n' });
