@@ -189,7 +189,16 @@ test('B25: a run completed through the bridge while the page is open appears liv
     const marker = page.locator(`[data-testid="run-marker"][data-run-id="${run}"]`);
     await expect(marker).toHaveAttribute('data-status', 'running');
 
+    // A tool call: its card and its own block appear live too.
+    const tc = uid('tc');
+    await bridge(base, { type: 'tool.started', session_id: sid, run_id: run, tool_call_id: tc, name: 'edit_file' });
+    const card = page.locator(`[data-testid="tool-card"][data-tool-call-id="${tc}"]`);
+    await expect(card).toHaveAttribute('data-status', 'running');
     ws.write('README.md', lines(4));
+    await bridge(base, { type: 'tool.completed', session_id: sid, run_id: run, tool_call_id: tc });
+    await expect(card).toHaveAttribute('data-status', 'completed');
+    await expect(card.getByTestId('change-block')).toHaveAttribute('data-change-id', `tool:${tc}`);
+    expect(await blockRows(page, `tool:${tc}`)).toEqual(['M README.md +1 -0']);
     await bridge(base, {
       type: 'message',
       session_id: sid,
@@ -214,7 +223,13 @@ test('B25: a run completed through the bridge while the page is open appears liv
       'Changed 1 file',
     );
     expect(await blockRows(page, `run:${run}`)).toEqual(['M README.md +1 -0']);
-    expect(await timelineKeys(page)).toEqual([`message:${sid}-u`, `run:${run}`, `message:${sid}-a`, `outcome:${run}`]);
+    expect(await timelineKeys(page)).toEqual([
+      `message:${sid}-u`,
+      `run:${run}`,
+      `tool:${tc}`,
+      `message:${sid}-a`,
+      `outcome:${run}`,
+    ]);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).__sameDocument)).toBe(true);
   } finally {
     ws.cleanup();
