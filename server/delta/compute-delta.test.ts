@@ -126,12 +126,23 @@ describe('line counts (B9) without git', () => {
     expect(out.files[0]!.patch).toContain('@@ -4,5 +4,5 @@ int main(void)\n');
   });
 
-  it('B9: an injected batch engine provides counts and hunks; without it jsdiff does', async () => {
-    const batch = async (pairs: ReadonlyArray<{ before: Buffer; after: Buffer }>): Promise<Array<LineDiff | null>> =>
-      pairs.map(() => ({ additions: 7, deletions: 5, hunks: Buffer.from('@@ -1 +1 @@\n-a\n+b\n') }));
-    const out = await delta([change('f', side('a\n'), side('b\n'))], { batchDiff: batch });
-    expect(out.files[0]).toMatchObject({ additions: 7, deletions: 5 });
-    expect(out.files[0]!.patch).toMatch(/\+\+\+ b\/f\n@@ -1 \+1 @@\n-a\n\+b\n$/);
+  it('B9: the batch engine answers what jsdiff cannot provably match (all of it with exactHunks)', async () => {
+    let asked = 0;
+    const batch = async (pairs: ReadonlyArray<{ before: Buffer; after: Buffer }>): Promise<Array<LineDiff | null>> => {
+      asked += pairs.length;
+      return pairs.map(() => ({ additions: 7, deletions: 5, hunks: Buffer.from('@@ -1 +1 @@\n-a\n+b\n') }));
+    };
+    const small = await delta([change('f', side('a\n'), side('b\n'))], { batchDiff: batch });
+    expect(small.files[0]).toMatchObject({ additions: 1, deletions: 1 });
+    expect(asked).toBe(0);
+    // A multimatch blank line inside a rewritten run: git may count it changed, so git must answer.
+    const hazard = await delta([change('g', side('line 10\n\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\n'), side('\n\n\n\n'))], { batchDiff: batch });
+    expect(hazard.files[0]).toMatchObject({ additions: 7, deletions: 5 });
+    expect(asked).toBe(1);
+    const exact = await delta([change('f', side('a\n'), side('b\n'))], { batchDiff: batch, exactHunks: true });
+    expect(exact.files[0]).toMatchObject({ additions: 7, deletions: 5 });
+    expect(exact.files[0]!.patch).toMatch(/\+\+\+ b\/f\n@@ -1 \+1 @@\n-a\n\+b\n$/);
+    expect(asked).toBe(2);
   });
 
   it('B9: when the batch engine fails, jsdiff and then the per-file engine are tried; too_complex only if none finishes', async () => {

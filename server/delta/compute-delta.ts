@@ -1,11 +1,12 @@
 import type { ChangeType, OmittedReason, TruncatedReason } from '../../shared/index.ts';
 import { comparePathKeys, displayPath, type PathKey } from '../workspace/path-bytes.ts';
 import { countLines, indexOid, isBinarySide, modeType, sameContent } from './content.ts';
-import { jsdiffLikelyFits, jsdiffLineDiff, wholeFileHunk } from './hunks.ts';
+import { wholeFileHunk } from './hunks.ts';
+import { diffInProcess, diffRemaining, type DiffJob, type DiffResults } from './line-diffs.ts';
 import { toPatchText } from './patch-text.ts';
 import { pairExactRenames, validPairs, type PairingSide } from './renames.ts';
 import { formatStanza } from './stanza.ts';
-import type { DeltaFile, DeltaInput, DeltaOutput, FileSide, LineDiff, RenamePair, RenameResult } from './types.ts';
+import type { DeltaFile, DeltaInput, DeltaOutput, FileSide, RenamePair, RenameResult } from './types.ts';
 
 /** One classified change before bounds are applied. */
 interface Entry {
@@ -44,7 +45,17 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
     if (!c.before && c.after) added.push({ path: c.path, side: c.after });
   }
 
-  const pairs = await pairRenames(input, deleted, added, reasons);
+  // While git pairs renames, diff in process the modified files that are rows whatever the
+  // pairing (a pairing only removes deleted paths from ahead of them).
+  const renaming = pairRenames(input, deleted, added, reasons);
+  const results: DiffResults = new Map();
+  const earlyJobs = changes
+    .filter((c) => c.before && c.after)
+    .sort((x, y) => comparePathKeys(x.path, y.path))
+    .slice(0, Math.max(0, limits.maxChangedFiles))
+    .flatMap((c) => contentJob(c.path, c.before, c.after));
+  await diffInProcess(earlyJobs, input, results);
+  const pairs = await renaming;
   const renamedFrom = new Map(pairs.map((p) => [p.from, p]));
   const renamedTo = new Map(pairs.map((p) => [p.to, p]));
   const beforeOf = new Map(deleted.map((d) => [d.path, d.side]));
@@ -69,7 +80,7 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
 
   const rowCount = Math.max(0, Math.min(entries.length, limits.maxChangedFiles));
   const rows = entries.slice(0, rowCount);
-  const files = await buildRows(rows, input);
+  const files = await buildRows(rows, input, results);
 
   // The per-change budget, spent in path order: a patch that does not fit whole is left out.
   let remaining = limits.maxRunPatchBytes;
@@ -112,6 +123,10 @@ async function pairRenames(
   reasons: Set<TruncatedReason>,
 ): Promise<RenamePair[]> {
   if (deleted.length === 0 || added.length === 0) return [];
+  // git pairs identical contents first, exactly like this; when that uses up every deleted or
+  // every added path, its similarity pass has nothing left to pair and no process is needed.
+  const exact = pairExactRenames(deleted, added);
+  if (exact.length === deleted.length || exact.length === added.length) return exact;
   let result: RenameResult | null = null;
   if (input.renameDetector) {
     const toSide = (p: PairingSide) => ({
@@ -133,13 +148,19 @@ async function pairRenames(
   // Without git's pairing, identical contents still pair as git would pair them; similar ones stay
   // added + deleted, and the change says its renames are approximate.
   if (result?.degraded) reasons.add(result.degraded);
-  return pairExactRenames(deleted, added);
+  return exact;
 }
 
 type Plan =
   | { kind: 'omit'; reason: OmittedReason }
   | { kind: 'stanza'; additions: number; deletions: number; stanza: Buffer }
-  | { kind: 'diff'; request: number; typechange: boolean };
+  | { kind: 'diff'; job: DiffJob; typechange: boolean };
+
+/** The line diff a changed pair needs, if any: both sides text with bytes, contents different. */
+function contentJob(key: PathKey, before: FileSide | null, after: FileSide | null): DiffJob[] {
+  if (!before?.bytes || !after?.bytes || isBinarySide(before) || isBinarySide(after) || sameContent(before, after)) return [];
+  return [{ key, before: before.bytes, after: after.bytes }];
+}
 
 const unavailable = (...sides: Array<FileSide | null>): OmittedReason => {
   for (const s of sides) if (s && !s.bytes) return s.unavailable ?? 'no_snapshot';
@@ -172,7 +193,7 @@ function changedStanza(e: Entry, hunks: Buffer): Buffer {
   });
 }
 
-function plan(e: Entry, requests: Array<{ before: Buffer; after: Buffer }>): Plan {
+function plan(e: Entry): Plan {
   if (e.binary) return { kind: 'omit', reason: 'binary' };
   const b = e.before;
   const a = e.after;
@@ -194,47 +215,18 @@ function plan(e: Entry, requests: Array<{ before: Buffer; after: Buffer }>): Pla
     return { kind: 'stanza', additions: 0, deletions: 0, stanza: typechangeStanzas(e) };
   }
   if (!b.bytes || !a.bytes) return { kind: 'omit', reason: unavailable(b, a) };
-  requests.push({ before: b.bytes, after: a.bytes });
-  return { kind: 'diff', request: requests.length - 1, typechange };
+  return { kind: 'diff', job: { key: e.path, before: b.bytes, after: a.bytes }, typechange };
 }
 
-/** Line diffs for every request: the batch engine first, then jsdiff or the per-file engine. */
-async function runDiffs(requests: Array<{ before: Buffer; after: Buffer }>, input: DeltaInput): Promise<Array<LineDiff | null>> {
-  const budget = input.limits.diffTimeoutMs;
-  let results: Array<LineDiff | null> = requests.map(() => null);
-  if (input.batchDiff && requests.length > 0) {
-    try {
-      const got = await input.batchDiff(requests, budget);
-      if (got.length === requests.length) results = got;
-    } catch {
-      /* the per-file engines below take over */
-    }
-  }
-  for (let i = 0; i < requests.length; i++) {
-    if (results[i]) continue;
-    const { before, after } = requests[i]!;
-    // Pick up front: jsdiff is O(lines x edits), hopeless for large rewrites that git does in ms.
-    if (!input.fallbackDiff || jsdiffLikelyFits(before, after, budget)) results[i] = jsdiffLineDiff(before, after, budget);
-    if (!results[i] && input.fallbackDiff) {
-      try {
-        const f = await input.fallbackDiff(before, after, budget);
-        if (f) results[i] = { additions: f.additions, deletions: f.deletions, hunks: typeof f.hunks === 'string' ? Buffer.from(f.hunks, 'utf8') : f.hunks };
-      } catch {
-        /* too_complex below */
-      }
-    }
-  }
-  return results;
-}
-
-async function buildRows(rows: Entry[], input: DeltaInput): Promise<DeltaFile[]> {
-  const requests: Array<{ before: Buffer; after: Buffer }> = [];
-  const plans = rows.map((e) => plan(e, requests));
-  const diffs = await runDiffs(requests, input);
+async function buildRows(rows: Entry[], input: DeltaInput, results: DiffResults): Promise<DeltaFile[]> {
+  const plans = rows.map((e) => plan(e));
+  const jobs = plans.flatMap((p) => (p.kind === 'diff' ? [p.job] : []));
+  await diffInProcess(jobs, input, results);
+  await diffRemaining(jobs, input, results);
   return rows.map((e, i) => {
     let p = plans[i]!;
     if (p.kind === 'diff') {
-      const d = diffs[p.request];
+      const d = results.get(p.job.key);
       p = !d
         ? { kind: 'omit', reason: 'too_complex' }
         : { kind: 'stanza', additions: d.additions, deletions: d.deletions, stanza: p.typechange ? typechangeStanzas(e) : changedStanza(e, d.hunks) };

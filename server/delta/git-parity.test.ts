@@ -233,28 +233,60 @@ function expectCountsLikeGit(out: DeltaOutput, expected: Array<[PathKey | null, 
 describe('parity with git (B8, B9, B11, B12, B13)', () => {
   it.each([1, 2, 3, 4])('B9: seeded case %i: counts, pairs, stanzas equal git diff -M; git apply turns A into B', async (seed) => {
     const { a, b } = genCase(seed, { binaries: seed === 1 });
-    const { r, ca, cb, out } = await runCase(a, b, engineOptions());
-    expectCountsLikeGit(out, gitNumstat(r, ca, cb));
+    const engine = engineOptions();
+    const { r, ca, cb, out } = await runCase(a, b, engine);
+    const numstat = gitNumstat(r, ca, cb);
+    expectCountsLikeGit(out, numstat);
     expect(out.truncated_reasons).toEqual([]);
+    const left = applyAndCompare(r, ca, cb, wholeRunPatch(out.files));
+    const withheld = out.files.filter((f) => f.binary || f.truncated || f.omitted_reason).flatMap((f) => [f.path_key, f.old_path_key]);
+    expect(left.filter((p) => !withheld.includes(p))).toEqual([]);
 
+    // With exactHunks every stanza is git's own text, byte for byte; by default only the hunk
+    // alignment of files diffed in process may differ, never a header or a count.
+    const exact = await computeDelta({ changes: changesOf(a, b), limits: LIMITS, ...engine, exactHunks: true });
+    expectCountsLikeGit(exact, numstat);
     const stanzas = gitStanzas(r, ca, cb);
+    const header = (st: string) => st.split(/^@@/m)[0];
     let k = 0;
-    for (const f of out.files) {
+    exact.files.forEach((f, i) => {
       const n = f.patch?.match(/^diff --git /gm)?.length ?? 1;
       const theirs = stanzas.slice(k, k + n).join('');
       k += n;
       if (f.binary) {
         expect(theirs).toMatch(/^Binary files /m);
-        continue;
+        return;
       }
       expect(f.truncated).toBe(false);
       expect(f.patch).toBe(theirs);
-    }
+      expect(header(out.files[i]!.patch!)).toBe(header(theirs));
+    });
     expect(k).toBe(stanzas.length);
+  });
 
-    const left = applyAndCompare(r, ca, cb, wholeRunPatch(out.files));
-    const withheld = out.files.filter((f) => f.binary || f.truncated || f.omitted_reason).flatMap((f) => [f.path_key, f.old_path_key]);
-    expect(left.filter((p) => !withheld.includes(p))).toEqual([]);
+  it('B9: wherever the delta diffs in process, its counts equal git (fuzzed: rewritten runs, repeated blank lines)', async () => {
+    const r = rng(42);
+    const fresh = () => (r.next() < 0.25 ? '' : r.next() < 0.2 ? '}' : `new ${r.int(1e6)}`);
+    const old = () => (r.next() < 0.3 ? '' : r.next() < 0.2 ? '}' : `line ${r.int(1000)}`);
+    const changes: CandidateChange[] = [];
+    for (let t = 0; t < 300; t++) {
+      const before = Array.from({ length: r.int(r.next() < 0.2 ? 1500 : 120) }, old);
+      const after = before.slice();
+      for (let k = 1 + r.int(5); k > 0; k--) {
+        const gen = r.next() < 0.6 ? fresh : old;
+        const at = r.int(after.length + 1);
+        if (r.next() < 0.6) after.splice(at, r.int(12), ...Array.from({ length: r.int(15) }, gen));
+        else after.splice(at, r.int(8));
+      }
+      const bytes = (lines: string[]) => Buffer.from(lines.join('\n') + '\n');
+      changes.push({ path: keyFromBytes(Buffer.from(`f${String(t).padStart(3, '0')}`)), before: { bytes: bytes(before), size: 0, mode: '100644' }, after: { bytes: bytes(after), size: 0, mode: '100644' } });
+    }
+    const engine = engineOptions();
+    const limits = { ...LIMITS, diffTimeoutMs: 1_000 };
+    const ours = await computeDelta({ changes, limits, ...engine });
+    const git = await computeDelta({ changes, limits, ...engine, exactHunks: true });
+    expect(ours.files.map((f) => [f.path, f.additions, f.deletions])).toEqual(git.files.map((f) => [f.path, f.additions, f.deletions]));
+    expect(git.files.every((f) => f.omitted_reason === null || f.omitted_reason === undefined)).toBe(true);
   });
 
   it('B8: renames: exact, edited above and below 50%, tied identical sources and empty files pair as git diff -M', async () => {
@@ -283,7 +315,7 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
       [k('link2'), t('target', '120000')],
       [k('file-not-link'), t('target')],
     ]);
-    const { r, ca, cb, out } = await runCase(a, b, engineOptions());
+    const { r, ca, cb, out } = await runCase(a, b, { ...engineOptions(), exactHunks: true });
     const expected = gitNumstat(r, ca, cb);
     expectCountsLikeGit(out, expected);
     // The cases really cover what they claim: ties, partial renames, an unpaired edit below 50%.

@@ -3,10 +3,11 @@ import { contentIdentity, isRegularMode } from './content.ts';
 import type { FileSide, RenamePair } from './types.ts';
 
 /**
- * Rename pairing without git: identical contents only, with git's exact-rename rules (used when no
- * detector is injected or it failed). For each new path in path order, the first unused deleted
- * path with the same content, preferring one with the same file name; a symlink or gitlink pairs
- * only with the same mode.
+ * Rename pairing of identical contents with git's exact-rename rules: for each new path in path
+ * order, the first unused deleted path with the same content among at most 100, preferring one
+ * with the same file name; a symlink or gitlink pairs only with the same mode. git runs this same
+ * pass before its similarity pass, so when it uses up every deleted or every added path the
+ * result is git's; otherwise it is the fallback when no detector is injected or it failed.
  */
 
 export interface PairingSide {
@@ -34,15 +35,20 @@ export function pairExactRenames(deleted: PairingSide[], added: PairingSide[]): 
     const id = contentIdentity(a.side);
     const candidates = id === null ? undefined : sources.get(id);
     if (!candidates) continue;
+    // git looks at no more than 100 eligible identical sources per destination.
     let best: PairingSide | null = null;
+    let bestScore = -1;
+    let budget = 100;
     for (const c of candidates) {
-      if (used.has(c.path)) continue;
       if ((!isRegularMode(c.side.mode) || !isRegularMode(a.side.mode)) && c.side.mode !== a.side.mode) continue;
-      if (basename(c.path) === basename(a.path)) {
+      if (used.has(c.path)) continue;
+      const score = basename(c.path) === basename(a.path) ? 2 : 1;
+      if (score > bestScore) {
         best = c;
-        break;
+        bestScore = score;
+        if (score === 2) break;
       }
-      best ??= c;
+      if (--budget === 0) break;
     }
     if (best) {
       used.add(best.path);

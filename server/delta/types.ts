@@ -99,6 +99,12 @@ export interface DeltaInput {
   batchDiff?: BatchDiff;
   /** git's rename pairing; without it only identical contents pair (a documented approximation). */
   renameDetector?: RenameDetector;
+  /**
+   * true: every hunk comes from `batchDiff` (byte-identical to git's own text). Default false:
+   * files whose counts jsdiff provably shares with git are diffed in process (no process spawn),
+   * with hunks that may be aligned differently but apply the same.
+   */
+  exactHunks?: boolean;
 }
 
 /** One changed file as stored (FileSummary without `id`, plus the bounded patch). */

@@ -36,8 +36,11 @@ export interface GitDiffEngine {
 const SPAWN_SLACK_MS = 1_000;
 /** A user's global attributes file must not turn text binary or pick a diff driver here. */
 const NO_ATTRIBUTES = ['core.attributesFile=/dev/null'];
-/** Rename detection only needs objects to exist: no delta search, no compression. */
-const FAST_IMPORT_CONFIG = ['core.compression=0', 'pack.compression=0'];
+/**
+ * The scratch objects only need to exist until the folder is removed: no delta search, no
+ * compression, one pack kept as is (not exploded into loose files), no fsync.
+ */
+const FAST_IMPORT_CONFIG = ['core.compression=0', 'pack.compression=0', 'fastimport.unpackLimit=0', 'core.fsync=none'];
 const DEFAULT_MAX_RENAME_BYTES = 128 * 1024 * 1024;
 
 export function createGitDiffEngine(opts: GitDiffEngineOptions = {}): GitDiffEngine {

@@ -1,0 +1,85 @@
+import type { PathKey } from '../workspace/path-bytes.ts';
+import { jsdiffLikelyFits, jsdiffLineDiff } from './hunks.ts';
+import { gitPreprocessKeepsMinimal, MAX_MINIMAL_EDITS } from './minimal-safe.ts';
+import type { DeltaInput, LineDiff } from './types.ts';
+
+/**
+ * Which engine diffs which file. git's answer is the truth (`git diff --numstat`); jsdiff answers
+ * in process where it provably gives the same counts, the batch engine answers the rest in one
+ * call, and what is still open goes to jsdiff or the per-file engine within the per-file budget.
+ * A missing answer is `too_complex` for the caller.
+ */
+
+export interface DiffJob {
+  key: PathKey;
+  before: Buffer;
+  after: Buffer;
+}
+
+export type DiffResults = Map<PathKey, LineDiff | null>;
+
+function records(bytes: Buffer): string[] {
+  return bytes.toString('latin1').match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
+/**
+ * git's exact counts without a process where that is provable: when git's preprocessing cannot
+ * set aside a line a minimal diff would keep and the edit is small enough for git's cost
+ * heuristics to stay off, jsdiff's minimal diff has git's counts. Null = ask git.
+ */
+export function provablyGitExact(before: Buffer, after: Buffer, budgetMs: number): LineDiff | null {
+  if (!jsdiffLikelyFits(before, after, budgetMs)) return null;
+  if (!gitPreprocessKeepsMinimal(records(before), records(after))) return null;
+  const d = jsdiffLineDiff(before, after, budgetMs);
+  return d && d.additions + d.deletions <= MAX_MINIMAL_EDITS ? d : null;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The in-process pass: records each provable answer in `results`. It hands the event loop back
+ * every few milliseconds so git processes started just before (rename detection) make progress
+ * meanwhile instead of waiting for this CPU work.
+ */
+export async function diffInProcess(jobs: DiffJob[], input: DeltaInput, results: DiffResults): Promise<void> {
+  if (!input.batchDiff || input.exactHunks) return;
+  let sliceStart = performance.now();
+  for (const job of jobs) {
+    if (results.has(job.key)) continue;
+    const d = provablyGitExact(job.before, job.after, input.limits.diffTimeoutMs);
+    if (d) results.set(job.key, d);
+    if (performance.now() - sliceStart > 4) {
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** Everything not answered yet: the batch engine, then jsdiff or the per-file engine, else null. */
+export async function diffRemaining(jobs: DiffJob[], input: DeltaInput, results: DiffResults): Promise<void> {
+  const budget = input.limits.diffTimeoutMs;
+  const open = jobs.filter((j) => !results.has(j.key));
+  if (input.batchDiff && open.length > 0) {
+    try {
+      const got = await input.batchDiff(open.map((j) => ({ before: j.before, after: j.after })), budget);
+      if (got.length === open.length) open.forEach((j, k) => got[k] && results.set(j.key, got[k]));
+    } catch {
+      /* the per-file engines below take over */
+    }
+  }
+  for (const job of open) {
+    if (results.get(job.key)) continue;
+    let d: LineDiff | null = null;
+    // Pick up front: jsdiff is O(lines x edits), hopeless for large rewrites that git does in ms.
+    if (!input.fallbackDiff || jsdiffLikelyFits(job.before, job.after, budget)) d = jsdiffLineDiff(job.before, job.after, budget);
+    if (!d && input.fallbackDiff) {
+      try {
+        const f = await input.fallbackDiff(job.before, job.after, budget);
+        if (f) d = { additions: f.additions, deletions: f.deletions, hunks: typeof f.hunks === 'string' ? Buffer.from(f.hunks, 'utf8') : f.hunks };
+      } catch {
+        /* too_complex */
+      }
+    }
+    results.set(job.key, d);
+  }
+}

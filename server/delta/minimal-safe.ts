@@ -1,0 +1,80 @@
+/**
+ * When is git's line diff minimal? git's Myers (xdiff) differs from a minimal diff in two ways only:
+ * 1. before diffing it sets aside lines that occur often on the other side ("multimatch" lines:
+ *    at least about sqrt(line count) times) when they sit inside runs of lines that have no match
+ *    at all; such a line is then always reported changed, even if a minimal diff would keep it;
+ * 2. when the edit cost of a sub-problem passes 256 it switches to heuristics.
+ * Lines with no match on the other side are set aside too, but those are changes in every diff.
+ * So when no multimatch line is flanked by no-match lines on both sides (checked conservatively:
+ * the ratio and window git also applies are ignored, which only sends more files to git) and the
+ * minimal edit is at most MAX_MINIMAL_EDITS lines, every minimal diff has git's exact counts.
+ */
+
+/** Edits (additions + deletions) below which git's cost heuristics cannot trigger (2 x 256, with margin). */
+export const MAX_MINIMAL_EDITS = 500;
+
+/** git's cheap integer square root: 2^ceil(bits/2). */
+function roughSqrt(n: number): number {
+  let i = 1;
+  for (let m = n; m > 0; m = Math.floor(m / 4)) i *= 2;
+  return i;
+}
+
+/** The multimatch threshold git uses for a file of `n` lines. */
+function multimatchLimit(n: number): number {
+  return Math.min(roughSqrt(n), 1024);
+}
+
+/** 0 = no match on the other side, 1 = some, 2 = many; over [start, end] of `lines`. */
+function classify(lines: string[], start: number, end: number, otherCounts: Map<string, number>, limit: number): Uint8Array {
+  const dis = new Uint8Array(Math.max(0, end - start + 1));
+  for (let i = start; i <= end; i++) {
+    const nm = otherCounts.get(lines[i]!) ?? 0;
+    dis[i - start] = nm === 0 ? 0 : nm >= limit ? 2 : 1;
+  }
+  return dis;
+}
+
+/** True when some multimatch line has a run of no-match (or multimatch) lines with a no-match line on each side. */
+function mayDiscardMultimatch(dis: Uint8Array): boolean {
+  for (let i = 0; i < dis.length; i++) {
+    if (dis[i] !== 2) continue;
+    let before = false;
+    for (let j = i - 1; j >= 0 && dis[j] !== 1; j--) {
+      if (dis[j] === 0) {
+        before = true;
+        break;
+      }
+    }
+    if (!before) continue;
+    for (let j = i + 1; j < dis.length && dis[j] !== 1; j++) {
+      if (dis[j] === 0) return true;
+    }
+  }
+  return false;
+}
+
+function counts(lines: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const l of lines) m.set(l, (m.get(l) ?? 0) + 1);
+  return m;
+}
+
+/**
+ * True when git's diff of these two files (records with their line ends) cannot differ from a
+ * minimal one by its preprocessing; the caller must still check the minimal edit size.
+ */
+export function gitPreprocessKeepsMinimal(a: string[], b: string[]): boolean {
+  let start = 0;
+  const lim = Math.min(a.length, b.length);
+  while (start < lim && a[start] === b[start]) start++;
+  let tail = 0;
+  while (tail < lim - start && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const endA = a.length - 1 - tail;
+  const endB = b.length - 1 - tail;
+  const ca = counts(a);
+  const cb = counts(b);
+  if (mayDiscardMultimatch(classify(a, start, endA, cb, multimatchLimit(a.length)))) return false;
+  if (mayDiscardMultimatch(classify(b, start, endB, ca, multimatchLimit(b.length)))) return false;
+  return true;
+}
