@@ -33,6 +33,21 @@ export async function listIgnoreState(area: GitArea, timeoutMs: number): Promise
   return { pruneDirs: prefixed(area.prefix, ig.dirs), skipFiles: prefixed(area.prefix, ig.files) };
 }
 
+/** The index part of an area's listing alone (the walk need not wait for it). */
+export async function listAreaIndex(area: GitArea, gitDir: string | null, timeoutMs: number): Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null }> {
+  let indexMtimeMs: number | null = null;
+  if (gitDir) {
+    try {
+      indexMtimeMs = fs.statSync(path.join(gitDir, 'index')).mtimeMs;
+    } catch {
+      indexMtimeMs = null; // no index yet: nothing is clean
+    }
+  }
+  const entries = await listIndexFast(area.cwd, timeoutMs);
+  if (area.prefix !== '') for (const e of entries) e.path = area.prefix + e.path;
+  return { entries, indexMtimeMs };
+}
+
 export async function listArea(area: GitArea, gitDir: string | null, timeoutMs: number, withIndex: boolean): Promise<AreaListing> {
   let indexMtimeMs: number | null = null;
   if (withIndex && gitDir) {

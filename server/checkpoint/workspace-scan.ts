@@ -5,7 +5,7 @@ import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
 import type { PathKey, ScanRequest, ScanTable, Scanner } from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
-import { listArea, nestedArea, reasonFor } from './git-listing.ts';
+import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
 
 /**
@@ -102,13 +102,15 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     for (const f of ig.skipFiles) ignore.skipFiles.push(f);
   };
 
+  // The root's index is listed and parsed (main thread) while the walk runs (worker): only the
+  // ignore listing must come before the walk.
+  let rootIndex: Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null } | Error> | null = null;
   if (scanMode === 'git') {
     const area: GitArea = { prefix: '', cwd: input.root };
+    if (input.withIndex) rootIndex = listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     try {
-      const listing = await listArea(area, input.rootGitDir, input.gitTimeoutMs, input.withIndex);
+      addIgnore(await listIgnoreState(area, input.gitTimeoutMs));
       areas.push(area);
-      indexes.push({ area: 0, entries: listing.entries, indexMtimeMs: listing.indexMtimeMs });
-      addIgnore(listing.ignore);
     } catch (err) {
       addReason(reasons, reasonFor(err));
       if (input.fallbackIgnore) {
@@ -184,6 +186,13 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     if (table.truncated) unlisted.push(...table.nestedRepos);
   }
 
+  if (rootIndex && !gitFailed) {
+    const got = await rootIndex;
+    if (got instanceof Error) addReason(reasons, reasonFor(got)); // no clean files: everything is read instead
+    else indexes.unshift({ area: 0, entries: got.entries, indexMtimeMs: got.indexMtimeMs });
+  } else if (rootIndex) {
+    await rootIndex;
+  }
   const merged = mergeTables(tables);
   const complete = merged.truncated === null && unlisted.length === 0 && !reasons.includes('scan_files') && !reasons.includes('scan_time');
   const coverage: Coverage = {
