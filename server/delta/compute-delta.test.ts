@@ -256,6 +256,19 @@ describe('renames without a detector (B8 fallback)', () => {
     expect(thrown.truncated_reasons).toEqual(['degraded']);
   });
 
+  it('B8: no detector call when identical contents already pair every deleted (or every added) path', async () => {
+    let calls = 0;
+    const renameDetector = async () => {
+      calls++;
+      return { pairs: [] };
+    };
+    const moved = await delta([change('a/x', side('1\n'), null), change('b/x', null, side('1\n')), change('new', null, side('2\n'))], { renameDetector });
+    expect(moved.files.map((f) => f.change_type)).toEqual(['renamed', 'added']);
+    expect(calls).toBe(0);
+    await delta([change('gone', side('1\n'), null), change('new', null, side('2\n'))], { renameDetector });
+    expect(calls).toBe(1);
+  });
+
   it("B8: a detector's pairs are used as given (similarity in the header, counts of the edit)", async () => {
     const out = await delta([change('c', side('1\n2\n3\n'), null), change('d', null, side('1\n2\n3\n4\n'))], {
       renameDetector: async () => ({ pairs: [{ from: 'c', to: 'd', similarity: 75 }, { from: 'nope', to: 'd', similarity: 90 }] }),
