@@ -21,7 +21,7 @@ import { resolveWorkspace } from '../server/workspace/index.ts';
 export interface BridgeBenchOptions {
   /** Files in the synthetic repository. Default 5,000. */
   files?: number;
-  /** Timed start+complete pairs per side. Default 7. */
+  /** Timed start+complete pairs per side. Default 11. */
   rounds?: number;
   /** autocannon duration (s). Default 10. */
   durationS?: number;
@@ -186,7 +186,7 @@ function syntheticChange(sessionId: string, i: number, at: number): { change: Ne
 export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<BridgeBenchResult> {
   const log = opts.log ?? ((l: string) => void process.stderr.write(`${l}\n`));
   const nFiles = opts.files ?? 5_000;
-  const rounds = opts.rounds ?? 7;
+  const rounds = opts.rounds ?? 11;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-bench-db-'));
   const config = resolveConfig({ port: 0, db: path.join(tmp, 'bench.db') }, { HOME: os.homedir() });
   const repo = makeRepo(nFiles);
@@ -312,7 +312,20 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
   }
 }
 
+/** The figures as markdown table rows, for docs/performance.md. */
+export function bridgeReport(r: BridgeBenchResult): string {
+  const ms = (n: number) => `${n.toFixed(n < 10 ? 1 : 0)} ms`;
+  return [
+    '| measure | result | target |',
+    '| --- | --- | --- |',
+    `| run.started + run.completed, engine alone (${r.files.toLocaleString('en')}-file git repo, 68-file change) | ${ms(r.engineMs)} | |`,
+    `| the same over HTTP (bridge, store, socket events) | ${ms(r.httpMs)} (${r.overheadRatio.toFixed(2)}x) | <= 1.2x |`,
+    `| session detail, ${r.detail.changes} changes x ${r.detail.filesPerChange} files (${Math.round(r.detail.bytes / 1024)} KiB JSON) | median ${ms(r.detail.medianMs)}, p95 ${ms(r.detail.p95Ms)} | |`,
+    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx} | p99 <= 50 ms, 0 non-2xx |`,
+  ].join('\n');
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const result = await benchBridge();
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${bridgeReport(result)}\n`);
 }

@@ -594,6 +594,31 @@ describe('bridge: repeats, restarts and untracked runs', () => {
     await c.waitFor('tool.started');
   });
 
+  it('B20: every event naming a run refreshes its checkpoint TTL; silence past the TTL drops it', async () => {
+    let clock = 1_000_000;
+    const t = await setup({ now: () => clock, limits: { checkpointTtlMs: 1_000 } });
+    const r = repo({ 'a.txt': 'a\n' });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'kept', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'idle', workspace: r.dir });
+    for (let i = 0; i < 3; i++) {
+      clock += 800;
+      await t.post({ type: 'message', session_id: 's', role: 'assistant', content: `step ${i}`, run_id: 'kept' });
+      t.server.engine.sweep();
+    }
+    expect(t.server.engine.has('s', 'run:kept')).toBe(true);
+    expect(t.server.engine.has('s', 'run:idle')).toBe(false);
+    r.write('a.txt', 'b\n');
+    expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'kept' })).body).toMatchObject({
+      tracking: true,
+      changed_count: 1,
+    });
+    expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'idle' })).body).toEqual({
+      change_id: 'run:idle',
+      tracking: false,
+      reason: 'no_checkpoint',
+    });
+  });
+
   it('tool.started uses the run workspace by default, the run the session one', async () => {
     const t = await setup();
     const r = repo({ 'a.txt': 'a\n' });
