@@ -69,6 +69,8 @@ export async function diffRemaining(jobs: DiffJob[], input: DeltaInput, results:
   }
   for (const job of open) {
     if (results.get(job.key)) continue;
+    // Each jsdiff may use its whole budget: let the server breathe between files.
+    await yieldToEventLoop();
     let d: LineDiff | null = null;
     // Pick up front: jsdiff is O(lines x edits), hopeless for large rewrites that git does in ms.
     if (!input.fallbackDiff || jsdiffLikelyFits(job.before, job.after, budget)) d = jsdiffLineDiff(job.before, job.after, budget);
