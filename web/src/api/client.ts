@@ -20,6 +20,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any thrown value as an ApiError (for showing it). */
+export function toApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : new ApiError(0, 'internal', err instanceof Error ? err.message : String(err));
+}
+
 /**
  * Asked when the server answers 401: resolves with a token typed by the user. `rejected` is true
  * when a token was already sent and refused. Set by the app (the token prompt); absent, a 401 is an error.

@@ -1,7 +1,6 @@
 import { ref, type Ref } from 'vue';
 import type { FileWithPatch } from '../../../shared/index.ts';
-import { api, type ApiError } from '../api/index.ts';
-import { toApiError } from '../stores/index.ts';
+import { api, toApiError, type ApiError } from '../api/index.ts';
 
 export interface PatchState {
   data: Ref<FileWithPatch | null>;

@@ -2,4 +2,4 @@
 export { useAuthStore } from './auth.ts';
 export { useConnectionStore } from './connection.ts';
 export { useSessionStore } from './session.ts';
-export { toApiError, useSessionsStore } from './sessions.ts';
+export { useSessionsStore } from './sessions.ts';

@@ -1,7 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
-import type { ApiError } from '../api/index.ts';
-import { api } from '../api/index.ts';
+import { api, toApiError, type ApiError } from '../api/index.ts';
 import { getSocket, onResync, subscribeSession, unsubscribeSession } from '../socket/index.ts';
 import {
   applyChange,
@@ -16,7 +15,6 @@ import {
   olderMessagesCursor,
   prependMessages,
 } from '../timeline/index.ts';
-import { toApiError } from './sessions.ts';
 
 /** The server's default and our page size for messages (CONTRACT: newest 500 by default). */
 const MESSAGES_PAGE = 500;

@@ -1,15 +1,11 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { Session } from '../../../shared/index.ts';
-import { ApiError, api } from '../api/index.ts';
+import { api, toApiError, type ApiError } from '../api/index.ts';
 import { getSocket, onResync, subscribeSessions } from '../socket/index.ts';
 import { appendPage, removeSession, sortSessions, upsertSession } from '../timeline/index.ts';
 
 const PAGE_SIZE = 50;
-
-export function toApiError(err: unknown): ApiError {
-  return err instanceof ApiError ? err : new ApiError(0, 'internal', err instanceof Error ? err.message : String(err));
-}
 
 /** The sessions list, newest activity first, kept live by `session.updated` / `session.deleted`. */
 export const useSessionsStore = defineStore('sessions', () => {
