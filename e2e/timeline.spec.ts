@@ -288,3 +288,23 @@ test('an untracked run says why in words; a failed run shows its error', async (
   await expect(marker).toHaveAttribute('data-status', 'failed');
   await expect(marker.getByTestId('run-error')).toHaveText('agent exited with code 2');
 });
+
+test('B6: a run that overlapped another on the same workspace carries a warning', async ({ page }) => {
+  const ws = workspace({ 'shared.txt': 'a\n' });
+  const [s1, s2] = [uid('s'), uid('s')];
+  const [r1, r2] = [uid('r'), uid('r')];
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: s1, title: 'First', workspace: ws.dir });
+    await bridge(base, { type: 'session.upsert', session_id: s2, title: 'Second', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: s1, run_id: r1 });
+    await bridge(base, { type: 'run.started', session_id: s2, run_id: r2 });
+    ws.write('shared.txt', 'b\n');
+    await bridge(base, { type: 'run.completed', session_id: s2, run_id: r2 });
+    await bridge(base, { type: 'run.completed', session_id: s1, run_id: r1 });
+    await openSession(page, base, s1);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="run:${r1}"]`);
+    await expect(block.getByTestId('change-overlapping')).toContainText('Another run changed this workspace');
+  } finally {
+    ws.cleanup();
+  }
+});
