@@ -50,9 +50,3 @@ export function truncatedNotes(reasons: readonly string[]): string[] {
   }
   return notes;
 }
-
-/** The live feed's `reason` when it is unavailable. */
-export function progressUnavailableText(reason: string | undefined): string {
-  if (reason === 'too_many_files') return 'live file count is off for workspaces this large';
-  return reason ? `live file count unavailable (${reason.replace(/_/g, ' ')})` : 'live file count unavailable';
-}
