@@ -252,3 +252,21 @@ describe('repository queries', () => {
     fs.rmSync(dir, { recursive: true });
   });
 });
+
+describe('patch commands', () => {
+  it('B26: diff, log -p and show never run a planted external diff or textconv, even when the caller forgets the flags', async () => {
+    const repo = track(createTempRepo({ files: { 'a.txt': 'one\n' } }));
+    repo.write('a.txt', 'two\n');
+    repo.commit('second');
+    repo.write('a.txt', 'three\n');
+    const { markerExists } = plantHostileConfig(repo);
+    const { config } = await filterOverrides(repo.dir);
+    const diff = await runGit({ cwd: repo.dir, args: ['diff'], config });
+    const log = await runGit({ cwd: repo.dir, args: ['log', '-p', '-1'], config });
+    const show = await runGit({ cwd: repo.dir, args: ['show', 'HEAD'], config });
+    expect(diff.stdout.toString()).toContain('+three');
+    expect(log.stdout.toString()).toContain('+two');
+    expect(show.stdout.toString()).toContain('+two');
+    expect(markerExists()).toBe(false);
+  });
+});

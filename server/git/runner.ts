@@ -50,7 +50,6 @@ export const HARDENING_CONFIG: readonly string[] = Object.freeze([
   'core.quotePath=false',
   'core.askPass=',
   'core.sshCommand=',
-  'diff.external=',
   'color.ui=false',
   'gc.auto=0',
   'maintenance.auto=false',
@@ -85,11 +84,33 @@ export function scrubbedGitEnv(extra: Readonly<Record<string, string>> = {}): Re
   return env;
 }
 
+/**
+ * Subcommands that can produce patches. A repository's `diff.external` or a textconv driver would
+ * run for them, and an empty `diff.external=` override makes git try to run "" instead, so these
+ * always get `--no-ext-diff --no-textconv` right after the subcommand.
+ */
+const PATCH_COMMANDS = new Set([
+  'diff',
+  'log',
+  'show',
+  'diff-tree',
+  'diff-index',
+  'diff-files',
+  'whatchanged',
+  'format-patch',
+]);
+
 /** Full argument vector: hardening overrides, caller overrides, then the subcommand. */
 export function gitArgv(args: readonly string[], config: readonly string[] = []): string[] {
   const argv: string[] = ['--no-pager', '--no-replace-objects'];
   for (const c of [...HARDENING_CONFIG, ...config]) argv.push('-c', c);
-  argv.push(...args);
+  const [sub, ...rest] = args;
+  if (sub === undefined) return argv;
+  argv.push(sub);
+  if (PATCH_COMMANDS.has(sub)) {
+    for (const flag of ['--no-ext-diff', '--no-textconv']) if (!rest.includes(flag)) argv.push(flag);
+  }
+  argv.push(...rest);
   return argv;
 }
 
