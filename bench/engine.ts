@@ -18,7 +18,14 @@ import { ensureTrees, git, gitEnv } from './trees.ts';
 export interface EngineBenchResult {
   rounds: number;
   git: { statusMs: number; checkpointMs: number; completionMs: number; ratio: number; maxCompletionMs: number };
-  plain: { walkReadMs: number; checkpointMs: number; completionMs: number; ratio: number; maxCompletionMs: number; snapshotBytes: number };
+  plain: {
+    walkReadMs: number;
+    checkpointMs: number;
+    completionMs: number;
+    ratio: number;
+    maxCompletionMs: number;
+    snapshotBytes: number;
+  };
   memory: { cleanGitCheckpointBytes: number; plainCheckpointRssBytes: number };
 }
 
@@ -34,8 +41,11 @@ const gc = vm.runInNewContext('gc') as () => void;
 function gitStatusMs(cwd: string): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve, reject) =>
-    execFile('git', ['status', '--porcelain=v2', '-z', '--untracked-files=all'], { cwd, env: gitEnv(), maxBuffer: 1 << 26 }, (err) =>
-      err ? reject(err) : resolve(performance.now() - t0),
+    execFile(
+      'git',
+      ['status', '--porcelain=v2', '-z', '--untracked-files=all'],
+      { cwd, env: gitEnv(), maxBuffer: 1 << 26 },
+      (err) => (err ? reject(err) : resolve(performance.now() - t0)),
     ),
   );
 }
@@ -93,7 +103,8 @@ function applyChange(root: string, files: string[], round: number): () => void {
 function assertCounts(d: DeltaResult | null, where: string): DeltaResult {
   if (!d) throw new Error(`${where}: no checkpoint`);
   const got = `${d.modified_count}/${d.added_count}/${d.deleted_count}/${d.renamed_count} truncated=${d.truncated}`;
-  if (got !== '50/10/5/3 truncated=false') throw new Error(`${where}: expected 50/10/5/3 without truncation, got ${got} ${d.truncated_reasons.join(',')}`);
+  if (got !== '50/10/5/3 truncated=false')
+    throw new Error(`${where}: expected 50/10/5/3 without truncation, got ${got} ${d.truncated_reasons.join(',')}`);
   return d;
 }
 
@@ -103,7 +114,15 @@ async function resolved(dir: string): Promise<ResolvedWorkspace> {
   return ws;
 }
 
-async function timedRun(engine: CheckpointEngine, ws: ResolvedWorkspace, root: string, files: string[], round: number, id: string, check: boolean) {
+async function timedRun(
+  engine: CheckpointEngine,
+  ws: ResolvedWorkspace,
+  root: string,
+  files: string[],
+  round: number,
+  id: string,
+  check: boolean,
+) {
   const t0 = performance.now();
   await engine.start({ sessionId: 'bench', changeId: id, runId: id, workspace: ws });
   const t1 = performance.now();
@@ -117,12 +136,19 @@ async function timedRun(engine: CheckpointEngine, ws: ResolvedWorkspace, root: s
   return { checkpointMs: t1 - t0, completionMs: t3 - t2 };
 }
 
-export async function benchEngine(opts: { rounds?: number; log?: (s: string) => void } = {}): Promise<EngineBenchResult> {
+export async function benchEngine(
+  opts: { rounds?: number; log?: (s: string) => void } = {},
+): Promise<EngineBenchResult> {
   const log = opts.log ?? ((s: string) => void process.stderr.write(`${s}\n`));
   const rounds = Math.max(5, opts.rounds ?? 7);
   const trees = ensureTrees(log);
   git(trees.gitTree, 'update-index', '-q', '--refresh');
-  const limits = Object.freeze({ ...DEFAULT_LIMITS, maxScannedFiles: 50_000, maxChangedFiles: 100, scanTimeoutMs: 30_000 });
+  const limits = Object.freeze({
+    ...DEFAULT_LIMITS,
+    maxScannedFiles: 50_000,
+    maxChangedFiles: 100,
+    scanTimeoutMs: 30_000,
+  });
   // The soft scan deadline is raised too: on a loaded shared machine a 1 s walk deadline would cut the scan and the
   // run would measure a truncated result. Ratios are what compare; they are measured in the same rounds.
   const engine = createEngine({ limits, dbPath: null });
@@ -157,7 +183,8 @@ export async function benchEngine(opts: { rounds?: number; log?: (s: string) => 
     await new Promise((r) => setTimeout(r, 50));
     gc();
     const rss0 = process.memoryUsage().rss;
-    for (let i = 0; i < live; i++) await engine.start({ sessionId: 'mem', changeId: `m${i}`, runId: `m${i}`, workspace: gitWs });
+    for (let i = 0; i < live; i++)
+      await engine.start({ sessionId: 'mem', changeId: `m${i}`, runId: `m${i}`, workspace: gitWs });
     gc();
     await new Promise((r) => setTimeout(r, 50));
     gc();
@@ -192,7 +219,10 @@ export async function benchEngine(opts: { rounds?: number; log?: (s: string) => 
         maxCompletionMs: Math.max(...p.done),
         snapshotBytes,
       },
-      memory: { cleanGitCheckpointBytes: Math.max(0, (rss1 - rss0) / live), plainCheckpointRssBytes: Math.max(0, rss3 - rss2) },
+      memory: {
+        cleanGitCheckpointBytes: Math.max(0, (rss1 - rss0) / live),
+        plainCheckpointRssBytes: Math.max(0, rss3 - rss2),
+      },
     };
   } finally {
     await engine.close();

@@ -22,7 +22,8 @@ function rng(seed: number): () => number {
 
 function text(rand: () => number, bytes: number): string {
   let out = '';
-  while (out.length < bytes) out += `const v${Math.floor(rand() * 1e9)} = ${'x'.repeat(10 + Math.floor(rand() * 60))};\n`;
+  while (out.length < bytes)
+    out += `const v${Math.floor(rand() * 1e9)} = ${'x'.repeat(10 + Math.floor(rand() * 60))};\n`;
   return out.slice(0, bytes - 1) + '\n';
 }
 
@@ -79,7 +80,13 @@ export function ensureTrees(log: (s: string) => void): BenchTrees {
     log(`generating benchmark trees in ${BENCH_ROOT} (once)...`);
     fs.rmSync(BENCH_ROOT, { recursive: true, force: true });
     writeTree(gitTree, gitFiles, 1024, 64 * 1024, 1);
-    writeTree(gitTree, Array.from({ length: 10_000 }, (_, i) => `node_modules/pkg${Math.floor(i / 20)}/lib/i${i}.js`), 100, 400, 2);
+    writeTree(
+      gitTree,
+      Array.from({ length: 10_000 }, (_, i) => `node_modules/pkg${Math.floor(i / 20)}/lib/i${i}.js`),
+      100,
+      400,
+      2,
+    );
     fs.writeFileSync(path.join(gitTree, '.gitignore'), 'node_modules/\n');
     git(gitTree, 'init', '-q', '-b', 'main');
     git(gitTree, 'add', '-A');

@@ -16,7 +16,7 @@ describe('attribution: checkpoint to checkpoint', () => {
     repo.cleanup();
   });
 
-  test('B1: a pre-dirty file edited further reports only the run\'s edit', async () => {
+  test("B1: a pre-dirty file edited further reports only the run's edit", async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'one\ntwo\nthree\n' } });
     repo.write('a.txt', 'one\ntwo\nthree\nbefore run\n');
     const { delta } = await runChange(engine, repo.dir, () => repo.write('a.txt', 'ONE\ntwo\nthree\nbefore run\n'));

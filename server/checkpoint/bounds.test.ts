@@ -21,7 +21,11 @@ describe('bounds', () => {
   test('B17: exactly maxScannedFiles files is not truncated; one more is, with exact counts over what was scanned', async () => {
     const repo = createTempRepo({ files: files(5) });
     const five = engineWith({ maxScannedFiles: 5 });
-    expect((await runChange(five, repo.dir, () => undefined)).start).toMatchObject({ scanned_files: 5, truncated: false, truncated_reasons: [] });
+    expect((await runChange(five, repo.dir, () => undefined)).start).toMatchObject({
+      scanned_files: 5,
+      truncated: false,
+      truncated_reasons: [],
+    });
     repo.write('f05.txt', '5\n');
     repo.commit('six');
     const { start, delta } = await runChange(five, repo.dir, () => {
@@ -49,7 +53,9 @@ describe('bounds', () => {
 
   test('B18: the soft scan deadline cuts the scan (scan_time) and never reports unscanned files as deleted', async () => {
     // 400 folders take well over 1 ms to walk; the deadline is checked between folders.
-    const tree = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`d${String(i).padStart(3, '0')}/f.txt`, `${i}\n`]));
+    const tree = Object.fromEntries(
+      Array.from({ length: 400 }, (_, i) => [`d${String(i).padStart(3, '0')}/f.txt`, `${i}\n`]),
+    );
     const repo = createTempRepo({ files: tree });
     const e = engineWith({ scanTimeoutMs: 1 });
     const { start, delta } = await runChange(e, repo.dir, () => repo.rm('d399/f.txt'));
@@ -85,7 +91,13 @@ describe('bounds', () => {
     });
     expect(delta.files[0]).toMatchObject({ path: 'a.txt', additions: 200, deletions: 200, truncated: true });
     expect(delta.files[0]!.patch_bytes).toBeLessThanOrEqual(300);
-    expect(delta.files[1]).toMatchObject({ path: 'b.txt', additions: 200, deletions: 200, patch: null, omitted_reason: 'budget' });
+    expect(delta.files[1]).toMatchObject({
+      path: 'b.txt',
+      additions: 200,
+      deletions: 200,
+      patch: null,
+      omitted_reason: 'budget',
+    });
     expect(delta.truncated_reasons).toEqual(['file_patch', 'run_budget']);
     repo.cleanup();
   });

@@ -59,7 +59,9 @@ function indexByPath(indexes: AreaIndex[]): { hits: Map<PathKey, IndexHit>; conf
   return { hits, conflicted };
 }
 
-export async function captureCheckpoint(input: CaptureInput): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
+export async function captureCheckpoint(
+  input: CaptureInput,
+): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
   const startedAt = input.now();
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();

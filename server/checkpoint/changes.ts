@@ -39,7 +39,8 @@ export interface ChangesResult {
   reasons: TruncatedReason[];
 }
 
-const hex = (oids: Uint8Array, i: number): string => Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
+const hex = (oids: Uint8Array, i: number): string =>
+  Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
 
 export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
   const f = cp.files;
@@ -82,7 +83,8 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   }
   const deleted: number[] = [];
   for (let ci = 0; ci < f.paths.length; ci++) {
-    if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true })) deleted.push(ci);
+    if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true }))
+      deleted.push(ci);
   }
 
   // Current bytes of every candidate, in the worker.
@@ -111,7 +113,12 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
       return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
     }
-    const side: FileSide = { bytes: null, unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot', size: r.size[j]!, mode };
+    const side: FileSide = {
+      bytes: null,
+      unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot',
+      size: r.size[j]!,
+      mode,
+    };
     if (side.unavailable === 'no_snapshot') addReason(reasons, 'memory_cap');
     if (oid) side.oid = oid;
     if (r.binary[j]) side.binaryAttr = true;
@@ -156,7 +163,9 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     if (f.mode[ci] === now.mode[ni]) {
       if (origin === ORIGIN_SNAPSHOT) {
         const snap = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
-        same = after.bytes ? snap.equals(after.bytes) : after.oid !== undefined && after.oid === blobId(snap).toString('hex');
+        same = after.bytes
+          ? snap.equals(after.bytes)
+          : after.oid !== undefined && after.oid === blobId(snap).toString('hex');
       } else if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) {
         same = after.oid !== undefined && after.oid === hex(f.oids, ci);
       }
@@ -200,7 +209,12 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
 }
 
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */
-async function markBinaryByAttributes(cp: Checkpoint, changes: CandidateChange[], timeoutMs: number, reasons: TruncatedReason[]): Promise<void> {
+async function markBinaryByAttributes(
+  cp: Checkpoint,
+  changes: CandidateChange[],
+  timeoutMs: number,
+  reasons: TruncatedReason[],
+): Promise<void> {
   // Longest prefix first: a nested repository's own attributes apply inside it.
   const areas = cp.areas.map((a, i) => ({ a, i })).sort((x, y) => y.a.prefix.length - x.a.prefix.length);
   const byArea = new Map<number, CandidateChange[]>();

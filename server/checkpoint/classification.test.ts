@@ -23,7 +23,7 @@ describe('classification', () => {
   });
 
   test('B7: a new empty file is added +0 -0, a deleted empty file deleted +0 -0 (no pairing partner)', async () => {
-    const repo = createTempRepo({ files: { 'e1': '', 'k.txt': 'k\n' } });
+    const repo = createTempRepo({ files: { e1: '', 'k.txt': 'k\n' } });
     const first = await runChange(engine, repo.dir, () => repo.write('new-empty', ''));
     expect(rows(first.delta)).toEqual(['A new-empty +0 -0']);
     const second = await runChange(engine, repo.dir, () => repo.rm('e1'));
@@ -32,9 +32,14 @@ describe('classification', () => {
   });
 
   test('B8: exact rename, rename with edits, and a pair below 50% similarity', async () => {
-    const repo = createTempRepo({ files: { 'exact.txt': lines(20, 'exact'), 'edited.txt': lines(20, 'edit'), 'far.txt': lines(10, 'far') } });
+    const repo = createTempRepo({
+      files: { 'exact.txt': lines(20, 'exact'), 'edited.txt': lines(20, 'edit'), 'far.txt': lines(10, 'far') },
+    });
     const { delta } = await runChange(engine, repo.dir, () => {
-      fs.renameSync(path.join(repo.dir, 'exact.txt'), path.join(repo.dir, 'moved/exact.txt'.replace('moved/', 'moved-')));
+      fs.renameSync(
+        path.join(repo.dir, 'exact.txt'),
+        path.join(repo.dir, 'moved/exact.txt'.replace('moved/', 'moved-')),
+      );
       repo.rm('edited.txt');
       repo.write('edited2.txt', lines(20, 'edit').replace('edit 3\n', 'EDIT 3\n'));
       repo.rm('far.txt');
@@ -50,7 +55,9 @@ describe('classification', () => {
   });
 
   test('B9: CRLF, mixed line endings and no trailing newline are counted like git', async () => {
-    const repo = createTempRepo({ files: { 'crlf.txt': 'a\r\nb\r\nc\r\n', 'mixed.txt': 'a\nb\r\nc\n', 'nonl.txt': 'a\nb' } });
+    const repo = createTempRepo({
+      files: { 'crlf.txt': 'a\r\nb\r\nc\r\n', 'mixed.txt': 'a\nb\r\nc\n', 'nonl.txt': 'a\nb' },
+    });
     const { delta } = await runChange(engine, repo.dir, () => {
       repo.write('crlf.txt', 'a\r\nB\r\nc\r\n');
       repo.write('mixed.txt', 'a\r\nb\r\nc\n');
@@ -62,13 +69,19 @@ describe('classification', () => {
   });
 
   test('B10: binary by content (NUL) and by attribute: rows kept, counts 0, patch null', async () => {
-    const repo = createTempRepo({ files: { 'img.bin': Buffer.from([1, 0, 2, 3]), 'data.dat': 'text\n', '.gitattributes': '*.dat binary\n' } });
+    const repo = createTempRepo({
+      files: { 'img.bin': Buffer.from([1, 0, 2, 3]), 'data.dat': 'text\n', '.gitattributes': '*.dat binary\n' },
+    });
     const { delta } = await runChange(engine, repo.dir, () => {
       repo.write('img.bin', Buffer.from([1, 0, 2, 4, 5]));
       repo.write('data.dat', 'text\nmore\n');
       repo.write('new.bin', Buffer.from([0, 0, 0]));
     });
-    expect(rows(delta)).toEqual(['M data.dat +0 -0 binary (binary)', 'M img.bin +0 -0 binary (binary)', 'A new.bin +0 -0 binary (binary)']);
+    expect(rows(delta)).toEqual([
+      'M data.dat +0 -0 binary (binary)',
+      'M img.bin +0 -0 binary (binary)',
+      'A new.bin +0 -0 binary (binary)',
+    ]);
     expect(delta.binary_count).toBe(3);
     for (const f of delta.files) expect(f.patch).toBeNull();
     expect(delta.files[1]!.size_before).toBe(4);

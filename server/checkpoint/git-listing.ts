@@ -34,7 +34,11 @@ export async function listIgnoreState(area: GitArea, timeoutMs: number): Promise
 }
 
 /** The index part of an area's listing alone (the walk need not wait for it). */
-export async function listAreaIndex(area: GitArea, gitDir: string | null, timeoutMs: number): Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null }> {
+export async function listAreaIndex(
+  area: GitArea,
+  gitDir: string | null,
+  timeoutMs: number,
+): Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null }> {
   let indexMtimeMs: number | null = null;
   if (gitDir) {
     try {
@@ -48,7 +52,12 @@ export async function listAreaIndex(area: GitArea, gitDir: string | null, timeou
   return { entries, indexMtimeMs };
 }
 
-export async function listArea(area: GitArea, gitDir: string | null, timeoutMs: number, withIndex: boolean): Promise<AreaListing> {
+export async function listArea(
+  area: GitArea,
+  gitDir: string | null,
+  timeoutMs: number,
+  withIndex: boolean,
+): Promise<AreaListing> {
   let indexMtimeMs: number | null = null;
   if (withIndex && gitDir) {
     try {
@@ -66,7 +75,11 @@ export async function listArea(area: GitArea, gitDir: string | null, timeoutMs: 
 }
 
 /** A folder holding `.git` found by the walk: its own repository when git says it is the top level of one. */
-export async function nestedArea(root: string, rel: PathKey, timeoutMs: number): Promise<{ area: GitArea; gitDir: string } | null> {
+export async function nestedArea(
+  root: string,
+  rel: PathKey,
+  timeoutMs: number,
+): Promise<{ area: GitArea; gitDir: string } | null> {
   const cwd = path.join(root, Buffer.from(rel, 'latin1').toString());
   const info = await findRepo(cwd, { timeoutMs });
   if (!info) return null;

@@ -38,9 +38,41 @@ describe('ignore semantics', () => {
   test('B15: non-git default folders, file classes, sidecars and the root .gitignore are skipped', async () => {
     const repo = createTempRepo({ git: false, files: { '.gitignore': 'secret/\n*.tmp\n', 'keep.txt': 'k\n' } });
     const { start, delta } = await runChange(engine, repo.dir, () => {
-      for (const d of ['.git', 'node_modules', 'dist', 'build', 'target', '.gradle', '.mvn', '.venv', 'venv', '__pycache__', '.pytest_cache', '.cache', 'coverage'])
+      for (const d of [
+        '.git',
+        'node_modules',
+        'dist',
+        'build',
+        'target',
+        '.gradle',
+        '.mvn',
+        '.venv',
+        'venv',
+        '__pycache__',
+        '.pytest_cache',
+        '.cache',
+        'coverage',
+      ])
         repo.write(`${d}/x.txt`, 'x\n');
-      for (const ext of ['pyc', 'class', 'o', 'so', 'dylib', 'dll', 'exe', 'png', 'jpg', 'jpeg', 'gif', 'webp', 'zip', 'tar', 'sqlite', 'db', 'PNG'])
+      for (const ext of [
+        'pyc',
+        'class',
+        'o',
+        'so',
+        'dylib',
+        'dll',
+        'exe',
+        'png',
+        'jpg',
+        'jpeg',
+        'gif',
+        'webp',
+        'zip',
+        'tar',
+        'sqlite',
+        'db',
+        'PNG',
+      ])
         repo.write(`file.${ext}`, 'x\n');
       repo.write('data.db-wal', 'x');
       repo.write('data.db-shm', 'x');

@@ -5,7 +5,9 @@ import { listIndexFast } from './index-listing.ts';
 import { runGit } from '../git/index.ts';
 
 test('B19: the fast index parser reads exactly what the shared parser reads (odd names, conflicts, links)', async () => {
-  const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'dir/with space.txt': 'b\n', 'new\nline': 'c\n', 'ünï.txt': 'd\n' } });
+  const repo = createTempRepo({
+    files: { 'a.txt': 'a\n', 'dir/with space.txt': 'b\n', 'new\nline': 'c\n', 'ünï.txt': 'd\n' },
+  });
   repo.git('checkout', '-q', '-b', 'x');
   repo.write('a.txt', 'x\n');
   repo.commit('x');

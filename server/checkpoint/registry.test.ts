@@ -19,7 +19,12 @@ describe('registry', () => {
     const e = engineWith();
     await e.start({ sessionId: 's1', changeId: 'run:A', runId: 'A', workspace: await resolved(repo.dir) });
     repo.write('a.txt', 'a by A\n');
-    await e.start({ sessionId: 's2', changeId: 'run:B', runId: 'B', workspace: await resolved(path.join(repo.dir, 'sub')) });
+    await e.start({
+      sessionId: 's2',
+      changeId: 'run:B',
+      runId: 'B',
+      workspace: await resolved(path.join(repo.dir, 'sub')),
+    });
     repo.write('sub/b.txt', 'b by B\n');
     const a = await e.complete('s1', 'run:A');
     const b = await e.complete('s2', 'run:B');
@@ -73,7 +78,7 @@ describe('registry', () => {
     repo.cleanup();
   });
 
-  test('B20: the TTL counts from the run\'s last event (fake clock)', async () => {
+  test("B20: the TTL counts from the run's last event (fake clock)", async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
     let clock = 1_000_000;
     const e = engineWith({ checkpointTtlMs: 1_000 }, { now: () => clock });
@@ -89,7 +94,12 @@ describe('registry', () => {
     clock += 998;
     expect(e.sweep()).toEqual([]);
     clock += 1;
-    expect(e.sweep().map((k) => k.changeId).sort()).toEqual(['run:R', 'tool:T']);
+    expect(
+      e
+        .sweep()
+        .map((k) => k.changeId)
+        .sort(),
+    ).toEqual(['run:R', 'tool:T']);
     expect(await e.complete('s', 'run:R')).toBeNull();
     repo.cleanup();
   });
@@ -125,7 +135,11 @@ describe('registry', () => {
     const c = createTempRepo({ git: false, files: { 'c.txt': 'z'.repeat(40) } });
     let clock = 0;
     const e = engineWith({ maxCheckpointMemoryBytes: 100 }, { now: () => clock++ });
-    for (const [id, r] of [['A', a], ['B', b], ['C', c]] as const) {
+    for (const [id, r] of [
+      ['A', a],
+      ['B', b],
+      ['C', c],
+    ] as const) {
       await e.start({ sessionId: 's', changeId: `run:${id}`, runId: id, workspace: await resolved(r.dir) });
     }
     expect([e.has('s', 'run:A'), e.has('s', 'run:B'), e.has('s', 'run:C')]).toEqual([false, true, true]);

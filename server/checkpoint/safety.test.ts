@@ -15,7 +15,11 @@ function digestTree(dir: string): Record<string, string> {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const abs = path.join(d, e.name);
       if (e.isDirectory()) walk(abs);
-      else out[path.relative(dir, abs)] = crypto.createHash('sha1').update(fs.readFileSync(abs)).digest('hex') + ':' + fs.statSync(abs).mode.toString(8);
+      else
+        out[path.relative(dir, abs)] =
+          crypto.createHash('sha1').update(fs.readFileSync(abs)).digest('hex') +
+          ':' +
+          fs.statSync(abs).mode.toString(8);
     }
   };
   walk(dir);
@@ -44,7 +48,8 @@ test('B26: a tracked run never executes planted fsmonitor, filters, textconv, ex
     ['diff.external', script],
     ['core.pager', script],
     ['core.hooksPath', hooks],
-  ]) repo.git('config', k!, v!);
+  ])
+    repo.git('config', k!, v!);
   fs.writeFileSync(path.join(repo.dir, '.git/info/attributes'), '* filter=x diff=x\n');
   repo.write('.gitattributes', '* filter=x diff=x\n');
   fs.rmSync(marker, { force: true });

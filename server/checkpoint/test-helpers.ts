@@ -11,7 +11,10 @@ export async function resolved(dir: string): Promise<ResolvedWorkspace> {
   return ws;
 }
 
-export function testEngine(limits: Partial<Limits> = {}, extra: { now?: () => number; dbPath?: string | null; inThread?: boolean } = {}): CheckpointEngine {
+export function testEngine(
+  limits: Partial<Limits> = {},
+  extra: { now?: () => number; dbPath?: string | null; inThread?: boolean } = {},
+): CheckpointEngine {
   return createEngine({
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...limits }),
     dbPath: extra.dbPath ?? null,
@@ -39,7 +42,8 @@ export async function runChange(
 /** Compact view of a delta's rows for assertions. */
 export function rows(delta: DeltaResult): string[] {
   return delta.files.map((f) => {
-    const head = f.change_type === 'renamed' ? `R ${f.old_path} -> ${f.path}` : `${f.change_type[0]!.toUpperCase()} ${f.path}`;
+    const head =
+      f.change_type === 'renamed' ? `R ${f.old_path} -> ${f.path}` : `${f.change_type[0]!.toUpperCase()} ${f.path}`;
     return `${head} +${f.additions} -${f.deletions}${f.binary ? ' binary' : ''}${f.omitted_reason ? ` (${f.omitted_reason})` : ''}`;
   });
 }

@@ -32,25 +32,24 @@ export interface StartResult {
 }
 
 /** A computed change (not yet stored): ChangeSummary's engine part plus the files with patches. */
-export interface DeltaResult
-  extends Pick<
-    ChangeSummary,
-    | 'workspace'
-    | 'workspace_kind'
-    | 'started_at'
-    | 'finished_at'
-    | 'changed_count'
-    | 'added_count'
-    | 'modified_count'
-    | 'deleted_count'
-    | 'renamed_count'
-    | 'binary_count'
-    | 'truncated'
-    | 'truncated_reasons'
-    | 'total_patch_bytes'
-    | 'overlapping'
-    | 'omitted_count'
-  > {
+export interface DeltaResult extends Pick<
+  ChangeSummary,
+  | 'workspace'
+  | 'workspace_kind'
+  | 'started_at'
+  | 'finished_at'
+  | 'changed_count'
+  | 'added_count'
+  | 'modified_count'
+  | 'deleted_count'
+  | 'renamed_count'
+  | 'binary_count'
+  | 'truncated'
+  | 'truncated_reasons'
+  | 'total_patch_bytes'
+  | 'overlapping'
+  | 'omitted_count'
+> {
   files: DeltaFile[];
 }
 

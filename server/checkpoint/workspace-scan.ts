@@ -73,11 +73,26 @@ function mergeTables(tables: ScanTable[]): ScanTable {
   const truncated = tables.find((t) => t.truncated !== null)?.truncated ?? null;
   return {
     paths: tables.flatMap((t) => t.paths),
-    size: cat((t) => t.size, (n) => new Float64Array(n)),
-    mtimeMs: cat((t) => t.mtimeMs, (n) => new Float64Array(n)),
-    ctimeMs: cat((t) => t.ctimeMs, (n) => new Float64Array(n)),
-    ino: cat((t) => t.ino, (n) => new Float64Array(n)),
-    mode: cat((t) => t.mode, (n) => new Uint8Array(n)),
+    size: cat(
+      (t) => t.size,
+      (n) => new Float64Array(n),
+    ),
+    mtimeMs: cat(
+      (t) => t.mtimeMs,
+      (n) => new Float64Array(n),
+    ),
+    ctimeMs: cat(
+      (t) => t.ctimeMs,
+      (n) => new Float64Array(n),
+    ),
+    ino: cat(
+      (t) => t.ino,
+      (n) => new Float64Array(n),
+    ),
+    mode: cat(
+      (t) => t.mode,
+      (n) => new Uint8Array(n),
+    ),
     nestedRepos: tables.flatMap((t) => t.nestedRepos),
     prunedDirs: tables.flatMap((t) => t.prunedDirs),
     truncated,
@@ -107,7 +122,10 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   let rootIndex: Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null } | Error> | null = null;
   if (scanMode === 'git') {
     const area: GitArea = { prefix: '', cwd: input.root };
-    if (input.withIndex) rootIndex = listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+    if (input.withIndex)
+      rootIndex = listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(String(err)),
+      );
     try {
       addIgnore(await listIgnoreState(area, input.gitTimeoutMs));
       areas.push(area);
@@ -133,7 +151,10 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
       root: input.root,
       starts,
       pruneDirs: ignore.pruneDirs,
-      skipFiles: [...(input.keepFiles ? ignore.skipFiles.filter((p) => !input.keepFiles!.has(p)) : ignore.skipFiles), ...input.ownFiles],
+      skipFiles: [
+        ...(input.keepFiles ? ignore.skipFiles.filter((p) => !input.keepFiles!.has(p)) : ignore.skipFiles),
+        ...input.ownFiles,
+      ],
       mode: scanMode,
       gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
       maxFiles: remaining,
@@ -188,13 +209,18 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
 
   if (rootIndex && !gitFailed) {
     const got = await rootIndex;
-    if (got instanceof Error) addReason(reasons, reasonFor(got)); // no clean files: everything is read instead
+    if (got instanceof Error)
+      addReason(reasons, reasonFor(got)); // no clean files: everything is read instead
     else indexes.unshift({ area: 0, entries: got.entries, indexMtimeMs: got.indexMtimeMs });
   } else if (rootIndex) {
     await rootIndex;
   }
   const merged = mergeTables(tables);
-  const complete = merged.truncated === null && unlisted.length === 0 && !reasons.includes('scan_files') && !reasons.includes('scan_time');
+  const complete =
+    merged.truncated === null &&
+    unlisted.length === 0 &&
+    !reasons.includes('scan_files') &&
+    !reasons.includes('scan_time');
   const coverage: Coverage = {
     complete,
     listed: new Set(complete ? [] : merged.listedDirs),

@@ -198,6 +198,10 @@ export function readContents(req: ReadRequest): ReadResult {
     }
   }
   // Hand back only what was kept (copy when binaries or skips left much of the block unused).
-  if (keptBytes < block.length) block = keptBytes > block.length * 0.9 ? block.subarray(0, keptBytes) : Uint8Array.prototype.slice.call(block, 0, keptBytes);
+  if (keptBytes < block.length)
+    block =
+      keptBytes > block.length * 0.9
+        ? block.subarray(0, keptBytes)
+        : Uint8Array.prototype.slice.call(block, 0, keptBytes);
   return { block, offset, length, oids, hashed, binary, missing, size, skippedForBudget, skippedForHashBudget };
 }

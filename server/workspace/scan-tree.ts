@@ -107,7 +107,11 @@ export function scanTree(req: ScanRequest): ScanTable {
       continue; // vanished or unreadable folder: nothing recorded, not "listed"
     }
     entries.sort(byName);
-    if (req.mode === 'git' && !isStart && entries.some((e) => e.name.length === 4 && e.name.toString('latin1') === '.git')) {
+    if (
+      req.mode === 'git' &&
+      !isStart &&
+      entries.some((e) => e.name.length === 4 && e.name.toString('latin1') === '.git')
+    ) {
       nestedRepos.push(rel);
       continue;
     }

@@ -12,10 +12,16 @@ parentPort?.on('message', (msg: WorkerRequest) => {
   try {
     if (msg.op === 'scan') {
       const r = scanTree(msg.req);
-      parentPort!.postMessage({ id: msg.id, ok: true, result: r }, [r.size, r.mtimeMs, r.ctimeMs, r.ino, r.mode].map(own));
+      parentPort!.postMessage(
+        { id: msg.id, ok: true, result: r },
+        [r.size, r.mtimeMs, r.ctimeMs, r.ino, r.mode].map(own),
+      );
     } else {
       const r = readContents(msg.req);
-      parentPort!.postMessage({ id: msg.id, ok: true, result: r }, [r.block, r.offset, r.length, r.oids, r.hashed, r.binary, r.missing, r.size].map(own));
+      parentPort!.postMessage(
+        { id: msg.id, ok: true, result: r },
+        [r.block, r.offset, r.length, r.oids, r.hashed, r.binary, r.missing, r.size].map(own),
+      );
     }
   } catch (err) {
     parentPort!.postMessage({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) });

@@ -17,13 +17,20 @@ export interface Scanner {
   close(): Promise<void>;
 }
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; op: 'scan' | 'read'; req: ScanRequest | ReadRequest };
+type Pending = {
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+  op: 'scan' | 'read';
+  req: ScanRequest | ReadRequest;
+};
 
 /** The worker module is TypeScript: the worker registers the same tsx loader the server runs under. */
 function workerBootstrap(): string {
   const require = createRequire(import.meta.url);
   const pkgPath = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(fs.readFileSync(pkgPath, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
+  const pkg = JSON.parse(fs.readFileSync(pkgPath, 'utf8')) as {
+    exports: Record<string, { import: { default: string } }>;
+  };
   const api = pathToFileURL(path.join(path.dirname(pkgPath), pkg.exports['./esm/api']!.import.default)).href;
   const entry = new URL('./scan-worker.ts', import.meta.url).href;
   return `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
