@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config } from './config.ts';
 import { AppError } from './errors.ts';
-import { createApp, isLoopbackHost, type SecurityPolicy } from './api/index.ts';
+import { createApp, isLoopbackHost, toolsRouter, type SecurityPolicy } from './api/index.ts';
+import { createApprovals, type Approvals } from './approvals/index.ts';
 import { createEngine } from './checkpoint/index.ts';
 import type { CheckpointEngine } from './checkpoint/types.ts';
 import {
@@ -16,6 +17,7 @@ import {
 } from './runs/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
 import { openStore, type Store } from './store/index.ts';
+import { createCallLog, type CallLog } from './tools-log/index.ts';
 
 /** What `createServer` needs besides the config; everything optional. */
 export interface ServerOptions {
@@ -23,7 +25,7 @@ export interface ServerOptions {
   now?: () => number;
   /** The built web UI folder. Default `dist/web`. */
   webDir?: string;
-  /** Builds the git tools' routes, mounted at `/api/tools` behind the same guards. */
+  /** Builds the git tools' routes, mounted at `/api/tools` behind the same guards. Default: `toolsRouter`. */
   toolsRouter?: (ctx: ServerContext) => Router;
   /** Told when checkpoints are taken and runs close (the live feed). */
   observers?: (ctx: ServerContext) => RunObserver[];
@@ -40,6 +42,10 @@ export interface ServerContext {
   bridge: Bridge;
   history: History;
   socket: SocketServer;
+  /** The git tools' call log. */
+  callLog: CallLog;
+  /** Commit plans waiting for a person (`--require-commit-approval`). */
+  approvals: Approvals;
 }
 
 export interface RunningServer extends ServerContext {
@@ -87,7 +93,13 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     ...(opts.now ? { now: opts.now } : {}),
   });
   const history = createHistory(store);
-  Object.assign(ctx, { bridge, history });
+  const approvals = createApprovals({
+    timeoutMs: config.approvalTimeoutMs,
+    requested: (p) => socket.emitToSessionsList('tool.approval.requested', p),
+    resolved: (p) => socket.emitToSessionsList('tool.approval.resolved', p),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals });
   const full = ctx as ServerContext;
   // Observers are built with the whole context (they may emit through the socket).
   if (opts.observers) bridge.addObservers(opts.observers(full));
@@ -98,7 +110,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     maxBodyBytes: config.limits.maxBodyBytes,
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
-    ...(opts.toolsRouter ? { toolsRouter: opts.toolsRouter(full) } : {}),
+    toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, now: opts.now ?? Date.now }),
   });
   httpServer.on('request', app);
 
@@ -131,6 +143,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const close = () =>
     (closing ??= (async () => {
       retention.stop();
+      approvals.close();
       httpServer.closeAllConnections();
       await socket.close(); // also closes the HTTP server
       await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));

@@ -1,5 +1,5 @@
 /** Git tools for agents, CONTRACT section 5: inputs and outputs shared by REST, MCP and the web UI. */
-import type { ChangeSummary } from './dto.ts';
+import type { ChangeSummary, UntrackedReason } from './dto.ts';
 
 export type GitToolName =
   'git_status' | 'git_diff' | 'git_log' | 'git_show' | 'git_branch' | 'git_commit' | 'run_changes';
@@ -168,7 +168,12 @@ export interface RunChangesInput {
 
 export interface RunChangesOutput {
   change: ChangeSummary;
+  /** True while the run is still going: `change` is the delta so far, computed now and not stored. */
   open: boolean;
+  /** False when the run's workspace was not tracked: `change` then says nothing about the files. */
+  tracking: boolean;
+  /** Why it was not tracked (`workspace_missing`, `no_checkpoint`, ...), else null. */
+  reason: UntrackedReason | null;
 }
 
 export interface ToolCallRecord {

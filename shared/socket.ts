@@ -54,7 +54,19 @@ export interface ApprovalRequestedPayload {
 
 export interface ApprovalResolvedPayload {
   approval_id: string;
-  decision: 'approve' | 'deny' | 'timeout';
+  /** `cancelled`: the caller went away (or the server stopped) before anyone decided. */
+  decision: 'approve' | 'deny' | 'timeout' | 'cancelled';
+}
+
+/** A plan still waiting for a decision (`GET /api/tools/approvals`, an extension for pages opened later). */
+export interface PendingApproval extends ApprovalRequestedPayload {
+  created_at: number;
+  /** When it times out (epoch ms). */
+  expires_at: number;
+}
+
+export interface PendingApprovalsResponse {
+  approvals: PendingApproval[];
 }
 
 export interface Ack {

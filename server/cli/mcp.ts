@@ -17,13 +17,19 @@ import { VERSION } from '../version.ts';
 import {
   callTool,
   createWorkspaceCatalog,
+  findTool,
   GIT_TOOLS,
   ToolSession,
   type ToolCallResult,
   type ToolContext,
   type ToolDefinition,
 } from '../git/index.ts';
+import { runChangesInput, runChangesOutput } from '../run-changes/index.ts';
+import { openDatabase, type Db } from '../store/index.ts';
+import { createCallLog, type CallLog } from '../tools-log/index.ts';
+import type { GitToolName } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
+import { createRemote, type RemoteServer } from './mcp-remote.ts';
 
 const HELP = `usage: rundiff mcp [--workspace DIR]... [--server URL] [--db FILE]
 
@@ -33,8 +39,11 @@ stdout carries only protocol frames; logs go to stderr.
 
   --workspace DIR  a repository (or a folder holding repositories) the tools may use; repeat for
                    several. The first is the default. Default: the current folder.
-  --server URL     the rundiff server that records the tool calls
-  --db FILE        the database that records the tool calls when no server is given
+  --server URL     a running rundiff server: it records the tool calls, asks a person to approve
+                   commits when it runs with --require-commit-approval, and answers run_changes
+                   (offered only with --server). Sends RUNDIFF_TOKEN when set.
+  --db FILE        without --server: the database that records the tool calls
+                   (default RUNDIFF_DB, else ~/.local/share/rundiff/rundiff.db)
 `;
 
 const say = (line: string) => process.stderr.write(`rundiff mcp: ${line}\n`);
@@ -70,6 +79,34 @@ export function mcpResult(result: ToolCallResult): CallToolResult {
     };
   }
   return { content: [{ type: 'text', text: JSON.stringify(result.error.toBody()) }], isError: true };
+}
+
+/** `run_changes` as MCP lists it (only with `--server`: the open runs' checkpoints live in the server). */
+export const RUN_CHANGES_LISTING: Tool = {
+  name: 'run_changes',
+  title: 'Run changes',
+  description:
+    "What a rundiff run changed in its workspace: a finished run's stored change, or for a run still open (open: true) the files changed so far. Default run: the session's newest. tracking: false means the workspace was not watched (see reason).",
+  inputSchema: z.toJSONSchema(runChangesInput, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+  outputSchema: z.toJSONSchema(runChangesOutput, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+  annotations: {
+    title: 'Run changes',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+};
+
+/** Where calls are recorded without a server: the database, opened once; null (and said) when it cannot be. */
+function openLocalLog(dbPath: string): { log: CallLog; db: Db } | null {
+  try {
+    const db = openDatabase(dbPath);
+    return { log: createCallLog(db), db };
+  } catch (err) {
+    say(`cannot record tool calls in ${dbPath}: ${(err as Error).message}`);
+    return null;
+  }
 }
 
 function checkWorkspaces(dirs: readonly string[], roots: readonly string[] | null): string[] {
@@ -122,9 +159,34 @@ export async function run(argv: string[]): Promise<number> {
   console.log = console.error;
   console.info = console.error;
 
+  const remote: RemoteServer | null =
+    args.values.server !== undefined ? createRemote(args.values.server, config.token) : null;
+  const local = remote ? null : openLocalLog(config.dbPath);
+
   const ctx: ToolContext = {
     session: new ToolSession(),
     repositories: createWorkspaceCatalog({ workspaces, workspaceRoots: config.workspaceRoots }),
+  };
+
+  /** Every call of an offered tool is recorded: through the server, or into the database. */
+  const record = async (result: ToolCallResult): Promise<void> => {
+    if (remote) {
+      const failed = await remote.recordCall(result);
+      if (failed) say(`could not record the call at ${remote.url}: ${failed.message}`);
+      return;
+    }
+    try {
+      local?.log.record({
+        tool: result.tool as GitToolName,
+        repository: result.repository,
+        ok: result.ok,
+        error_code: result.ok ? null : result.error.code,
+        duration_ms: result.duration_ms,
+        created_at: Date.now(),
+      });
+    } catch (err) {
+      say(`could not record the call: ${(err as Error).message}`);
+    }
   };
   const server = new Server(
     { name: 'rundiff', version: VERSION },
@@ -134,10 +196,20 @@ export async function run(argv: string[]): Promise<number> {
         'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set).',
     },
   );
-  const listing = GIT_TOOLS.map(mcpToolListing);
+  const listing = [...GIT_TOOLS.map(mcpToolListing), ...(remote ? [RUN_CHANGES_LISTING] : [])];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const result = await callTool(request.params.name, request.params.arguments ?? {}, ctx);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const input = request.params.arguments ?? {};
+    let result: ToolCallResult;
+    if (name === 'run_changes' && remote) {
+      result = await remote.runChanges(input); // the server logs it
+    } else {
+      // With a server, a commit's plan goes to it first: it knows whether a person must approve.
+      const callCtx: ToolContext = remote ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal) } : ctx;
+      result = await callTool(name, input, callCtx);
+      if (findTool(name)) await record(result);
+    }
     const outcome = result.ok ? 'ok' : result.error.code;
     say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);
     return mcpResult(result);
@@ -151,8 +223,11 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve());
   });
   await server.connect(transport);
-  say(`serving ${GIT_TOOLS.length} tools for ${workspaces.join(', ')}`);
+  say(
+    `serving ${listing.length} tools for ${workspaces.join(', ')}; calls recorded ${remote ? `by ${remote.url}` : local ? `in ${config.dbPath}` : 'nowhere'}`,
+  );
   await closed;
   await server.close().catch(() => undefined);
+  if (local?.db.open) local.db.close();
   return 0;
 }

@@ -1,0 +1,222 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
+import {
+  ERROR_STATUS,
+  GIT_TOOL_NAMES,
+  type ErrorCode,
+  type GitToolName,
+  type PendingApprovalsResponse,
+  type ToolCallsResponse,
+} from '../../shared/index.ts';
+import type { Approvals } from '../approvals/index.ts';
+import type { CheckpointEngine } from '../checkpoint/types.ts';
+import type { Config } from '../config.ts';
+import { AppError, toAppError } from '../errors.ts';
+import {
+  callTool,
+  invalidInput,
+  labelFor,
+  ToolSession,
+  ToolSessionStore,
+  type ToolCallResult,
+  type ToolContext,
+} from '../git/index.ts';
+import { runChanges, runChangesInput } from '../run-changes/index.ts';
+import type { Store } from '../store/index.ts';
+import { CALLS_PAGE, type CallLog } from '../tools-log/index.ts';
+import { isValidId } from './bridge-schema.ts';
+import { intQuery } from './params.ts';
+import { restCatalog } from './tools-catalog.ts';
+
+/**
+ * The git tools over REST (CONTRACT section 5): `POST /api/tools/<name>` with the tool input plus
+ * `tool_session` (the commit gate's scope) and `session_id` (whose workspace is the default
+ * repository); the call log; commit approval. Mounted at `/api/tools` behind the app-wide Host,
+ * Origin, token and JSON guards. Every call of a known tool is logged, failures included.
+ */
+
+export interface ToolsRouterDeps {
+  config: Pick<Config, 'workspaceRoots' | 'homeDir' | 'requireCommitApproval'>;
+  store: Store;
+  engine: CheckpointEngine;
+  callLog: CallLog;
+  approvals: Approvals;
+  /** REST tool sessions (`tool_session`). Default: a fresh bounded store. */
+  toolSessions?: ToolSessionStore;
+  now?: () => number;
+}
+
+const TOOL_NAMES = new Set<string>(GIT_TOOL_NAMES);
+/** Tools whose calls only make sense inside a tool session (the review and the commit it allows). */
+const NEEDS_TOOL_SESSION = new Set<string>(['git_diff', 'git_commit']);
+
+const idField = (name: string, value: unknown): string | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !isValidId(value)) {
+    throw new AppError('invalid_input', `${name} must be 1-200 printable characters`, {
+      details: { issues: [{ path: name, message: 'must be 1-200 printable characters' }] },
+    });
+  }
+  return value;
+};
+
+function plainObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_input', 'the request body must be a JSON object (the tool input)');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** An AbortSignal that fires when the client goes away before its answer is sent. */
+function clientGone(req: Request, res: Response): AbortSignal {
+  const ctrl = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) ctrl.abort();
+  });
+  req.on('aborted', () => ctrl.abort());
+  return ctrl.signal;
+}
+
+const errorCodes = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** `POST /api/tools/calls`: a call run elsewhere (`rundiff mcp --server`) reported for the log. */
+const reportedCall = z.strictObject({
+  tool: z.enum(GIT_TOOL_NAMES as [GitToolName, ...GitToolName[]]),
+  repository: z.string().min(1).max(4096).nullable(),
+  ok: z.boolean(),
+  error_code: z.enum(errorCodes).nullable(),
+  duration_ms: z.number().min(0).max(86_400_000),
+});
+
+/** `POST /api/tools/approvals`: a commit plan from `rundiff mcp --server`, waiting for a decision. */
+const commitPlan = z.strictObject({
+  repository: z.string().min(1).max(4096),
+  message: z.string().max(1024 * 1024),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1).max(4096),
+        additions: z.number().int().min(0),
+        deletions: z.number().int().min(0),
+        new: z.boolean(),
+      }),
+    )
+    .max(100_000),
+});
+
+const decisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']) });
+
+function parse<T>(schema: z.ZodType<T>, body: unknown): T {
+  const r = schema.safeParse(body ?? {});
+  if (!r.success) throw invalidInput(r.error);
+  return r.data;
+}
+
+export function toolsRouter(deps: ToolsRouterDeps): Router {
+  const router = Router();
+  const now = deps.now ?? Date.now;
+  const toolSessions = deps.toolSessions ?? new ToolSessionStore();
+  const roots = deps.config.workspaceRoots ?? [];
+
+  function record(result: ToolCallResult): void {
+    deps.callLog.record({
+      tool: result.tool as GitToolName,
+      repository: result.repository,
+      ok: result.ok,
+      error_code: result.ok ? null : result.error.code,
+      duration_ms: result.duration_ms,
+      created_at: now(),
+    });
+  }
+
+  async function runGitTool(name: string, body: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallResult> {
+    const { tool_session: rawToolSession, session_id: rawSessionId, ...input } = body;
+    const toolSessionId = idField('tool_session', rawToolSession);
+    if (toolSessionId === undefined && NEEDS_TOOL_SESSION.has(name)) {
+      throw new AppError('invalid_input', `${name} needs tool_session: the id that scopes reviews and commits`, {
+        hint: 'Send the same tool_session (any id of yours) with the git_diff that reviews and the git_commit that follows.',
+        details: { issues: [{ path: 'tool_session', message: 'required' }] },
+      });
+    }
+    const sessionId = idField('session_id', rawSessionId);
+    const requested = typeof input.repository === 'string' ? input.repository : undefined;
+    const ctx: ToolContext = {
+      session: toolSessionId === undefined ? new ToolSession() : toolSessions.get(toolSessionId),
+      repositories: restCatalog(deps.store, deps.config, sessionId, requested),
+      ...(deps.config.requireCommitApproval ? { approve: (plan) => deps.approvals.request(plan, signal) } : {}),
+    };
+    return callTool(name, input, ctx);
+  }
+
+  async function runChangesTool(body: Record<string, unknown>): Promise<ToolCallResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const { tool_session: rawToolSession, ...input } = body;
+    let repository: string | null = null;
+    try {
+      idField('tool_session', rawToolSession);
+      const args = parse(runChangesInput, input);
+      const output = await runChanges({ store: deps.store, engine: deps.engine, now }, args);
+      if (output.change.workspace) repository = labelFor(output.change.workspace, roots);
+      return { ok: true, tool: 'run_changes', output, repository, duration_ms: elapsed() };
+    } catch (err) {
+      return { ok: false, tool: 'run_changes', error: toAppError(err), repository, duration_ms: elapsed() };
+    }
+  }
+
+  router.get('/calls', (req, res) => {
+    const limit = intQuery(req.query.limit, 'limit', { min: 1, max: CALLS_PAGE.max }) ?? CALLS_PAGE.default;
+    const body: ToolCallsResponse = { calls: deps.callLog.list(limit) };
+    res.json(body);
+  });
+
+  router.post('/calls', (req, res) => {
+    const call = parse(reportedCall, req.body);
+    res.status(201).json({ call: deps.callLog.record({ ...call, created_at: now() }) });
+  });
+
+  router.get('/approvals', (_req, res) => {
+    const body: PendingApprovalsResponse = { approvals: deps.approvals.pending() };
+    res.json(body);
+  });
+
+  // A plan from a commit run elsewhere: answers at once when approval is off, else once decided.
+  router.post('/approvals', async (req, res) => {
+    const plan = parse(commitPlan, req.body);
+    if (!deps.config.requireCommitApproval) {
+      res.json({ required: false });
+      return;
+    }
+    await deps.approvals.request(plan, clientGone(req, res));
+    res.json({ required: true, decision: 'approve' });
+  });
+
+  router.post('/approvals/:approval_id', (req, res) => {
+    const id = idField('approval_id', req.params.approval_id)!;
+    const { decision } = parse(decisionBody, req.body);
+    res.json(deps.approvals.decide(id, decision));
+  });
+
+  router.post('/:name', async (req, res) => {
+    const name = req.params.name;
+    if (!TOOL_NAMES.has(name)) {
+      throw new AppError('not_found', `no tool ${JSON.stringify(name)}`, { details: { tools: [...GIT_TOOL_NAMES] } });
+    }
+    const signal = clientGone(req, res);
+    const started = performance.now();
+    let result: ToolCallResult;
+    try {
+      const body = plainObject(req.body);
+      result = name === 'run_changes' ? await runChangesTool(body) : await runGitTool(name, body, signal);
+    } catch (err) {
+      const duration = Math.round((performance.now() - started) * 10) / 10;
+      result = { ok: false, tool: name, error: toAppError(err), repository: null, duration_ms: duration };
+    }
+    record(result);
+    if (!result.ok) throw result.error;
+    res.json(result.output);
+  });
+
+  return router;
+}

@@ -1,0 +1,142 @@
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { ERROR_STATUS, type CommitPlan, type ErrorCode } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
+import type { ToolCallResult } from '../git/index.ts';
+
+/**
+ * `rundiff mcp --server URL`: the git tools run here, on this process's `--workspace` folders (the
+ * server may not know them), and the server is asked for what only it has: the call log, commit
+ * approval (a person at the web UI) and `run_changes` (its live checkpoints). Plain node:http, not
+ * fetch: an approval may wait longer than fetch's fixed 300 s header timeout.
+ */
+
+interface JsonAnswer {
+  status: number;
+  body: unknown;
+}
+
+function requestJson(
+  url: URL,
+  method: string,
+  body: unknown,
+  opts: { token: string | null; timeoutMs: number | null; signal?: AbortSignal | undefined },
+): Promise<JsonAnswer> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (payload) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(payload.length);
+  }
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, { method, headers, ...(opts.signal ? { signal: opts.signal } : {}) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = null;
+        try {
+          parsed = text === '' ? null : JSON.parse(text);
+        } catch {
+          parsed = null;
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+    });
+    if (opts.timeoutMs !== null) req.setTimeout(opts.timeoutMs, () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The server's error body as an AppError (an unknown code or shape becomes `internal`). */
+function errorFrom(answer: JsonAnswer): AppError {
+  const e = (answer.body as { error?: { code?: string; message?: string; hint?: string; details?: unknown } } | null)
+    ?.error;
+  const code = e?.code && e.code in ERROR_STATUS ? (e.code as ErrorCode) : 'internal';
+  const opts: { hint?: string; details?: Record<string, unknown> } = {};
+  if (typeof e?.hint === 'string') opts.hint = e.hint;
+  if (e?.details && typeof e.details === 'object') opts.details = e.details as Record<string, unknown>;
+  return new AppError(code, typeof e?.message === 'string' ? e.message : `the server answered ${answer.status}`, opts);
+}
+
+export interface RemoteServer {
+  readonly url: string;
+  /** Reports a call that ran here for the server's log; a failure is returned, never thrown. */
+  recordCall(result: ToolCallResult): Promise<Error | null>;
+  /** Asks the server whether a person must approve the plan, and waits for them when so. */
+  approve(plan: CommitPlan, signal?: AbortSignal): Promise<void>;
+  /** `run_changes`, run (and logged) by the server. */
+  runChanges(args: unknown): Promise<ToolCallResult>;
+}
+
+export function createRemote(base: string, token: string | null): RemoteServer {
+  const at = (p: string) => new URL(p, base.endsWith('/') ? base : `${base}/`);
+  const unreachable = (err: unknown, what: string) =>
+    new AppError('internal', `the rundiff server at ${base} could not be reached ${what}`, {
+      hint: 'Start it (npx rundiff serve), or check --server and RUNDIFF_TOKEN.',
+      details: { server: base, cause: err instanceof Error ? err.message : String(err) },
+    });
+
+  return {
+    url: base,
+    async recordCall(result) {
+      try {
+        const answer = await requestJson(
+          at('api/tools/calls'),
+          'POST',
+          {
+            tool: result.tool,
+            repository: result.repository,
+            ok: result.ok,
+            error_code: result.ok ? null : result.error.code,
+            duration_ms: result.duration_ms,
+          },
+          { token, timeoutMs: 5_000 },
+        );
+        return answer.status === 201 ? null : errorFrom(answer);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    },
+    async approve(plan, signal) {
+      let answer: JsonAnswer;
+      try {
+        // No client deadline: the server answers at its own RUNDIFF_APPROVAL_TIMEOUT_MS.
+        answer = await requestJson(at('api/tools/approvals'), 'POST', plan, { token, timeoutMs: null, signal });
+      } catch (err) {
+        // Fail closed: without an answer nobody can say the commit was allowed.
+        throw unreachable(err, 'to ask for commit approval; nothing was committed');
+      }
+      if (answer.status !== 200) throw errorFrom(answer);
+    },
+    async runChanges(args) {
+      const started = performance.now();
+      const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+      try {
+        const answer = await requestJson(at('api/tools/run_changes'), 'POST', args ?? {}, {
+          token,
+          timeoutMs: 120_000,
+        });
+        if (answer.status !== 200) {
+          return { ok: false, tool: 'run_changes', error: errorFrom(answer), repository: null, duration_ms: elapsed() };
+        }
+        const workspace = (answer.body as { change?: { workspace?: unknown } } | null)?.change?.workspace;
+        const repository = typeof workspace === 'string' ? path.basename(workspace) : null;
+        return { ok: true, tool: 'run_changes', output: answer.body, repository, duration_ms: elapsed() };
+      } catch (err) {
+        return {
+          ok: false,
+          tool: 'run_changes',
+          error: unreachable(err, 'for run_changes'),
+          repository: null,
+          duration_ms: elapsed(),
+        };
+      }
+    },
+  };
+}

@@ -1,0 +1,9 @@
+/** `run_changes`: a run's stored change, or the delta so far of a run still open. */
+export {
+  pickRun,
+  runChanges,
+  runChangesInput,
+  runChangesOutput,
+  type RunChangesArgs,
+  type RunChangesDeps,
+} from './run-changes.ts';

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import type {
+  ChangeSummary,
+  FileSummary,
+  Run,
+  RunChangesOutput,
+  UntrackedReason,
+  WorkspaceKind,
+} from '../../shared/index.ts';
+import type { CheckpointEngine, DeltaResult } from '../checkpoint/types.ts';
+import type { DeltaFile } from '../delta/types.ts';
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
+
+/**
+ * `run_changes {session_id, run_id?}` (CONTRACT section 5): a finished run's stored change, or for a
+ * run still open the delta from its live checkpoint so far (computed now, nothing stored, the
+ * checkpoint kept). A finished run with no changed file has no stored change: its answer is built
+ * from the run row with zero counts. An untracked run answers `tracking: false` with its reason, so
+ * "nothing changed" is never confused with "nothing was watched".
+ */
+
+/** The bridge's id rule (CONTRACT section 2): 1-200 printable characters. */
+const NOT_PRINTABLE = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
+const id = z
+  .string()
+  .min(1)
+  .refine((s) => [...s].length <= 200 && !NOT_PRINTABLE.test(s), { message: 'must be 1-200 printable characters' });
+
+export const runChangesInput = z.strictObject({
+  session_id: id.describe('The rundiff session.'),
+  run_id: id.describe("The run. Default: the session's newest run.").optional(),
+});
+
+const fileSummary = z.looseObject({
+  id: z.string(),
+  path: z.string(),
+  old_path: z.string().nullable(),
+  change_type: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  additions: z.number(),
+  deletions: z.number(),
+  binary: z.boolean(),
+  truncated: z.boolean(),
+  size_before: z.number().nullable(),
+  size_after: z.number().nullable(),
+  patch_bytes: z.number(),
+  omitted_reason: z.string().nullable(),
+});
+
+export const runChangesOutput = z.object({
+  change: z.looseObject({
+    change_id: z.string(),
+    session_id: z.string(),
+    run_id: z.string(),
+    workspace: z.string().nullable(),
+    changed_count: z.number(),
+    truncated: z.boolean(),
+    truncated_reasons: z.array(z.string()),
+    omitted_count: z.number(),
+    files: z.array(fileSummary),
+  }),
+  open: z.boolean(),
+  tracking: z.boolean(),
+  reason: z.string().nullable(),
+});
+
+export type RunChangesArgs = z.output<typeof runChangesInput>;
+
+export interface RunChangesDeps {
+  store: Store;
+  engine: CheckpointEngine;
+  now?: () => number;
+}
+
+/** Files of an open run are not stored, so their ids are positions: they cannot be fetched by id. */
+function liveFile(f: DeltaFile, i: number): FileSummary {
+  const out: FileSummary = {
+    id: `open-${i + 1}`,
+    path: f.path,
+    old_path: f.old_path,
+    change_type: f.change_type,
+    additions: f.additions,
+    deletions: f.deletions,
+    binary: f.binary,
+    truncated: f.truncated,
+    size_before: f.size_before,
+    size_after: f.size_after,
+    patch_bytes: f.patch_bytes,
+    omitted_reason: f.omitted_reason,
+  };
+  if (f.path_base64 !== undefined) out.path_base64 = f.path_base64;
+  if (f.old_path_base64 !== undefined) out.old_path_base64 = f.old_path_base64;
+  return out;
+}
+
+function fromDelta(run: Run, d: DeltaResult, t: number): ChangeSummary {
+  return {
+    change_id: run.change_id,
+    session_id: run.session_id,
+    run_id: run.run_id,
+    tool_call_id: null,
+    source: run.source,
+    workspace: d.workspace,
+    workspace_kind: d.workspace_kind,
+    started_at: d.started_at,
+    finished_at: d.finished_at,
+    changed_count: d.changed_count,
+    added_count: d.added_count,
+    modified_count: d.modified_count,
+    deleted_count: d.deleted_count,
+    renamed_count: d.renamed_count,
+    binary_count: d.binary_count,
+    truncated: d.truncated,
+    truncated_reasons: [...d.truncated_reasons],
+    total_patch_bytes: d.total_patch_bytes,
+    overlapping: d.overlapping,
+    omitted_count: d.omitted_count,
+    created_at: t,
+    files: d.files.map(liveFile),
+  };
+}
+
+/** A change with nothing in it, from the run row (no changed file, or not tracked). */
+function emptyChange(
+  run: Run,
+  kind: WorkspaceKind,
+  bounds: Pick<ChangeSummary, 'truncated' | 'truncated_reasons' | 'omitted_count'>,
+  t: number,
+): ChangeSummary {
+  return {
+    change_id: run.change_id,
+    session_id: run.session_id,
+    run_id: run.run_id,
+    tool_call_id: null,
+    source: run.source,
+    workspace: run.workspace,
+    workspace_kind: kind,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    changed_count: 0,
+    added_count: 0,
+    modified_count: 0,
+    deleted_count: 0,
+    renamed_count: 0,
+    binary_count: 0,
+    truncated: bounds.truncated,
+    truncated_reasons: [...bounds.truncated_reasons],
+    total_patch_bytes: 0,
+    overlapping: false,
+    omitted_count: bounds.omitted_count,
+    created_at: run.finished_at ?? t,
+    files: [],
+  };
+}
+
+const NO_BOUNDS = { truncated: false, truncated_reasons: [], omitted_count: 0 };
+
+/** The run the call names: `run_id`, else the session's newest; `not_found` when there is none. */
+export function pickRun(store: Store, sessionId: string, runId: string | undefined): Run {
+  if (!store.sessions.exists(sessionId)) {
+    throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`, { details: { session_id: sessionId } });
+  }
+  if (runId !== undefined) {
+    const run = store.runs.getRun(sessionId, runId);
+    if (!run) {
+      throw new AppError('not_found', `no run ${JSON.stringify(runId)} in session ${JSON.stringify(sessionId)}`, {
+        details: { session_id: sessionId, run_id: runId },
+      });
+    }
+    return run.record;
+  }
+  const runs = store.runs.listRuns(sessionId);
+  const newest = runs[runs.length - 1];
+  if (!newest) {
+    throw new AppError('not_found', `session ${JSON.stringify(sessionId)} has no runs`, {
+      details: { session_id: sessionId },
+    });
+  }
+  return newest;
+}
+
+function finished(store: Store, run: Run, t: number): RunChangesOutput {
+  const recorded = store.runs.getRun(run.session_id, run.run_id);
+  const stored = store.changes.get(run.session_id, run.change_id);
+  const start = recorded?.startResponse ?? null;
+  const done = recorded?.completeResponse ?? null;
+  const kind: WorkspaceKind = start?.tracking ? start.workspace_kind : 'filesystem';
+  if (stored) return { change: stored, open: false, tracking: true, reason: null };
+  if (done?.tracking) {
+    return { change: emptyChange(run, kind, done, t), open: false, tracking: true, reason: null };
+  }
+  const reason: UntrackedReason = done && !done.tracking ? done.reason : (run.reason ?? 'no_checkpoint');
+  return { change: emptyChange(run, kind, NO_BOUNDS, t), open: false, tracking: false, reason };
+}
+
+export async function runChanges(deps: RunChangesDeps, args: RunChangesArgs): Promise<RunChangesOutput> {
+  const now = deps.now ?? Date.now;
+  const run = pickRun(deps.store, args.session_id, args.run_id);
+  if (run.status !== 'running') return finished(deps.store, run, now());
+
+  const recorded = deps.store.runs.getRun(run.session_id, run.run_id);
+  const start = recorded?.startResponse ?? null;
+  let d: DeltaResult | null = null;
+  if (!start || start.tracking) d = await deps.engine.peek(run.session_id, run.change_id);
+  if (d) return { change: fromDelta(run, d, now()), open: true, tracking: true, reason: null };
+
+  // No checkpoint: the run may have completed meanwhile (its change is stored now), or it is untracked.
+  const again = deps.store.runs.getRun(run.session_id, run.run_id);
+  if (again && again.record.status !== 'running') return finished(deps.store, again.record, now());
+  const reason: UntrackedReason = start && !start.tracking ? start.reason : 'no_checkpoint';
+  return { change: emptyChange(run, 'filesystem', NO_BOUNDS, now()), open: true, tracking: false, reason };
+}

@@ -1,0 +1,2 @@
+/** The git tools' call log: every call over REST or MCP, in SQLite, newest first. */
+export { CALLS_PAGE, createCallLog, type CallLog, type CallLogOptions, type NewToolCallRecord } from './call-log.ts';
