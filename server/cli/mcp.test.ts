@@ -36,11 +36,16 @@ describe('rundiff mcp over stdio', () => {
     repo.git('config', 'user.name', 'Agent');
     repo.git('config', 'user.email', 'agent@example.invalid');
     other = createTempRepo({ files: { 'o.txt': 'o\n' } });
+    // Calls are recorded into a database: keep it out of the user's data folder.
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp', '--workspace', repo.dir, '--workspace', other.dir],
       stderr: 'pipe',
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        RUNDIFF_DB: path.join(other.dir, '.calls.db'),
+      },
     });
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     client = new Client({ name: 'test', version: '1.0.0' });

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ApprovalRequestedPayload, ApprovalResolvedPayload } from '../../shared/index.ts';
+import { createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
+import { connectClient, startTestServer, type RawResponse, type TestClient, type TestServer } from './test-harness.ts';
+
+/**
+ * Commit approval over REST (`RUNDIFF_REQUIRE_COMMIT_APPROVAL=1`): the plan is announced to
+ * `sessions.subscribe`rs, the commit waits for a decision posted to `/api/tools/approvals/:id`, and
+ * every outcome is announced. Real server, real repository, real socket.io client.
+ */
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface Rig {
+  t: TestServer;
+  r: TempRepo;
+  client: TestClient;
+  head: string;
+}
+
+async function rig(env: Record<string, string>): Promise<Rig> {
+  const t = await startTestServer({ env: { RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1', ...env } });
+  cleanups.push(() => t.close());
+  const r = createTempRepo({ files: { 'a.txt': 'one\ntwo\n' } });
+  r.git('config', 'user.name', 'Agent');
+  r.git('config', 'user.email', 'agent@example.invalid');
+  cleanups.push(() => r.cleanup());
+  await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+  const client = await connectClient(t.server.url);
+  cleanups.push(() => client.close());
+  expect(await client.ask('sessions.subscribe', {})).toEqual({ ok: true });
+  const head = r.git('rev-parse', 'HEAD').trim();
+  // a reviewed change: one edit, one new file
+  r.write('a.txt', 'one\nTWO\nthree\n');
+  r.write('new.txt', 'n1\nn2\n');
+  expect((await tool(t, 'git_diff', { tool_session: 'A' })).status).toBe(200);
+  return { t, r, client, head };
+}
+
+function tool(t: TestServer, name: string, body: unknown): Promise<RawResponse> {
+  return t.request('POST', `/api/tools/${name}`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+const decide = (t: TestServer, id: string, body: unknown) =>
+  t.request('POST', `/api/tools/approvals/${encodeURIComponent(id)}`, {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const commit = (t: TestServer) =>
+  tool(t, 'git_commit', { tool_session: 'A', message: 'Edit <b>a</b>', paths: ['a.txt', 'new.txt'] });
+
+async function requested(client: TestClient): Promise<ApprovalRequestedPayload> {
+  const [e] = await client.waitFor('tool.approval.requested');
+  return e!.payload as ApprovalRequestedPayload;
+}
+const resolvedEvents = (client: TestClient) =>
+  client.events.filter((e) => e.event === 'tool.approval.resolved').map((e) => e.payload as ApprovalResolvedPayload);
+
+describe('commit approval over REST', () => {
+  it('the commit waits, the plan is announced and listed, approving lands it; the outcome is announced once', async () => {
+    const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    expect(plan).toEqual({
+      approval_id: expect.any(String),
+      repository: r.dir.split('/').pop(),
+      message: 'Edit <b>a</b>',
+      files: [
+        { path: 'a.txt', additions: 2, deletions: 1, new: false },
+        { path: 'new.txt', additions: 2, deletions: 0, new: true },
+      ],
+    });
+    // nothing is committed while it waits; a page opened now sees it
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+    const listed = (await t.get('/api/tools/approvals')).body.approvals;
+    expect(listed).toEqual([{ ...plan, created_at: expect.any(Number), expires_at: expect.any(Number) }]);
+    expect(listed[0].expires_at - listed[0].created_at).toBe(20_000);
+
+    const yes = await decide(t, plan.approval_id, { decision: 'approve' });
+    expect(yes.status).toBe(200);
+    expect(yes.body).toEqual({ approval_id: plan.approval_id, decision: 'approve' });
+    const res = await pendingCommit;
+    expect(res.status).toBe(200);
+    expect(res.body.hash).toBe(r.git('rev-parse', 'HEAD').trim());
+    await client.waitFor('tool.approval.resolved');
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'approve' }]);
+    expect((await t.get('/api/tools/approvals')).body.approvals).toEqual([]);
+
+    // decided once: a late second click is told so (404 with the outcome); an unknown id is 404
+    const late = await decide(t, plan.approval_id, { decision: 'deny' });
+    expect(late.status).toBe(404);
+    expect(late.body.error).toMatchObject({ code: 'not_found', details: { outcome: 'approve' } });
+    expect((await decide(t, 'no-such-approval', { decision: 'approve' })).status).toBe(404);
+    expect(resolvedEvents(client)).toHaveLength(1);
+  });
+
+  it('deny answers 409 approval_denied and commits nothing; a bad decision is 400 and changes nothing', async () => {
+    const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    const bad = await decide(t, plan.approval_id, { decision: 'maybe' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_input');
+    expect((await t.get('/api/tools/approvals')).body.approvals).toHaveLength(1);
+    expect((await decide(t, plan.approval_id, { decision: 'deny' })).status).toBe(200);
+    const res = await pendingCommit;
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('approval_denied');
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+    expect(r.read('a.txt').toString()).toBe('one\nTWO\nthree\n'); // nothing lost
+    await client.waitFor('tool.approval.resolved');
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'deny' }]);
+    const log = (await t.get('/api/tools/calls')).body.calls;
+    expect(log[0]).toMatchObject({ tool: 'git_commit', ok: false, error_code: 'approval_denied' });
+  });
+
+  it('nobody decides: 409 approval_timeout after RUNDIFF_APPROVAL_TIMEOUT_MS, announced as timeout', async () => {
+    const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '300' });
+    const started = Date.now();
+    const res = await commit(t);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('approval_timeout');
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+    const plan = await requested(client);
+    await client.waitFor('tool.approval.resolved');
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'timeout' }]);
+  });
+
+  it('an unreviewed commit is refused before anyone is asked; a change made while waiting is refused after approval', async () => {
+    const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const unreviewed = await tool(t, 'git_commit', { tool_session: 'B', message: 'x', paths: ['a.txt'] });
+    expect(unreviewed.body.error.code).toBe('review_required');
+    expect(client.names()).not.toContain('tool.approval.requested');
+
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    r.write('a.txt', 'edited while the person was looking\n');
+    await decide(t, plan.approval_id, { decision: 'approve' });
+    const res = await pendingCommit;
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('stale_review');
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+  });
+
+  it('a caller that goes away withdraws its plan (announced as cancelled)', async () => {
+    const { t, client } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const http = await import('node:http');
+    const req = http.request({
+      host: '127.0.0.1',
+      port: t.server.port,
+      method: 'POST',
+      path: '/api/tools/git_commit',
+      headers: { 'content-type': 'application/json', host: `127.0.0.1:${t.server.port}` },
+    });
+    req.on('error', () => undefined);
+    req.end(JSON.stringify({ tool_session: 'A', message: 'x', paths: ['a.txt'] }));
+    const plan = await requested(client);
+    req.destroy();
+    await client.waitFor('tool.approval.resolved');
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'cancelled' }]);
+    expect((await t.get('/api/tools/approvals')).body.approvals).toEqual([]);
+  });
+
+  it('without approval required, a commit goes straight through and POST /api/tools/approvals answers required: false', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const r = createTempRepo({ files: { 'a.txt': 'one\n' } });
+    cleanups.push(() => r.cleanup());
+    r.git('config', 'user.name', 'Agent');
+    r.git('config', 'user.email', 'agent@example.invalid');
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    r.write('a.txt', 'two\n');
+    await tool(t, 'git_diff', { tool_session: 'A' });
+    expect((await tool(t, 'git_commit', { tool_session: 'A', message: 'x', paths: ['a.txt'] })).status).toBe(200);
+    const ask = await tool(t, 'approvals', { repository: 'r', message: 'm', files: [] });
+    expect(ask.body).toEqual({ required: false });
+  });
+});

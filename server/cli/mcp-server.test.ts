@@ -1,0 +1,203 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ApprovalRequestedPayload } from '../../shared/index.ts';
+import { connectClient, startTestServer, type TestServer } from '../api/test-harness.ts';
+import { openDatabase } from '../store/index.ts';
+import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { createCallLog } from '../tools-log/index.ts';
+
+/**
+ * `rundiff mcp --server URL` end to end: the real server in this process, the MCP server as a
+ * child (`node bin/rundiff.js mcp`), driven by the SDK's Client (which checks structured content
+ * against the listed output schemas). And `--db FILE` without a server.
+ */
+
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rundiff.js');
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function repo(): TempRepo {
+  const r = createTempRepo({ files: { 'a.txt': 'one\n' } });
+  r.git('config', 'user.name', 'Agent');
+  r.git('config', 'user.email', 'agent@example.invalid');
+  cleanups.push(() => r.cleanup());
+  return r;
+}
+
+async function mcp(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ client: Client; stderr: () => string }> {
+  let stderr = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', ...args],
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { client, stderr: () => stderr };
+}
+
+async function server(env: Record<string, string> = {}): Promise<TestServer> {
+  const t = await startTestServer({ env });
+  cleanups.push(() => t.close());
+  return t;
+}
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+function errorOf(result: Result): { code: string; message: string } {
+  expect(result.isError).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
+  return (JSON.parse((result.content as { text: string }[])[0]!.text) as { error: { code: string; message: string } })
+    .error;
+}
+
+describe('rundiff mcp --server', () => {
+  it('offers run_changes, which answers a half-finished run open and then closed with the same files', async () => {
+    const t = await server();
+    const r = repo();
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const { tools } = await client.listTools();
+    expect(tools.map((x) => x.name)).toEqual([
+      'git_status',
+      'git_diff',
+      'git_log',
+      'git_show',
+      'git_branch',
+      'git_commit',
+      'run_changes',
+    ]);
+    const rc = tools.find((x) => x.name === 'run_changes')!;
+    expect(rc.annotations?.readOnlyHint).toBe(true);
+    expect(rc.inputSchema.required).toEqual(['session_id']);
+
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    r.write('a.txt', 'one\ntwo\n');
+    r.write('b.txt', 'bee\n');
+    const open = await client.callTool({ name: 'run_changes', arguments: { session_id: 's1' } });
+    expect(open.isError).toBeFalsy();
+    const files = (c: unknown) =>
+      (c as { change: { files: { path: string; change_type: string }[] } }).change.files.map(
+        (f) => `${f.change_type} ${f.path}`,
+      );
+    expect(open.structuredContent).toMatchObject({ open: true, tracking: true, change: { changed_count: 2 } });
+    expect(files(open.structuredContent)).toEqual(['modified a.txt', 'added b.txt']);
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const closed = await client.callTool({ name: 'run_changes', arguments: { session_id: 's1', run_id: 'r1' } });
+    expect(closed.structuredContent).toMatchObject({ open: false, tracking: true });
+    expect(files(closed.structuredContent)).toEqual(files(open.structuredContent));
+    expect(errorOf(await client.callTool({ name: 'run_changes', arguments: { session_id: 'nope' } })).code).toBe(
+      'not_found',
+    );
+    expect(errorOf(await client.callTool({ name: 'run_changes', arguments: {} })).code).toBe('invalid_input');
+  });
+
+  it('records every call through the server (git tools run here, run_changes there): GET /api/tools/calls lists them', async () => {
+    const t = await server();
+    const r = repo();
+    const { client, stderr } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    await client.callTool({ name: 'git_status', arguments: {} });
+    await client.callTool({ name: 'git_show', arguments: { ref: '--nope' } });
+    await client.callTool({ name: 'run_changes', arguments: { session_id: 'missing' } });
+    const calls = (await t.get('/api/tools/calls')).body.calls as Record<string, unknown>[];
+    expect(calls.map((c) => [c.tool, c.repository, c.ok, c.error_code])).toEqual([
+      ['run_changes', null, false, 'not_found'],
+      ['git_show', path.basename(r.dir), false, 'invalid_ref'],
+      ['git_status', path.basename(r.dir), true, null],
+    ]);
+    expect(stderr()).toMatch(/calls recorded by http/);
+  });
+
+  it('commit approval through the server: the plan waits for a person; approve commits, deny refuses', async () => {
+    const t = await server({ RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1', RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const r = repo();
+    const socket = await connectClient(t.server.url);
+    cleanups.push(() => socket.close());
+    await socket.ask('sessions.subscribe', {});
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const head = r.git('rev-parse', 'HEAD').trim();
+
+    r.write('a.txt', 'two\n');
+    await client.callTool({ name: 'git_diff', arguments: {} });
+    const denied = client.callTool({ name: 'git_commit', arguments: { message: 'No', paths: ['a.txt'] } });
+    const [first] = await socket.waitFor('tool.approval.requested');
+    const plan = first!.payload as ApprovalRequestedPayload;
+    expect(plan).toMatchObject({
+      repository: path.basename(r.dir),
+      message: 'No',
+      files: [{ path: 'a.txt', additions: 1, deletions: 1, new: false }],
+    });
+    const no = await t.request('POST', `/api/tools/approvals/${plan.approval_id}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'deny' }),
+    });
+    expect(no.status).toBe(200);
+    expect(errorOf(await denied).code).toBe('approval_denied');
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+
+    const approved = client.callTool({ name: 'git_commit', arguments: { message: 'Yes', paths: ['a.txt'] } });
+    const [, second] = await socket.waitFor('tool.approval.requested', 2);
+    const id = (second!.payload as ApprovalRequestedPayload).approval_id;
+    await t.request('POST', `/api/tools/approvals/${id}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    const done = await approved;
+    expect(done.isError).toBeFalsy();
+    expect((done.structuredContent as { hash: string }).hash).toBe(r.git('rev-parse', 'HEAD').trim());
+    const calls = (await t.get('/api/tools/calls')).body.calls as { tool: string; error_code: string | null }[];
+    expect(calls.slice(0, 3).map((c) => [c.tool, c.error_code])).toEqual([
+      ['git_commit', null],
+      ['git_commit', 'approval_denied'],
+      ['git_diff', null],
+    ]);
+  });
+
+  it('an unreachable server refuses the commit (fail closed) and nothing is committed', async () => {
+    const r = repo();
+    const { client } = await mcp(['--workspace', r.dir, '--server', 'http://127.0.0.1:9']);
+    const head = r.git('rev-parse', 'HEAD').trim();
+    r.write('a.txt', 'two\n');
+    await client.callTool({ name: 'git_diff', arguments: {} });
+    const err = errorOf(await client.callTool({ name: 'git_commit', arguments: { message: 'x', paths: ['a.txt'] } }));
+    expect(err.code).toBe('internal');
+    expect(err.message).toMatch(/could not be reached/);
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+  });
+});
+
+describe('rundiff mcp --db', () => {
+  it('without a server, records its calls into the database; run_changes is not offered', async () => {
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = path.join(dir, 'calls.db');
+    const r = repo();
+    const { client } = await mcp(['--workspace', r.dir, '--db', db]);
+    expect((await client.listTools()).tools.map((x) => x.name)).not.toContain('run_changes');
+    await client.callTool({ name: 'git_branch', arguments: {} });
+    await client.callTool({ name: 'git_log', arguments: { limit: 0 } });
+    const handle = openDatabase(db);
+    cleanups.push(() => handle.close());
+    // invalid input fails before a repository is chosen
+    expect(
+      createCallLog(handle)
+        .list(10)
+        .map((c) => [c.tool, c.repository, c.ok, c.error_code]),
+    ).toEqual([
+      ['git_log', null, false, 'invalid_input'],
+      ['git_branch', path.basename(r.dir), true, null],
+    ]);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../store/index.ts';
+import { createCallLog } from './call-log.ts';
+
+const call = (n: number) => ({
+  tool: 'git_status' as const,
+  repository: `repo-${n}`,
+  ok: n % 2 === 0,
+  error_code: n % 2 === 0 ? null : 'invalid_input',
+  duration_ms: n / 10,
+  created_at: 1_000 + n,
+});
+
+describe('tool-call log', () => {
+  it('migration 0002 creates it; rows come back newest first with booleans and ids', () => {
+    const db = openDatabase(':memory:');
+    const log = createCallLog(db);
+    const first = log.record(call(1));
+    log.record(call(2));
+    expect(log.list(10)).toEqual([
+      { id: expect.any(String), ...call(2) },
+      { id: first.id, ...call(1) },
+    ]);
+    expect(log.list(1)).toHaveLength(1);
+    db.close();
+  });
+
+  it('keeps only the newest maxRows rows (the log is global, so it has its own bound)', () => {
+    const db = openDatabase(':memory:');
+    const log = createCallLog(db, { maxRows: 5 });
+    for (let i = 0; i < 12; i++) log.record(call(i));
+    expect(log.list(100).map((c) => c.repository)).toEqual(['repo-11', 'repo-10', 'repo-9', 'repo-8', 'repo-7']);
+    db.close();
+  });
+
+  it('same-millisecond calls keep their arrival order', () => {
+    const db = openDatabase(':memory:');
+    const log = createCallLog(db);
+    for (let i = 0; i < 3; i++) log.record({ ...call(i), created_at: 5 });
+    expect(log.list(10).map((c) => c.repository)).toEqual(['repo-2', 'repo-1', 'repo-0']);
+    db.close();
+  });
+});
