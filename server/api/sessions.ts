@@ -1,26 +1,38 @@
-import zlib from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
-import type { Bridge, History } from '../runs/index.ts';
+import type { Bridge, DetailDocument, History } from '../runs/index.ts';
+import { deflatePiece, joinGzip } from './gzip-join.ts';
 import { idParam, intQuery } from './params.ts';
 
 export const SESSIONS_PAGE = { default: 50, max: 200 } as const;
 export const MESSAGES_PAGE = { default: 500, max: 1000 } as const;
 
-/** Bodies below this are sent as they are. */
+/** Documents below this are sent as they are. */
 const GZIP_MIN_BYTES = 8 * 1024;
-/** gzip of a cached detail body, computed once per body (the history hands out the same Buffer until the session changes). */
-const gzipped = new WeakMap<Buffer, Buffer>();
+// Work kept per Buffer: the history hands out the same objects until the session changes, and the
+// same part objects for stored changes across answers, so a write costs compressing its new parts.
+const plainBodies = new WeakMap<DetailDocument, Buffer>();
+const gzipBodies = new WeakMap<DetailDocument, Buffer>();
+const deflatedParts = new WeakMap<Buffer, Buffer>();
 
-/** Sends JSON, gzip-compressed for clients that accept it (a long timeline is megabytes of summaries). */
-function sendJson(req: Request, res: Response, body: Buffer): void {
+function deflateCached(part: Buffer): Buffer {
+  let d = deflatedParts.get(part);
+  if (!d) deflatedParts.set(part, (d = deflatePiece(part)));
+  return d;
+}
+
+/** Sends a detail document, gzip-compressed for clients that accept it (a long timeline is megabytes). */
+function sendDocument(req: Request, res: Response, doc: DetailDocument): void {
   res.type('application/json').vary('Accept-Encoding');
-  if (body.length < GZIP_MIN_BYTES || req.acceptsEncodings('gzip', 'identity') !== 'gzip') {
-    res.send(body);
+  const size = doc.parts.reduce((n, p) => n + p.length, 0);
+  if (size < GZIP_MIN_BYTES || req.acceptsEncodings('gzip', 'identity') !== 'gzip') {
+    let plain = plainBodies.get(doc);
+    if (!plain) plainBodies.set(doc, (plain = Buffer.concat(doc.parts)));
+    res.send(plain);
     return;
   }
-  let zipped = gzipped.get(body);
-  if (!zipped) gzipped.set(body, (zipped = zlib.gzipSync(body, { level: 1 })));
+  let zipped = gzipBodies.get(doc);
+  if (!zipped) gzipBodies.set(doc, (zipped = joinGzip(doc.parts, deflateCached)));
   res.set('Content-Encoding', 'gzip').send(zipped);
 }
 
@@ -41,9 +53,9 @@ export function sessionsRouter(history: History, bridge: Bridge): Router {
     const limit =
       intQuery(req.query.messages_limit, 'messages_limit', { min: 1, max: MESSAGES_PAGE.max }) ?? MESSAGES_PAGE.default;
     const before = intQuery(req.query.messages_before, 'messages_before', { min: 0 });
-    const body = history.sessionDetailJson(id, { limit, before });
-    if (!body) throw noSession(id);
-    sendJson(req, res, body);
+    const doc = history.sessionDetailDocument(id, { limit, before });
+    if (!doc) throw noSession(id);
+    sendDocument(req, res, doc);
   });
 
   router.delete('/hermes/sessions/:id', (req, res) => {

@@ -8,41 +8,55 @@ const MAX_DETAILS = 16;
 /** Above this many uncached changes one query for the whole session beats one per change. */
 const BULK_MISSES = 16;
 
+const COMMA = Buffer.from(',');
+const TAIL = Buffer.from(']}');
+
+/**
+ * A session detail as UTF-8 JSON in parts whose concatenation is the document. The parts of stored
+ * changes (and the separators) are the same Buffer objects from one answer to the next, so a
+ * consumer may cache work per part (the API compresses each part once).
+ */
+export interface DetailDocument {
+  parts: readonly Buffer[];
+}
+
 /**
  * Read side of the REST history. Nothing here reads a patch body except `file` and `changeFiles`.
  * The session detail is served from serialized pieces: a stored change's JSON is cached by its
  * never-reused seq, and the whole answer until the store's write clock says the session changed, so
- * a timeline of 200 changes x 50 files costs a string join, not 10,000 rows, per request.
+ * a timeline of 200 changes x 50 files costs a join of cached parts, not 10,000 rows, per request.
  */
 export function createHistory(store: Store) {
-  const fragments = new Map<number, string>();
+  const fragments = new Map<number, Buffer>();
   let fragmentBytes = 0;
-  const details = new Map<string, { version: string; body: Buffer }>();
+  const details = new Map<string, { version: string; doc: DetailDocument }>();
 
-  function keepFragment(seq: number, json: string): void {
+  function keepFragment(seq: number, json: Buffer): void {
     fragments.set(seq, json);
     fragmentBytes += json.length;
-    for (const [old, text] of fragments) {
+    for (const [old, bytes] of fragments) {
       if (fragmentBytes <= MAX_FRAGMENT_BYTES) break;
       fragments.delete(old);
-      fragmentBytes -= text.length;
+      fragmentBytes -= bytes.length;
     }
   }
 
-  function changeFragments(sessionId: string): string[] {
+  function changeFragments(sessionId: string): Buffer[] {
     const seqs = store.changes.seqs(sessionId);
     const missing = seqs.filter((s) => !fragments.has(s));
-    const out = new Map<number, string>();
+    const fresh = new Map<number, Buffer>();
+    const encode = (c: ChangeSummary) => Buffer.from(JSON.stringify(c), 'utf8');
     if (missing.length > BULK_MISSES) {
-      for (const { seq, change } of store.changes.listKeyed(sessionId)) out.set(seq, JSON.stringify(change));
+      for (const { seq, change } of store.changes.listKeyed(sessionId))
+        if (!fragments.has(seq)) fresh.set(seq, encode(change));
     } else {
       for (const seq of missing) {
         const change = store.changes.bySeq(seq);
-        if (change) out.set(seq, JSON.stringify(change));
+        if (change) fresh.set(seq, encode(change));
       }
     }
     return seqs.map((seq) => {
-      let json = out.get(seq);
+      let json = fresh.get(seq);
       if (json !== undefined) keepFragment(seq, json);
       else {
         json = fragments.get(seq)!;
@@ -53,34 +67,44 @@ export function createHistory(store: Store) {
     });
   }
 
-  /** The session detail as the UTF-8 JSON served by `GET /api/hermes/sessions/:id`; null when unknown. */
-  function sessionDetailJson(sessionId: string, messages: { limit: number; before: number | null }): Buffer | null {
+  /** The session detail served by `GET /api/hermes/sessions/:id`, in parts; null when unknown. */
+  function sessionDetailDocument(
+    sessionId: string,
+    messages: { limit: number; before: number | null },
+  ): DetailDocument | null {
     const key = `${sessionId}\u0000${messages.limit}\u0000${messages.before ?? ''}`;
     const version = store.clock.version(sessionId);
     const hit = details.get(key);
-    if (hit && hit.version === version) return hit.body;
+    if (hit && hit.version === version) return hit.doc;
     // One read transaction: a run completing meanwhile is either wholly in the answer or not at all.
-    const body = store.db.transaction(() => {
+    const doc = store.db.transaction((): DetailDocument | null => {
       const session = store.sessions.get(sessionId);
       if (!session) return null;
-      return Buffer.from(
+      const head = Buffer.from(
         `{"session":${JSON.stringify(session)}` +
           `,"messages":${JSON.stringify(store.messages.page(sessionId, messages.limit, messages.before))}` +
           `,"runs":${JSON.stringify(store.runs.listRuns(sessionId))}` +
           `,"tool_calls":${JSON.stringify(store.runs.listToolCalls(sessionId))}` +
-          `,"changes":[${changeFragments(sessionId).join(',')}]}`,
+          `,"changes":[`,
         'utf8',
       );
+      const parts: Buffer[] = [head];
+      changeFragments(sessionId).forEach((f, i) => {
+        if (i > 0) parts.push(COMMA);
+        parts.push(f);
+      });
+      parts.push(TAIL);
+      return { parts };
     })();
     details.delete(key);
-    if (body) {
-      details.set(key, { version, body });
+    if (doc) {
+      details.set(key, { version, doc });
       for (const old of details.keys()) {
         if (details.size <= MAX_DETAILS) break;
         details.delete(old);
       }
     }
-    return body;
+    return doc;
   }
 
   return {
@@ -89,10 +113,10 @@ export function createHistory(store: Store) {
     },
     /** The session detail as an object; null when the session does not exist. */
     sessionDetail(sessionId: string, messages: { limit: number; before: number | null }): SessionDetailResponse | null {
-      const body = sessionDetailJson(sessionId, messages);
-      return body ? (JSON.parse(body.toString('utf8')) as SessionDetailResponse) : null;
+      const doc = sessionDetailDocument(sessionId, messages);
+      return doc ? (JSON.parse(Buffer.concat(doc.parts).toString('utf8')) as SessionDetailResponse) : null;
     },
-    sessionDetailJson,
+    sessionDetailDocument,
     changes(sessionId: string): ChangeSummary[] | null {
       if (!store.sessions.exists(sessionId)) return null;
       return store.changes.listForSession(sessionId);

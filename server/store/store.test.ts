@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import {
   applyMigrations,
+  readMigrations,
   createStore,
   MIGRATIONS_DIR,
   openDatabase,
@@ -97,11 +99,13 @@ describe('database', () => {
         'workspace_run_changes',
       ]),
     );
-    expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: 'init' }]);
+    const known = readMigrations(MIGRATIONS_DIR).map((m) => ({ version: m.version, name: m.name }));
+    expect(known[0]).toEqual({ version: 1, name: 'init' });
+    expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(known);
     expect(applyMigrations(db, MIGRATIONS_DIR)).toEqual([]);
     db.close();
     const again = openDatabase(file);
-    expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 1 });
+    expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: known.length });
     again.close();
   });
 
@@ -124,7 +128,7 @@ describe('database', () => {
     dirs.push(dir);
     fs.copyFileSync(new URL('0001_init.sql', MIGRATIONS_DIR), path.join(dir, '0001_init.sql'));
     fs.writeFileSync(path.join(dir, '0002_broken.sql'), 'CREATE TABLE extra (x INTEGER);\nTHIS IS NOT SQL;');
-    const db = openDatabase(':memory:');
+    const db = new Database(':memory:');
     expect(() => applyMigrations(db, dir)).toThrow();
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
