@@ -1,6 +1,7 @@
 import { createRouter, createWebHistory } from 'vue-router';
 import SessionView from './views/SessionView.vue';
 import SessionsView from './views/SessionsView.vue';
+import ToolsView from './views/ToolsView.vue';
 
 /** History-mode routes; the server answers unknown paths with index.html so deep links work. */
 export const router = createRouter({
@@ -8,6 +9,7 @@ export const router = createRouter({
   routes: [
     { path: '/', name: 'sessions', component: SessionsView },
     { path: '/sessions/:id', name: 'session', component: SessionView, props: true },
+    { path: '/tools', name: 'tools', component: ToolsView },
     { path: '/:unknown(.*)*', redirect: '/' },
   ],
 });
