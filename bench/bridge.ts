@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { createEngine } from '../server/checkpoint/index.ts';
@@ -45,6 +46,8 @@ export interface BridgeBenchResult {
     non2xx: number;
     errors: number;
     runsCompleted: number;
+    /** Share of the time the server's event loop was busy during the load (0-1). */
+    serverBusy: number;
   };
 }
 
@@ -272,6 +275,7 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
     })();
     const durationS = opts.durationS ?? 10;
     const connections = opts.connections ?? 10;
+    const loopBefore = performance.eventLoopUtilization();
     // The web UI's browser asks for gzip, as every browser does.
     const result = await autocannon({
       url: detailUrl,
@@ -280,6 +284,7 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
       workers: 1,
       headers: { 'accept-encoding': 'gzip, deflate, br' },
     });
+    const serverBusy = performance.eventLoopUtilization(loopBefore).utilization;
     stop = true;
     await background;
     const load = {
@@ -291,10 +296,11 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
       non2xx: result.non2xx,
       errors: result.errors,
       runsCompleted,
+      serverBusy,
     };
     log(
       `autocannon ${durationS} s x ${connections} connections on session detail, a run completing every second: ` +
-        `${load.requestsPerSec.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, errors ${load.errors}, runs ${runsCompleted}`,
+        `${load.requestsPerSec.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, errors ${load.errors}, runs ${runsCompleted}, server loop busy ${(serverBusy * 100).toFixed(0)}%`,
     );
     return {
       files: nFiles,
@@ -321,7 +327,7 @@ export function bridgeReport(r: BridgeBenchResult): string {
     `| run.started + run.completed, engine alone (${r.files.toLocaleString('en')}-file git repo, 68-file change) | ${ms(r.engineMs)} | |`,
     `| the same over HTTP (bridge, store, socket events) | ${ms(r.httpMs)} (${r.overheadRatio.toFixed(2)}x) | <= 1.2x |`,
     `| session detail, ${r.detail.changes} changes x ${r.detail.filesPerChange} files (${Math.round(r.detail.bytes / 1024)} KiB JSON) | median ${ms(r.detail.medianMs)}, p95 ${ms(r.detail.p95Ms)} | |`,
-    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx} | p99 <= 50 ms, 0 non-2xx |`,
+    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx}; server event loop busy ${(r.load.serverBusy * 100).toFixed(0)}% | p99 <= 50 ms, 0 non-2xx |`,
   ].join('\n');
 }
 
