@@ -51,9 +51,9 @@ export interface ReadResult {
 
 /** Like git: a NUL byte in the first 8,000 bytes means binary. */
 export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, 8000);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
+  // Native search (memchr): a byte loop in JS cost ~1 ns per byte, 90 ms for a 20,000-file snapshot.
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 8000));
+  return head.indexOf(0) !== -1;
 }
 
 export function blobId(bytes: Uint8Array): Buffer {
@@ -89,16 +89,23 @@ function openNoFollow(abs: Buffer): number {
   return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
 }
 
-/** Reads exactly `size` bytes into `dst` at `at`; false when the file is shorter or longer now. */
+/**
+ * Reads exactly `size` bytes into `dst` at `at`; false when the file is shorter or longer now.
+ * `dst` has one spare byte after `at + size`: the first read asks for one byte more than expected,
+ * so a file that grew is seen without a second read. A read that stops short of what was asked on
+ * a regular file means end of file (Linux, macOS), so the common case is one read per file; any
+ * other case reads on until end of file.
+ */
 function readExact(fd: number, dst: Uint8Array, at: number, size: number): boolean {
   let got = 0;
-  while (got < size) {
-    const n = fs.readSync(fd, dst, at + got, size - got, null);
-    if (n === 0) return false;
+  for (;;) {
+    const want = size + 1 - got;
+    const n = fs.readSync(fd, dst, at + got, want, null);
+    if (n === 0) return got === size;
     got += n;
+    if (got > size) return false; // grew since its size was taken
+    if (n < want && got === size) return true; // a short read at exactly its size: end of file
   }
-  const probe = Buffer.allocUnsafe(1);
-  return fs.readSync(fd, probe, 0, 1, null) === 0;
 }
 
 export function readContents(req: ReadRequest): ReadResult {
@@ -121,7 +128,9 @@ export function readContents(req: ReadRequest): ReadResult {
     const s = req.sizes[i]!;
     if (s >= 0 && s <= req.keepMaxBytes) expected += s;
   }
-  let block: Uint8Array = Buffer.allocUnsafeSlow(Math.max(0, Math.min(expected, req.keepBudgetBytes)));
+  const capacity = Math.max(0, Math.min(expected, req.keepBudgetBytes));
+  // One spare byte: readExact's first read asks for a byte more than the file's size.
+  let block: Uint8Array = Buffer.allocUnsafeSlow(capacity + 1);
   let keptBytes = 0;
 
   const setHash = (i: number, bytes: Uint8Array) => {
@@ -136,7 +145,7 @@ export function readContents(req: ReadRequest): ReadResult {
         const target = fs.readlinkSync(abs, { encoding: 'buffer' });
         size[i] = target.length;
         if (req.hashKept) setHash(i, target);
-        if (target.length <= req.keepMaxBytes && keptBytes + target.length <= block.length) {
+        if (target.length <= req.keepMaxBytes && keptBytes + target.length <= capacity) {
           block.set(target, keptBytes);
           offset[i] = keptBytes;
           length[i] = target.length;
@@ -169,7 +178,7 @@ export function readContents(req: ReadRequest): ReadResult {
           if (looksBinary(res.head)) binary[i] = 1;
           continue;
         }
-        const fits = keptBytes + st.size <= block.length;
+        const fits = keptBytes + st.size <= capacity;
         let bytes: Uint8Array;
         if (fits && readExact(fd, block, keptBytes, st.size)) {
           bytes = block.subarray(keptBytes, keptBytes + st.size);
@@ -200,8 +209,6 @@ export function readContents(req: ReadRequest): ReadResult {
   // Hand back only what was kept (copy when binaries or skips left much of the block unused).
   if (keptBytes < block.length)
     block =
-      keptBytes > block.length * 0.9
-        ? block.subarray(0, keptBytes)
-        : Uint8Array.prototype.slice.call(block, 0, keptBytes);
+      keptBytes > capacity * 0.9 ? block.subarray(0, keptBytes) : Uint8Array.prototype.slice.call(block, 0, keptBytes);
   return { block, offset, length, oids, hashed, binary, missing, size, skippedForBudget, skippedForHashBudget };
 }

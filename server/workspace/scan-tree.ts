@@ -60,9 +60,65 @@ export interface ScanTable {
 }
 
 const SLASH = Buffer.from('/');
+const ASCII = /^[\x00-\x7f]*$/;
+const REPLACEMENT = '\ufffd';
 
-function byName(a: fs.Dirent<Buffer>, b: fs.Dirent<Buffer>): number {
-  return Buffer.compare(a.name, b.name);
+/** One folder entry: its key (name bytes as latin1), its name as text when the bytes are valid UTF-8, its type. */
+interface Entry {
+  key: PathKey;
+  text: string | null;
+  dirent: fs.Dirent<string> | fs.Dirent<Buffer>;
+}
+
+const byKey = (a: Entry, b: Entry): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * A folder's entries in byte order of their names. Names are read as text (no Buffer per name, and
+ * fs calls take string paths); a folder holding a name that is not valid UTF-8 (decoded with U+FFFD)
+ * is read again as bytes, so every name still round-trips exactly.
+ */
+function readFolder(abs: string | Buffer): Entry[] {
+  const out: Entry[] = [];
+  if (typeof abs === 'string') {
+    const named = fs.readdirSync(abs, { withFileTypes: true });
+    let lossless = true;
+    for (const d of named) {
+      if (d.name.includes(REPLACEMENT)) {
+        lossless = false;
+        break;
+      }
+      out.push({
+        key: ASCII.test(d.name) ? d.name : Buffer.from(d.name, 'utf8').toString('latin1'),
+        text: d.name,
+        dirent: d,
+      });
+    }
+    if (lossless) return out.sort(byKey);
+    out.length = 0;
+  }
+  for (const d of fs.readdirSync(abs, { withFileTypes: true, encoding: 'buffer' }))
+    out.push({ key: d.name.toString('latin1'), text: null, dirent: d });
+  return out.sort(byKey);
+}
+
+/** Grows a Float64Array-backed column without a boxed number[] in between. */
+class Column {
+  data: Float64Array;
+  length = 0;
+  constructor() {
+    this.data = new Float64Array(1024);
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  take(): Float64Array {
+    return this.data.slice(0, this.length);
+  }
 }
 
 export function scanTree(req: ScanRequest): ScanTable {
@@ -74,10 +130,10 @@ export function scanTree(req: ScanRequest): ScanTable {
   const rootBuf = Buffer.from(req.root);
 
   const paths: PathKey[] = [];
-  const size: number[] = [];
-  const mtimeMs: number[] = [];
-  const ctimeMs: number[] = [];
-  const ino: number[] = [];
+  const size = new Column();
+  const mtimeMs = new Column();
+  const ctimeMs = new Column();
+  const ino = new Column();
   const mode: number[] = [];
   const nestedRepos: PathKey[] = [];
   const prunedDirs: PathKey[] = [];
@@ -85,57 +141,68 @@ export function scanTree(req: ScanRequest): ScanTable {
   const seenDirs: PathKey[] = [];
   let truncated: ScanTable['truncated'] = null;
 
-  // Stack of folders to enter; the start folders count as met.
-  const stack: { rel: PathKey; isStart: boolean }[] = [];
+  // Stack of folders to enter (key, absolute path as text when it has one, start or not).
+  const stackRel: PathKey[] = [];
+  const stackAbs: (string | null)[] = [];
+  const stackStart: boolean[] = [];
   for (let i = req.starts.length - 1; i >= 0; i--) {
-    stack.push({ rel: req.starts[i]!, isStart: true });
-    seenDirs.push(req.starts[i]!);
+    const rel = req.starts[i]!;
+    const text = Buffer.from(rel, 'latin1').toString('utf8');
+    stackRel.push(rel);
+    // A start whose bytes are not valid UTF-8 is reached by bytes (its text would not round-trip).
+    stackAbs.push(text.includes(REPLACEMENT) ? null : rel === '' ? req.root : `${req.root}/${text}`);
+    stackStart.push(true);
+    seenDirs.push(rel);
   }
 
-  walk: while (stack.length > 0) {
+  walk: while (stackRel.length > 0) {
     if (performance.now() > deadline) {
       truncated = 'scan_time';
       break;
     }
-    const { rel, isStart } = stack.pop()!;
-    const relBuf = Buffer.from(rel, 'latin1');
-    const absBuf = rel === '' ? rootBuf : Buffer.concat([rootBuf, SLASH, relBuf]);
-    let entries: fs.Dirent<Buffer>[];
+    const rel = stackRel.pop()!;
+    const absText = stackAbs.pop()!;
+    const isStart = stackStart.pop()!;
+    const abs: string | Buffer =
+      absText ?? (rel === '' ? rootBuf : Buffer.concat([rootBuf, SLASH, Buffer.from(rel, 'latin1')]));
+    let entries: Entry[];
     try {
-      entries = fs.readdirSync(absBuf, { withFileTypes: true, encoding: 'buffer' });
+      entries = readFolder(abs);
     } catch {
       continue; // vanished or unreadable folder: nothing recorded, not "listed"
     }
-    entries.sort(byName);
-    if (
-      req.mode === 'git' &&
-      !isStart &&
-      entries.some((e) => e.name.length === 4 && e.name.toString('latin1') === '.git')
-    ) {
+    if (req.mode === 'git' && !isStart && entries.some((e) => e.key === '.git')) {
       nestedRepos.push(rel);
       continue;
     }
-    const subdirs: PathKey[] = [];
-    for (const e of entries) {
-      const name = e.name.toString('latin1');
+    const subdirs: number[] = [];
+    for (let k = 0; k < entries.length; k++) {
+      const e = entries[k]!;
+      const name = e.key;
       if (req.mode === 'git' && name === '.git') continue;
       const key = rel === '' ? name : `${rel}/${name}`;
-      if (e.isDirectory()) {
+      const d = e.dirent;
+      if (d.isDirectory()) {
         seenDirs.push(key);
         if (prune.has(key) || (fsRules !== null && fsRules.ignoresDir(key, name))) prunedDirs.push(key);
-        else subdirs.push(key);
+        else subdirs.push(k);
         continue;
       }
-      const link = e.isSymbolicLink();
-      if (!link && !e.isFile()) continue; // fifo, socket, device: not content
+      const link = d.isSymbolicLink();
+      if (!link && !d.isFile()) continue; // fifo, socket, device: not content
       if (skip.has(key) || isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
       if (paths.length >= req.maxFiles) {
         truncated = 'scan_files';
         break walk;
       }
-      let st: fs.Stats;
+      let st: fs.Stats | undefined;
       try {
-        st = fs.lstatSync(Buffer.concat([absBuf, SLASH, e.name]));
+        st =
+          typeof abs === 'string' && e.text !== null
+            ? fs.lstatSync(`${abs}/${e.text}`)
+            : fs.lstatSync(
+                Buffer.concat([typeof abs === 'string' ? Buffer.from(abs) : abs, SLASH, Buffer.from(name, 'latin1')]),
+              );
       } catch {
         continue; // vanished between readdir and lstat
       }
@@ -151,15 +218,20 @@ export function scanTree(req: ScanRequest): ScanTable {
       mode.push(m);
     }
     listedDirs.push(rel);
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push({ rel: subdirs[i]!, isStart: false });
+    for (let i = subdirs.length - 1; i >= 0; i--) {
+      const e = entries[subdirs[i]!]!;
+      stackRel.push(rel === '' ? e.key : `${rel}/${e.key}`);
+      stackAbs.push(absText !== null && e.text !== null ? `${absText}/${e.text}` : null);
+      stackStart.push(false);
+    }
   }
 
   return {
     paths,
-    size: Float64Array.from(size),
-    mtimeMs: Float64Array.from(mtimeMs),
-    ctimeMs: Float64Array.from(ctimeMs),
-    ino: Float64Array.from(ino),
+    size: size.take(),
+    mtimeMs: mtimeMs.take(),
+    ctimeMs: ctimeMs.take(),
+    ino: ino.take(),
     mode: Uint8Array.from(mode),
     nestedRepos,
     prunedDirs,

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { createTempDir } from '../test-support/temp-repo.ts';
+import { keyFromBytes, keyFromText } from './path-bytes.ts';
+import { scanTree, type ScanRequest } from './scan-tree.ts';
+
+const request = (root: string, over: Partial<ScanRequest> = {}): ScanRequest => ({
+  root,
+  starts: [''],
+  pruneDirs: [],
+  skipFiles: [],
+  mode: 'git',
+  gitignoreText: null,
+  maxFiles: 1_000,
+  timeoutMs: 60_000,
+  ...over,
+});
+
+/** Writes a file whose path is given as raw bytes below `root`. */
+function writeBytes(root: string, rel: Buffer, text: string): void {
+  const abs = Buffer.concat([Buffer.from(root + '/'), rel]);
+  fs.mkdirSync(abs.subarray(0, abs.lastIndexOf(0x2f)), { recursive: true });
+  fs.writeFileSync(abs, text);
+}
+
+describe('scanTree', () => {
+  test('B13: names read as text or as bytes give the same keys: non-UTF-8 folders, a literal U+FFFD, UTF-8, byte order', () => {
+    const root = createTempDir();
+    const badDir = Buffer.from([0x64, 0xff]); // "d\xff": not UTF-8
+    writeBytes(root, Buffer.concat([badDir, Buffer.from('/inner.txt')]), 'a\n');
+    writeBytes(root, Buffer.concat([badDir, Buffer.from('/deeper/x.txt')]), 'b\n');
+    writeBytes(root, Buffer.from('fffd-\ufffd.txt'), 'c\n'); // valid UTF-8 that looks like a decoding failure
+    writeBytes(root, Buffer.from('ünï/😀.txt'), 'd\n');
+    writeBytes(root, Buffer.from('Z.txt'), 'e\n');
+    writeBytes(root, Buffer.from('a.txt'), 'f\n');
+
+    const t = scanTree(request(root));
+    const d = keyFromBytes(badDir);
+    expect(t.paths).toEqual([
+      'Z.txt',
+      'a.txt',
+      keyFromText('fffd-\ufffd.txt'),
+      `${d}/inner.txt`,
+      `${d}/deeper/x.txt`,
+      `${keyFromText('ünï')}/${keyFromText('😀.txt')}`,
+    ]);
+    expect([...t.size]).toEqual([2, 2, 2, 2, 2, 2]);
+    expect(t.truncated).toBeNull();
+    expect(t.listedDirs).toEqual(['', d, `${d}/deeper`, keyFromText('ünï')]);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('B15: a start folder that is not UTF-8 is walked by its bytes; its own .git is skipped, a nested one is reported', () => {
+    const root = createTempDir();
+    const start = Buffer.from([0x6e, 0xfe]);
+    writeBytes(root, Buffer.concat([start, Buffer.from('/f.txt')]), 'x\n');
+    writeBytes(root, Buffer.concat([start, Buffer.from('/.git/HEAD')]), 'ref\n');
+    writeBytes(root, Buffer.concat([start, Buffer.from('/sub/.git/HEAD')]), 'ref\n');
+    const key = keyFromBytes(start);
+    const t = scanTree(request(root, { starts: [key] }));
+    expect(t.paths).toEqual([`${key}/f.txt`]);
+    expect(t.nestedRepos).toEqual([`${key}/sub`]);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+});
