@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
@@ -46,6 +47,18 @@ describe('rundiff serve', () => {
     expect(await s.exited).toBe(2);
     expect(s.stderr()).toMatch(/refusing to listen on 0\.0\.0\.0 without a token/);
     expect(s.stderr()).toMatch(/RUNDIFF_TOKEN/);
+  });
+
+  it('says so when the port is taken (exit 1)', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as net.AddressInfo).port;
+    const dir = createTempDir();
+    dirs.push(dir);
+    const s = serve(['--port', String(port), '--db', path.join(dir, 'r.db')]);
+    expect(await s.exited).toBe(1);
+    expect(s.stderr()).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
+    blocker.close();
   });
 
   it('rejects unknown flags with usage (exit 2) and prints help with every limit flag', async () => {

@@ -74,7 +74,16 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
 
-  const server = await createServer(config);
+  let server;
+  try {
+    server = await createServer(config);
+  } catch (err) {
+    if (err instanceof AppError) {
+      say(`rundiff serve: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}`);
+      return 1;
+    }
+    throw err;
+  }
   say(`rundiff: serving on ${server.url} (database ${config.dbPath})`);
   if (config.token) say('rundiff: a token is required (RUNDIFF_TOKEN)');
 
