@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config } from './config.ts';
+import { createLiveFeedObserver } from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, isLoopbackHost, toolsRouter, type SecurityPolicy } from './api/index.ts';
 import { createApprovals, type Approvals } from './approvals/index.ts';
@@ -101,6 +102,15 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   });
   Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals });
   const full = ctx as ServerContext;
+  // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
+  const live = createLiveFeedObserver({
+    maxFiles: config.limits.liveFeedMaxFiles,
+    dbPath: config.dbPath,
+    emit: (p) => socket.emitToSession(p.session_id, 'workspace.diff.progress', p),
+    hasCheckpoint: (sessionId, changeId) => engine.has(sessionId, changeId),
+    log,
+  });
+  bridge.addObservers([live.observer]);
   // Observers are built with the whole context (they may emit through the socket).
   if (opts.observers) bridge.addObservers(opts.observers(full));
   const app = createApp({
@@ -144,6 +154,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     (closing ??= (async () => {
       retention.stop();
       approvals.close();
+      await live.close();
       httpServer.closeAllConnections();
       await socket.close(); // also closes the HTTP server
       await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));

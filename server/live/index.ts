@@ -1,2 +1,3 @@
 export * from './feed.ts';
-export * from './git-ignore.ts';
+export * from './ignore.ts';
+export * from './observer.ts';

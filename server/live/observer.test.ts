@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { io as connect, type Socket } from 'socket.io-client';
+import type { DiffProgressPayload } from '../../shared/index.ts';
+import { startTestServer, type TestServer } from '../api/test-harness.ts';
+import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function setup(
+  limits: Record<string, number> = {},
+): Promise<{ t: TestServer; repo: TempRepo; client: Socket; progress: DiffProgressPayload[] }> {
+  const t = await startTestServer({ limits });
+  cleanups.push(() => t.close());
+  const repo = createTempRepo({ files: { 'a.txt': 'a\n', '.gitignore': 'build/\n' } });
+  cleanups.push(() => repo.cleanup());
+  const client = connect(t.server.url, { transports: ['websocket'], extraHeaders: {} });
+  cleanups.push(() => void client.close());
+  const progress: DiffProgressPayload[] = [];
+  client.on('workspace.diff.progress', (p) => progress.push(p));
+  await new Promise<void>((resolve) => client.on('connect', () => resolve()));
+  await client.emitWithAck('session.subscribe', { session_id: 's1' });
+  return { t, repo, client, progress };
+}
+
+async function waitFor<T>(fn: () => T | undefined, ms = 8_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('live feed over the bridge and socket', () => {
+  it('a touched file reaches a session subscriber before the run completes; ignored paths do not; the watcher closes with the run', async () => {
+    const { t, repo, progress } = await setup();
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    const start = await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    expect(start.body.tracking).toBe(true);
+    await new Promise((r) => setTimeout(r, 400)); // the watcher is ready shortly after the checkpoint
+    repo.write('build/out.js', 'x\n');
+    repo.write('a.txt', 'changed\n');
+    const seen = await waitFor(() => progress.find((p) => p.touched.includes('a.txt')));
+    expect(seen).toMatchObject({ session_id: 's1', run_id: 'r1', change_id: 'run:r1', available: true });
+    expect(progress.flatMap((p) => p.touched)).not.toContain('build/out.js');
+    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    expect(done.body.changed_count).toBe(1);
+    // No watcher survives its run: later writes produce no progress.
+    const count = progress.length;
+    repo.write('a.txt', 'again\n');
+    await new Promise((r) => setTimeout(r, 800));
+    expect(progress.length).toBe(count);
+  });
+
+  it('a workspace over RUNDIFF_LIVE_FEED_MAX_FILES says available:false too_many_files, and the run still works', async () => {
+    const { t, repo, progress } = await setup({ liveFeedMaxFiles: 1 });
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    const off = await waitFor(() => progress.find((p) => !p.available));
+    expect(off).toMatchObject({ run_id: 'r1', available: false, reason: 'too_many_files', touched_count: 0 });
+    repo.write('a.txt', 'changed\n');
+    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    expect(done.body.changed_count).toBe(1);
+  });
+});

@@ -1,0 +1,88 @@
+import type { DiffProgressPayload } from '../../shared/index.ts';
+import type { RunObserver } from '../runs/index.ts';
+import { LiveFeed } from './feed.ts';
+import { feedIgnoreFor } from './ignore.ts';
+
+export interface LiveFeedObserverOptions {
+  maxFiles: number;
+  dbPath: string | null;
+  emit(payload: DiffProgressPayload): void;
+  /** True while the engine still holds the run's checkpoint (a TTL eviction closes the feed). */
+  hasCheckpoint(sessionId: string, changeId: string): boolean;
+  log?(message: string): void;
+  intervalMs?: number;
+  /** How often to look for runs whose checkpoint expired (ms). Default 60,000. */
+  sweepMs?: number;
+}
+
+/**
+ * Connects the live feed to the bridge: a watcher starts after a run's checkpoint is taken (runs
+ * only; a tool call is inside its run's feed) and stops when the run completes, fails or expires.
+ */
+export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
+  observer: RunObserver;
+  feed: LiveFeed;
+  close(): Promise<void>;
+} {
+  const feed = new LiveFeed({
+    maxFiles: opts.maxFiles,
+    emit: opts.emit,
+    ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
+  });
+  const open = new Map<string, { sessionId: string; changeId: string }>();
+  const sweep = setInterval(() => {
+    for (const [k, run] of open) {
+      if (!opts.hasCheckpoint(run.sessionId, run.changeId)) {
+        open.delete(k);
+        void feed.close(run.sessionId, run.changeId);
+      }
+    }
+  }, opts.sweepMs ?? 60_000);
+  sweep.unref();
+  const observer: RunObserver = {
+    checkpointTaken({ sessionId, runId, changeId, toolCallId, workspace, result }) {
+      if (toolCallId !== null) return;
+      const run = { sessionId, runId, changeId, root: workspace.root };
+      const scan = { scannedFiles: result.scanned_files, truncated: result.truncated };
+      if (scan.truncated || scan.scannedFiles > opts.maxFiles) {
+        feed.open(run, scan, { skipDir: () => true, keep: async () => [] });
+        return;
+      }
+      open.set(`${sessionId}\u0000${changeId}`, { sessionId, changeId });
+      feedIgnoreFor(workspace, opts.dbPath).then(
+        (ignore) => {
+          // The run may have ended while the ignore rules were read.
+          if (open.has(`${sessionId}\u0000${changeId}`)) feed.open(run, scan, ignore);
+        },
+        (err: unknown) => {
+          opts.log?.(`live feed for ${workspace.root} is off: ${(err as Error).message}`);
+          open.delete(`${sessionId}\u0000${changeId}`);
+          opts.emit({
+            session_id: sessionId,
+            run_id: runId,
+            change_id: changeId,
+            available: false,
+            reason: 'watch_failed',
+            touched: [],
+            touched_count: 0,
+          });
+        },
+      );
+    },
+    closing({ sessionId, changeId, toolCallId }) {
+      if (toolCallId !== null) return;
+      open.delete(`${sessionId}\u0000${changeId}`);
+      void feed.close(sessionId, changeId);
+    },
+  };
+  return {
+    observer,
+    feed,
+    async close() {
+      clearInterval(sweep);
+      open.clear();
+      await feed.closeAll();
+    },
+  };
+}
