@@ -13,6 +13,7 @@ import {
   addReason,
   type Checkpoint,
   type FileTable,
+  type IgnoreState,
 } from './model.ts';
 import { runScanPhase, type AreaIndex } from './workspace-scan.ts';
 
@@ -31,6 +32,8 @@ export interface CaptureInput {
   limits: Readonly<Limits>;
   scanner: Scanner;
   gitTimeoutMs: number;
+  /** The last ignore listing of this folder, if any: the walk need not wait for git's (verified after). */
+  guessIgnore: IgnoreState | null;
   /** Asks the registry for up to `wanted` bytes of snapshot memory; returns the grant. */
   reserveMemory(wanted: number): number;
   now(): number;
@@ -70,6 +73,7 @@ export async function captureCheckpoint(
     scanMode: input.kind === 'git' ? 'git' : 'filesystem',
     withIndex: true,
     fallbackIgnore: null,
+    guessIgnore: input.guessIgnore,
     ownFiles: input.ownFiles,
     limits: input.limits,
     scanner: input.scanner,

@@ -16,6 +16,7 @@ import {
   ORIGIN_SNAPSHOT,
   addReason,
   type Checkpoint,
+  type IgnoreState,
 } from './model.ts';
 import { runScanPhase } from './workspace-scan.ts';
 
@@ -37,6 +38,8 @@ export interface ChangesContext {
 export interface ChangesResult {
   changes: CandidateChange[];
   reasons: TruncatedReason[];
+  /** git's ignore decisions at completion (the next checkpoint of this folder starts from them). */
+  ignore: IgnoreState | null;
 }
 
 const hex = (oids: Uint8Array, i: number): string =>
@@ -51,6 +54,8 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     scanMode: cp.scanMode,
     withIndex: false,
     fallbackIgnore: cp.scanMode === 'git' ? cp.ignore : null,
+    // The ignore state rarely changes during a run: walk with the checkpoint's while git lists.
+    guessIgnore: cp.scanMode === 'git' ? cp.ignore : null,
     // A file tracked from the checkpoint stays tracked even if it became ignored during the run.
     keepFiles: known,
     ownFiles: ctx.ownFiles,
@@ -205,7 +210,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   }
 
   if (cp.scanMode === 'git' && changes.length > 0) await markBinaryByAttributes(cp, changes, ctx.gitTimeoutMs, reasons);
-  return { changes, reasons };
+  return { changes, reasons, ignore: phase.gitFailed ? null : phase.ignore };
 }
 
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */

@@ -123,4 +123,31 @@ describe('ignore semantics', () => {
     expect(snapshot()).toEqual(indexBefore);
     repo.cleanup();
   });
+
+  test("B14: ignore rules that change during a run are git's at completion, although the walk starts from the checkpoint's", async () => {
+    const repo = createTempRepo({ files: { '.gitignore': 'out/\n*.log\n', 'a.txt': 'a\n' } });
+    repo.write('out/old.txt', 'pruned at the checkpoint\n');
+    repo.write('keep.log', 'skipped at the checkpoint\n');
+    const { delta } = await runChange(engine, repo.dir, () => {
+      repo.write('.gitignore', 'gen/\n'); // out/ and *.log no longer ignored, gen/ now is
+      repo.write('gen/made.txt', 'ignored now\n');
+      repo.write('new.log', 'not ignored now\n');
+    });
+    expect(rows(delta)).toEqual(['M .gitignore +1 -2', 'A keep.log +1 -0', 'A new.log +1 -0', 'A out/old.txt +1 -0']);
+    repo.cleanup();
+  });
+
+  test('B14: a folder ignored since the last run is pruned at the next checkpoint (the remembered listing is only a guess)', async () => {
+    const repo = createTempRepo({ files: { '.gitignore': 'dist/\n', 'a.txt': 'a\n' } });
+    await runChange(engine, repo.dir, () => repo.write('a.txt', 'first run\n'));
+    for (let i = 0; i < 5; i++) repo.write(`dist/${i}.js`, 'built\n');
+    repo.write('b.txt', 'b\n');
+    const { start, delta } = await runChange(engine, repo.dir, () => {
+      repo.write('dist/0.js', 'rebuilt\n');
+      repo.write('b.txt', 'b2\n');
+    });
+    expect(start.scanned_files).toBe(3);
+    expect(rows(delta)).toEqual(['M b.txt +1 -1']);
+    repo.cleanup();
+  });
 });

@@ -4,7 +4,7 @@ import { createGitDiffEngine } from '../git/index.ts';
 import { createScanner, isInside, keyFromText, ownFilesUnder, type Scanner } from '../workspace/index.ts';
 import { captureCheckpoint } from './capture.ts';
 import { collectChanges } from './changes.ts';
-import type { Checkpoint } from './model.ts';
+import type { Checkpoint, IgnoreState } from './model.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
 
 /**
@@ -29,6 +29,10 @@ interface Entry {
   memoryBytes: number;
 }
 
+/** Workspace folders whose last ignore listing is kept, and the largest listing kept. */
+const MAX_REMEMBERED_FOLDERS = 64;
+const MAX_REMEMBERED_IGNORES = 50_000;
+
 const keyOf = (sessionId: string, changeId: string): string => `${sessionId}\0${changeId}`;
 
 export interface EngineInternals {
@@ -44,6 +48,17 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
   const diffEngine = createGitDiffEngine();
   const entries = new Map<string, Entry>();
   let reservedBytes = 0;
+
+  // The last git ignore listing per workspace folder: the next scan walks with it while git lists
+  // again, and keeps its walk only if git's new answer agrees (workspace-scan.ts). A few folders,
+  // small listings only: this is a guess, never a source of truth.
+  const lastIgnore = new Map<string, IgnoreState>();
+  const rememberIgnore = (root: string, ig: IgnoreState | null) => {
+    lastIgnore.delete(root);
+    if (!ig || ig.pruneDirs.length + ig.skipFiles.length > MAX_REMEMBERED_IGNORES) return;
+    lastIgnore.set(root, ig);
+    if (lastIgnore.size > MAX_REMEMBERED_FOLDERS) lastIgnore.delete(lastIgnore.keys().next().value!);
+  };
 
   const usedBytes = (): number => {
     let n = reservedBytes;
@@ -147,10 +162,12 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
           limits,
           scanner,
           gitTimeoutMs,
+          guessIgnore: lastIgnore.get(input.workspace.root) ?? null,
           reserveMemory: (wanted) => (granted = reserveMemory(entry, wanted)),
           now,
         });
         cp = res.checkpoint;
+        if (cp.scanMode === 'git') rememberIgnore(cp.root, cp.ignore);
       } catch {
         cp = failedCheckpoint(input, 'degraded');
       }
@@ -183,6 +200,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
         rootGitDir: null,
       });
       reasons = collected.reasons;
+      if (cp.scanMode === 'git') rememberIgnore(cp.root, collected.ignore);
       result = await computeDelta({
         changes: collected.changes,
         limits,
@@ -275,6 +293,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     close: async () => {
       clearInterval(timer);
       entries.clear();
+      lastIgnore.clear();
       await scanner.close();
     },
   };

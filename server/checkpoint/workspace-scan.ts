@@ -3,7 +3,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import type { PathKey, ScanRequest, ScanTable, Scanner } from '../workspace/index.ts';
+import type { PathKey, ScanTable, Scanner } from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
@@ -23,6 +23,12 @@ export interface ScanPhaseInput {
   withIndex: boolean;
   /** Ignore decisions to use when git cannot answer (completion after a good checkpoint). */
   fallbackIgnore: IgnoreState | null;
+  /**
+   * git mode: the ignore decisions git most likely gives now (the checkpoint's at completion, the
+   * last listing of this folder at a checkpoint). The walk then runs while git lists, and is kept
+   * only if git's answer agrees with every decision it made; otherwise it is walked again.
+   */
+  guessIgnore?: IgnoreState | null;
   /** Paths recorded even when git now ignores them (tracked from the checkpoint on). */
   keepFiles?: ReadonlyMap<PathKey, number>;
   /** Server database files under the root (never recorded). */
@@ -98,11 +104,29 @@ function mergeTables(tables: ScanTable[]): ScanTable {
     truncated,
     listedDirs: tables.flatMap((t) => t.listedDirs),
     seenDirs: tables.flatMap((t) => t.seenDirs),
+    skippedFiles: tables.flatMap((t) => t.skippedFiles),
     durationMs: tables.reduce((n, t) => n + t.durationMs, 0),
   };
 }
 
 const MAX_NESTED_DEPTH = 8;
+
+/**
+ * Whether a walk made with a guessed ignore state made the decision `fresh` gives for every folder
+ * and file it met: then it is the walk `fresh` would have made (same folders entered, same files
+ * recorded, in the same order, so even a cut walk is the same).
+ */
+export function walkAgrees(
+  t: ScanTable,
+  fresh: { pruneDirs: ReadonlySet<PathKey>; skipFiles: ReadonlySet<PathKey> },
+): boolean {
+  const pruned = new Set(t.prunedDirs);
+  for (const d of t.prunedDirs) if (!fresh.pruneDirs.has(d)) return false;
+  for (const d of t.seenDirs) if (!pruned.has(d) && fresh.pruneDirs.has(d)) return false;
+  for (const f of t.skippedFiles) if (!fresh.skipFiles.has(f)) return false;
+  for (const p of t.paths) if (fresh.skipFiles.has(p)) return false;
+  return true;
+}
 
 export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   const reasons: TruncatedReason[] = [];
@@ -116,16 +140,47 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     for (const d of ig.pruneDirs) ignore.pruneDirs.push(d);
     for (const f of ig.skipFiles) ignore.skipFiles.push(f);
   };
+  const skipList = (ig: IgnoreState): PathKey[] => [
+    ...(input.keepFiles ? ig.skipFiles.filter((p) => !input.keepFiles!.has(p)) : ig.skipFiles),
+    ...input.ownFiles,
+  ];
+
+  const tables: ScanTable[] = [];
+  let remaining = input.limits.maxScannedFiles;
+  // The soft deadline bounds the walk (from its start); each git call has its own kill deadline.
+  let deadline = Infinity;
+  const walk = (starts: PathKey[], ig: IgnoreState): Promise<ScanTable> => {
+    if (deadline === Infinity) deadline = performance.now() + input.limits.scanTimeoutMs;
+    return input.scanner.scan({
+      root: input.root,
+      starts,
+      pruneDirs: ig.pruneDirs,
+      skipFiles: skipList(ig),
+      mode: scanMode,
+      gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
+      maxFiles: remaining,
+      timeoutMs: Math.max(0, deadline - performance.now()),
+    });
+  };
+  const accept = (t: ScanTable): ScanTable => {
+    tables.push(t);
+    remaining -= t.paths.length;
+    if (t.truncated) addReason(reasons, t.truncated);
+    return t;
+  };
 
   // The root's index is listed and parsed (main thread) while the walk runs (worker): only the
-  // ignore listing must come before the walk.
+  // ignore listing must come before the walk, and not even that when there is a good guess of it.
   let rootIndex: Promise<{ entries: IndexEntry[]; indexMtimeMs: number | null } | Error> | null = null;
+  let guessed: Promise<ScanTable> | null = null;
   if (scanMode === 'git') {
     const area: GitArea = { prefix: '', cwd: input.root };
     if (input.withIndex)
       rootIndex = listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs).catch((err: unknown) =>
         err instanceof Error ? err : new Error(String(err)),
       );
+    const guess = input.guessIgnore ?? null;
+    if (guess) guessed = walk([''], guess);
     try {
       addIgnore(await listIgnoreState(area, input.gitTimeoutMs));
       areas.push(area);
@@ -142,32 +197,16 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     }
   }
 
-  // The soft deadline bounds the walk; each git call has its own kill deadline.
-  const deadline = performance.now() + input.limits.scanTimeoutMs;
-  const tables: ScanTable[] = [];
-  let remaining = input.limits.maxScannedFiles;
-  const scanOnce = async (starts: PathKey[]): Promise<ScanTable> => {
-    const req: ScanRequest = {
-      root: input.root,
-      starts,
-      pruneDirs: ignore.pruneDirs,
-      skipFiles: [
-        ...(input.keepFiles ? ignore.skipFiles.filter((p) => !input.keepFiles!.has(p)) : ignore.skipFiles),
-        ...input.ownFiles,
-      ],
-      mode: scanMode,
-      gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
-      maxFiles: remaining,
-      timeoutMs: Math.max(0, deadline - performance.now()),
-    };
-    const t = await input.scanner.scan(req);
-    tables.push(t);
-    remaining -= t.paths.length;
-    if (t.truncated) addReason(reasons, t.truncated);
-    return t;
-  };
-
-  let table = await scanOnce(['']);
+  let table: ScanTable | null = null;
+  if (guessed) {
+    const t = await guessed;
+    const agrees =
+      scanMode === 'git' &&
+      walkAgrees(t, { pruneDirs: new Set(ignore.pruneDirs), skipFiles: new Set(skipList(ignore)) });
+    if (agrees) table = accept(t);
+    else deadline = Infinity; // walked again with git's answer: its own deadline, as if unguessed
+  }
+  table ??= accept(await walk([''], ignore));
   // Nested repositories and submodules: their own index and ignore rules, files reported as files (B16).
   let pending = table.truncated ? [] : table.nestedRepos;
   const unlisted: PathKey[] = table.truncated ? [...table.nestedRepos] : [];
@@ -202,7 +241,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
       addReason(reasons, remaining <= 0 ? 'scan_files' : 'scan_time');
       break;
     }
-    table = await scanOnce(starts);
+    table = accept(await walk(starts, ignore));
     pending = table.truncated ? [] : table.nestedRepos;
     if (table.truncated) unlisted.push(...table.nestedRepos);
   }

@@ -56,6 +56,8 @@ export interface ScanTable {
   listedDirs: PathKey[];
   /** Every folder met (listed or not, pruned ones included). */
   seenDirs: PathKey[];
+  /** Files met and left out because they are in `skipFiles` (lets a caller check a guessed skip list). */
+  skippedFiles: PathKey[];
   durationMs: number;
 }
 
@@ -139,6 +141,7 @@ export function scanTree(req: ScanRequest): ScanTable {
   const prunedDirs: PathKey[] = [];
   const listedDirs: PathKey[] = [];
   const seenDirs: PathKey[] = [];
+  const skippedFiles: PathKey[] = [];
   let truncated: ScanTable['truncated'] = null;
 
   // Stack of folders to enter (key, absolute path as text when it has one, start or not).
@@ -190,7 +193,11 @@ export function scanTree(req: ScanRequest): ScanTable {
       }
       const link = d.isSymbolicLink();
       if (!link && !d.isFile()) continue; // fifo, socket, device: not content
-      if (skip.has(key) || isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
+      if (skip.has(key)) {
+        skippedFiles.push(key);
+        continue;
+      }
+      if (isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
       if (paths.length >= req.maxFiles) {
         truncated = 'scan_files';
         break walk;
@@ -238,6 +245,7 @@ export function scanTree(req: ScanRequest): ScanTable {
     truncated,
     listedDirs,
     seenDirs,
+    skippedFiles,
     durationMs: performance.now() - t0,
   };
 }
