@@ -1,0 +1,203 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer } from '../api/test-harness.ts';
+import { createRundiff } from '../index.ts';
+import { createTempDir, createTempRepo } from '../test-support/index.ts';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function rundiff(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; onSpawn?: (pid: number) => void },
+): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (opts.onSpawn && stderr.includes('rundiff: session')) {
+        const cb = opts.onSpawn;
+        delete opts.onSpawn;
+        cb(child.pid!);
+      }
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const SCRIPT =
+  'printf "new\\n" > added.txt && printf "edited\\n" >> edit.txt && rm gone.txt && mv old.txt moved.txt && echo done';
+
+describe('rundiff run', () => {
+  it("records a shell command that adds, edits, deletes and renames files; stdout is the command's; the summary goes to stderr", async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({
+      files: { 'edit.txt': 'one\n', 'gone.txt': 'bye\n', 'old.txt': 'same content\nkept\n' },
+    });
+    cleanups.push(() => repo.cleanup());
+    const res = await rundiff(
+      ['run', '--server', t.server.url, '--session', 'cli-1', '--title', 'shell edits', '--', 'sh', '-c', SCRIPT],
+      { cwd: repo.dir },
+    );
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('done\n');
+    const lines = res.stderr.trim().split('\n');
+    expect(lines[0]).toBe('rundiff: session cli-1');
+    expect(lines.slice(1)).toEqual([
+      'Changed 4 files',
+      'A added.txt +1 -0',
+      'M edit.txt +1 -0',
+      'D gone.txt +0 -1',
+      'R old.txt -> moved.txt +0 -0',
+    ]);
+    const detail = await t.get('/api/hermes/sessions/cli-1');
+    expect(detail.body.session).toMatchObject({
+      title: 'shell edits',
+      workspace: repo.dir,
+      run_count: 1,
+      changed_count: 4,
+    });
+    expect(detail.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', `sh -c '${SCRIPT}'`],
+      ['assistant', expect.stringMatching(/^exit 0 in \d+\.\d s$/)],
+    ]);
+    expect(detail.body.runs[0]).toMatchObject({ status: 'completed', source: 'run', tracking: true });
+  });
+
+  it("a failing command: its exit code is rundiff's, the run is failed with the outcome", async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const res = await rundiff(
+      ['run', '--server', t.server.url, '--session', 'cli-2', '--', 'sh', '-c', 'echo x > f.txt; exit 3'],
+      { cwd: dir },
+    );
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain('Changed 1 file\nA f.txt +1 -0');
+    const detail = await t.get('/api/hermes/sessions/cli-2');
+    expect(detail.body.runs[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/^exit 3 in/) });
+  });
+
+  it('a command that does not exist exits 127 and the run is failed', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const res = await rundiff(['run', '--server', t.server.url, '--session', 'cli-3', '--', 'no-such-command-here'], {
+      cwd: dir,
+    });
+    expect(res.code).toBe(127);
+    expect(res.stderr).toContain('no-such-command-here: command not found');
+    expect(res.stderr).toContain('No files changed');
+  });
+
+  it('SIGTERM mid-run is forwarded to the command, the run is failed and rundiff exits 143', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const marker = path.join(dir, 'started');
+    const res = await rundiff(
+      ['run', '--server', t.server.url, '--session', 'cli-4', '--', 'sh', '-c', `touch ${marker}; exec sleep 30`],
+      {
+        cwd: dir,
+        onSpawn: (pid) => {
+          const poll = setInterval(() => {
+            if (fs.existsSync(marker)) {
+              clearInterval(poll);
+              process.kill(pid, 'SIGTERM');
+            }
+          }, 20);
+        },
+      },
+    );
+    expect(res.code).toBe(143);
+    const detail = await t.get('/api/hermes/sessions/cli-4');
+    expect(detail.body.runs[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/SIGTERM/) });
+    expect(res.stderr).toContain('Changed 1 file\nA started +0 -0');
+  });
+
+  it('with no server reachable it records straight into the database and says so', async () => {
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = path.join(dir, 'data', 'offline.db');
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    const res = await rundiff(
+      [
+        'run',
+        '--server',
+        'http://127.0.0.1:9',
+        '--db',
+        db,
+        '--session',
+        'off-1',
+        '--',
+        'sh',
+        '-c',
+        'echo hi > hello.txt',
+      ],
+      { cwd: ws },
+    );
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`rundiff: no server at http://127.0.0.1:9; recording into ${db}`);
+    expect(res.stderr).toContain('Changed 1 file\nA hello.txt +1 -0');
+    const rd = createRundiff({ db, env: {} });
+    cleanups.push(() => rd.close());
+    expect(rd.store.sessions.get('off-1')).toMatchObject({ run_count: 1, changed_count: 1 });
+  });
+
+  it('a token-protected server: without RUNDIFF_TOKEN a clear error and the command does not run; with it the run is recorded', async () => {
+    const t = await startTestServer({ env: { RUNDIFF_TOKEN: 'sekrit' } });
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const refused = await rundiff(['run', '--server', t.server.url, '--', 'sh', '-c', 'echo ran > ran.txt'], {
+      cwd: dir,
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('needs a token: set RUNDIFF_TOKEN');
+    expect(fs.existsSync(path.join(dir, 'ran.txt'))).toBe(false);
+    const ok = await rundiff(
+      ['run', '--server', t.server.url, '--session', 'tok-1', '--', 'sh', '-c', 'echo ran > ran.txt'],
+      {
+        cwd: dir,
+        env: { RUNDIFF_TOKEN: 'sekrit' },
+      },
+    );
+    expect(ok.code).toBe(0);
+    expect(ok.stderr).toContain('A ran.txt +1 -0');
+  });
+
+  it('usage errors exit 2 with help; --help prints it on stdout', async () => {
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const none = await rundiff(['run'], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no command given');
+    const help = await rundiff(['run', '--help'], { cwd: dir });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: rundiff run');
+  });
+});
