@@ -15,6 +15,7 @@ import {
   type FileTable,
   type IgnoreState,
 } from './model.ts';
+import { span, traced } from './trace.ts';
 import { runScanPhase, type AreaIndex } from './workspace-scan.ts';
 
 /**
@@ -38,6 +39,8 @@ export interface CaptureInput {
   reserveMemory(wanted: number): number;
   now(): number;
 }
+
+const HEX40 = /^[0-9a-f]{40}$/;
 
 /** The same float Node computes for `Stats.mtimeMs`, from git's seconds + nanoseconds. */
 function indexMtimeMs(e: IndexEntry): number {
@@ -80,6 +83,7 @@ export async function captureCheckpoint(
     gitTimeoutMs: input.gitTimeoutMs,
     rootGitDir: input.rootGitDir,
   });
+  const classified = span();
   const t = phase.table;
   const n = t.paths.length;
   const files: FileTable = {
@@ -99,6 +103,7 @@ export async function captureCheckpoint(
     racy: new Uint8Array(n),
   };
   const racyFrom = scanStartedAtMs - RACY_MARGIN_MS;
+  const oidBytes = Buffer.from(files.oids.buffer, files.oids.byteOffset, files.oids.byteLength);
   const { hits, conflicted } = indexByPath(phase.indexes);
   const toRead: number[] = [];
   let wanted = 0;
@@ -116,10 +121,10 @@ export async function captureCheckpoint(
         (e.ino === 0 || e.ino === t.ino[i]) &&
         hit.indexMtimeMs !== null &&
         m < hit.indexMtimeMs;
-      if (clean && /^[0-9a-f]{40}$/.test(e.oid)) {
+      if (clean && HEX40.test(e.oid)) {
         files.origin[i] = ORIGIN_BLOB;
         files.area[i] = hit.area;
-        Buffer.from(e.oid, 'hex').copy(files.oids, i * 20);
+        oidBytes.write(e.oid, i * 20, 'hex');
         continue;
       }
     }
@@ -127,23 +132,27 @@ export async function captureCheckpoint(
     if (t.size[i]! <= input.limits.maxSnapshotBytes) wanted += t.size[i]!;
   }
 
+  classified('classify');
   const granted = toRead.length > 0 ? input.reserveMemory(wanted) : 0;
   let block: Buffer = Buffer.alloc(0);
   let memoryCapHit = false;
   if (toRead.length > 0) {
     const links = new Uint8Array(toRead.length);
     toRead.forEach((fi, j) => (links[j] = t.mode[fi] === MODE_LINK ? 1 : 0));
-    const r = await input.scanner.read({
-      root: input.root,
-      paths: toRead.map((fi) => t.paths[fi]!),
-      links,
-      sizes: Float64Array.from(toRead.map((fi) => t.size[fi]!)),
-      keepMaxBytes: input.limits.maxSnapshotBytes,
-      keepBudgetBytes: granted,
-      keepBinary: false,
-      hashBudgetBytes: HASH_READ_BUDGET_BYTES,
-      hashKept: false,
-    });
+    const r = await traced(
+      `read ${toRead.length}`,
+      input.scanner.read({
+        root: input.root,
+        paths: toRead.map((fi) => t.paths[fi]!),
+        links,
+        sizes: Float64Array.from(toRead.map((fi) => t.size[fi]!)),
+        keepMaxBytes: input.limits.maxSnapshotBytes,
+        keepBudgetBytes: granted,
+        keepBinary: false,
+        hashBudgetBytes: HASH_READ_BUDGET_BYTES,
+        hashKept: false,
+      }),
+    );
     block = Buffer.from(r.block.buffer, r.block.byteOffset, r.block.byteLength);
     memoryCapHit = r.skippedForBudget > 0 || r.skippedForHashBudget > 0;
     toRead.forEach((fi, j) => {

@@ -18,6 +18,7 @@ import {
   type Checkpoint,
   type IgnoreState,
 } from './model.ts';
+import { span, traced } from './trace.ts';
 import { runScanPhase } from './workspace-scan.ts';
 
 /**
@@ -47,6 +48,7 @@ const hex = (oids: Uint8Array, i: number): string =>
 
 export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
   const f = cp.files;
+  const step = span();
   const known = new Map<PathKey, number>();
   for (let i = 0; i < f.paths.length; i++) known.set(f.paths[i]!, i);
   const phase = await runScanPhase({
@@ -64,6 +66,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     gitTimeoutMs: ctx.gitTimeoutMs,
     rootGitDir: ctx.rootGitDir,
   });
+  step('scan phase');
   const reasons = [...cp.reasons.filter((r) => r !== 'memory_cap'), ...phase.reasons];
   const now = phase.table;
 
@@ -97,17 +100,21 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   let cur: ReadResult | null = null;
   if (readIdx.length > 0) {
     const links = Uint8Array.from(readIdx.map((ni) => (now.mode[ni] === MODE_LINK ? 1 : 0)));
-    cur = await ctx.scanner.read({
-      root: cp.root,
-      paths: readIdx.map((ni) => now.paths[ni]!),
-      links,
-      sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
-      keepMaxBytes: MAX_DIFF_READ_BYTES,
-      keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
-      keepBinary: true,
-      hashBudgetBytes: HASH_READ_BUDGET_BYTES,
-      hashKept: true,
-    });
+    step('compare');
+    cur = await traced(
+      `read ${readIdx.length}`,
+      ctx.scanner.read({
+        root: cp.root,
+        paths: readIdx.map((ni) => now.paths[ni]!),
+        links,
+        sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
+        keepMaxBytes: MAX_DIFF_READ_BYTES,
+        keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
+        keepBinary: true,
+        hashBudgetBytes: HASH_READ_BUDGET_BYTES,
+        hashKept: true,
+      }),
+    );
   }
   const curSide = (j: number, ni: number): FileSide | null => {
     const r = cur!;
@@ -183,34 +190,50 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   });
   for (const ci of deleted) changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
 
-  // Blobs of changed clean files: one cat-file per repository (objects only, no filters, B26).
-  if (blobWanted.size > 0) {
-    const blobs = new Map<string, Buffer>();
-    for (const [area, oids] of blobWanted) {
+  // Blobs of changed clean files (one cat-file per repository: objects only, no filters, B26) and
+  // the attributes of the changed paths are independent: both git calls run at once.
+  const attributes =
+    cp.scanMode === 'git' && changes.length > 0
+      ? markBinaryByAttributes(cp, changes, ctx.gitTimeoutMs, reasons)
+      : Promise.resolve();
+  await Promise.all([fillBlobs(cp, blobWanted, changes, ctx.gitTimeoutMs, reasons), attributes]);
+  step('blobs and attributes');
+  return { changes, reasons, ignore: phase.gitFailed ? null : phase.ignore };
+}
+
+/** The start bytes of changed clean files, read from their repositories' objects. */
+async function fillBlobs(
+  cp: Checkpoint,
+  blobWanted: ReadonlyMap<number, string[]>,
+  changes: CandidateChange[],
+  timeoutMs: number,
+  reasons: TruncatedReason[],
+): Promise<void> {
+  if (blobWanted.size === 0) return;
+  const blobs = new Map<string, Buffer>();
+  await Promise.all(
+    [...blobWanted].map(async ([area, oids]) => {
       const a = cp.areas[area];
-      if (!a) continue;
+      if (!a) return;
       try {
-        for (const [k, v] of await readBlobs(a.cwd, oids, { timeoutMs: ctx.gitTimeoutMs })) blobs.set(k, v);
+        for (const [k, v] of await readBlobs(a.cwd, oids, { timeoutMs })) blobs.set(k, v);
       } catch (err) {
         addReason(reasons, reasonFor(err));
       }
-    }
-    for (const c of changes) {
-      const b = c.before;
-      if (!b || b.bytes || b.unavailable || !b.oid) continue;
-      const bytes = blobs.get(b.oid);
-      if (bytes) {
-        b.bytes = bytes;
-        b.size = bytes.length;
-      } else {
-        b.unavailable = 'no_snapshot';
-        addReason(reasons, 'degraded');
-      }
+    }),
+  );
+  for (const c of changes) {
+    const b = c.before;
+    if (!b || b.bytes || b.unavailable || !b.oid) continue;
+    const bytes = blobs.get(b.oid);
+    if (bytes) {
+      b.bytes = bytes;
+      b.size = bytes.length;
+    } else {
+      b.unavailable = 'no_snapshot';
+      addReason(reasons, 'degraded');
     }
   }
-
-  if (cp.scanMode === 'git' && changes.length > 0) await markBinaryByAttributes(cp, changes, ctx.gitTimeoutMs, reasons);
-  return { changes, reasons, ignore: phase.gitFailed ? null : phase.ignore };
 }
 
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */

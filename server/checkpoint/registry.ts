@@ -5,6 +5,7 @@ import { createScanner, isInside, keyFromText, ownFilesUnder, type Scanner } fro
 import { captureCheckpoint } from './capture.ts';
 import { collectChanges } from './changes.ts';
 import type { Checkpoint, IgnoreState } from './model.ts';
+import { span } from './trace.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
 
 /**
@@ -153,6 +154,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     entry.started = (async (): Promise<StartResult> => {
       let granted = 0;
       let cp: Checkpoint;
+      const done = span();
       try {
         const res = await captureCheckpoint({
           root: input.workspace.root,
@@ -171,6 +173,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       } catch {
         cp = failedCheckpoint(input, 'degraded');
       }
+      done('checkpoint');
       reservedBytes -= granted;
       entry.checkpoint = cp;
       entry.memoryBytes = entries.get(key) === entry ? cp.memoryBytes : 0;
@@ -191,6 +194,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     const cp = entry.checkpoint!;
     let reasons: TruncatedReason[];
     let result: Awaited<ReturnType<typeof computeDelta>>;
+    const step = span();
     try {
       const collected = await collectChanges(cp, {
         limits,
@@ -201,6 +205,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       });
       reasons = collected.reasons;
       if (cp.scanMode === 'git') rememberIgnore(cp.root, collected.ignore);
+      step('changes');
       result = await computeDelta({
         changes: collected.changes,
         limits,
@@ -213,6 +218,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       reasons = ['degraded'];
       result = await computeDelta({ changes: [], limits });
     }
+    step('completion');
     const all = sortReasons([...reasons, ...result.truncated_reasons]);
     return {
       workspace: cp.root,

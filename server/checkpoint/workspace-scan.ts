@@ -7,6 +7,7 @@ import type { PathKey, ScanTable, Scanner } from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
+import { mark, traced } from './trace.ts';
 
 /**
  * One scan phase over a workspace: git's ignore listing (and, at a checkpoint, its index) for the
@@ -151,16 +152,19 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   let deadline = Infinity;
   const walk = (starts: PathKey[], ig: IgnoreState): Promise<ScanTable> => {
     if (deadline === Infinity) deadline = performance.now() + input.limits.scanTimeoutMs;
-    return input.scanner.scan({
-      root: input.root,
-      starts,
-      pruneDirs: ig.pruneDirs,
-      skipFiles: skipList(ig),
-      mode: scanMode,
-      gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
-      maxFiles: remaining,
-      timeoutMs: Math.max(0, deadline - performance.now()),
-    });
+    return traced(
+      `walk${starts.length === 1 && starts[0] === '' ? '' : ' nested'}`,
+      input.scanner.scan({
+        root: input.root,
+        starts,
+        pruneDirs: ig.pruneDirs,
+        skipFiles: skipList(ig),
+        mode: scanMode,
+        gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
+        maxFiles: remaining,
+        timeoutMs: Math.max(0, deadline - performance.now()),
+      }),
+    );
   };
   const accept = (t: ScanTable): ScanTable => {
     tables.push(t);
@@ -176,13 +180,13 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   if (scanMode === 'git') {
     const area: GitArea = { prefix: '', cwd: input.root };
     if (input.withIndex)
-      rootIndex = listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs).catch((err: unknown) =>
-        err instanceof Error ? err : new Error(String(err)),
+      rootIndex = traced('index listing', listAreaIndex(area, input.rootGitDir, input.gitTimeoutMs)).catch(
+        (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
       );
     const guess = input.guessIgnore ?? null;
     if (guess) guessed = walk([''], guess);
     try {
-      addIgnore(await listIgnoreState(area, input.gitTimeoutMs));
+      addIgnore(await traced('ignore listing', listIgnoreState(area, input.gitTimeoutMs)));
       areas.push(area);
     } catch (err) {
       addReason(reasons, reasonFor(err));
@@ -203,6 +207,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     const agrees =
       scanMode === 'git' &&
       walkAgrees(t, { pruneDirs: new Set(ignore.pruneDirs), skipFiles: new Set(skipList(ignore)) });
+    mark(agrees ? 'guessed walk kept' : 'guessed walk dropped');
     if (agrees) table = accept(t);
     else deadline = Infinity; // walked again with git's answer: its own deadline, as if unguessed
   }
