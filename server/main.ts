@@ -75,7 +75,14 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   const store = openStore(config.dbPath);
   const engine = createEngine({ limits: config.limits, dbPath: config.dbPath, ...(opts.now ? { now: opts.now } : {}) });
-  const httpServer = http.createServer();
+  // The request handler exists before socket.io attaches: socket.io wraps the listeners present at
+  // attach time and keeps its own /socket.io/ requests (long-polling) away from them. A listener
+  // added later would also answer those requests (ERR_HTTP_HEADERS_SENT).
+  let handler: http.RequestListener = (_req, res) => {
+    res.statusCode = 503;
+    res.end();
+  };
+  const httpServer = http.createServer((req, res) => handler(req, res));
   let port = config.port;
   const policy: SecurityPolicy = {
     bindHost: config.host,
@@ -108,6 +115,10 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     dbPath: config.dbPath,
     emit: (p) => socket.emitToSession(p.session_id, 'workspace.diff.progress', p),
     hasCheckpoint: (sessionId, changeId) => engine.has(sessionId, changeId),
+    changedSoFar: async (sessionId, changeId) => {
+      const d = await engine.peek(sessionId, changeId);
+      return d ? d.files.flatMap((f) => (f.old_path !== null ? [f.path, f.old_path] : [f.path])) : [];
+    },
     log,
   });
   bridge.addObservers([live.observer]);
@@ -122,7 +133,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, now: opts.now ?? Date.now }),
   });
-  httpServer.on('request', app);
+  handler = app;
 
   try {
     await new Promise<void>((resolve, reject) => {

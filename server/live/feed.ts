@@ -32,6 +32,11 @@ export interface LiveFeedOptions {
   /** At most this many paths listed in one event (the count stays exact). Default 200. */
   maxListed?: number;
   emit(payload: DiffProgressPayload): void;
+  /**
+   * Paths a run changed before a new watcher was ready (a watcher needs a moment to start; edits made
+   * right after the checkpoint would otherwise be missed). Called once per run that was waiting.
+   */
+  catchUp?(run: FeedRun): Promise<string[]>;
   /** Logs a watcher problem that did not stop the run. */
   log?(message: string): void;
 }
@@ -48,6 +53,7 @@ interface RunState {
 
 interface Shared {
   watcher: FSWatcher;
+  ready: boolean;
   runs: Map<string, RunState>;
 }
 
@@ -124,7 +130,12 @@ export class LiveFeed {
         },
       }),
       runs: new Map(),
+      ready: false,
     };
+    shared.watcher.on('ready', () => {
+      shared.ready = true;
+      for (const state of shared.runs.values()) this.catchUp(state);
+    });
     shared.watcher.on('all', (event: string, abs: string) => {
       if (event === 'addDir' || event === 'unlinkDir') return;
       const rel = path.relative(root, abs).split(path.sep).join('/');
@@ -146,6 +157,20 @@ export class LiveFeed {
       }
     });
     return shared;
+  }
+
+  private catchUp(state: RunState): void {
+    if (!this.opts.catchUp) return;
+    this.opts.catchUp(state.run).then(
+      (paths) => {
+        if (paths.length === 0) return;
+        for (const p of paths) state.pending.add(p);
+        this.schedule(state);
+      },
+      () => {
+        /* provisional feed: the stored delta is unaffected */
+      },
+    );
   }
 
   private schedule(state: RunState): void {

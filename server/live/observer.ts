@@ -7,6 +7,8 @@ export interface LiveFeedObserverOptions {
   maxFiles: number;
   dbPath: string | null;
   emit(payload: DiffProgressPayload): void;
+  /** The run's changed paths so far (the engine's `peek`), to catch edits made before the watcher was ready. */
+  changedSoFar?(sessionId: string, changeId: string): Promise<string[]>;
   /** True while the engine still holds the run's checkpoint (a TTL eviction closes the feed). */
   hasCheckpoint(sessionId: string, changeId: string): boolean;
   log?(message: string): void;
@@ -29,6 +31,7 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
     emit: opts.emit,
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
+    ...(opts.changedSoFar ? { catchUp: (run) => opts.changedSoFar!(run.sessionId, run.changeId) } : {}),
   });
   const open = new Map<string, { sessionId: string; changeId: string }>();
   const sweep = setInterval(() => {
