@@ -63,8 +63,8 @@ export function blobId(bytes: Uint8Array): Buffer {
 const CHUNK = 1024 * 1024;
 
 /** Hashes a large file in chunks (no whole-file allocation). Null when it changed size while read. */
-function hashLargeFile(abs: Buffer, expectedSize: number): { oid: Buffer; head: Buffer } | null {
-  const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+function hashLargeFile(abs: string | Buffer, expectedSize: number): { oid: Buffer; head: Buffer } | null {
+  const fd = openNoFollow(abs);
   try {
     const h = crypto.createHash('sha1').update(`blob ${expectedSize}\0`);
     const buf = Buffer.allocUnsafe(CHUNK);
@@ -85,12 +85,15 @@ function hashLargeFile(abs: Buffer, expectedSize: number): { oid: Buffer; head: 
   }
 }
 
-function openNoFollow(abs: Buffer): number {
-  return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+/** Never follows a symlink; never blocks on a FIFO that replaced a file since the scan. */
+function openNoFollow(abs: string | Buffer): number {
+  return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
 }
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /**
- * Reads exactly `size` bytes into `dst` at `at`; false when the file is shorter or longer now.
+ * Reads the file from its start into `dst` at `at`; true when it holds exactly `size` bytes.
  * `dst` has one spare byte after `at + size`: the first read asks for one byte more than expected,
  * so a file that grew is seen without a second read. A read that stops short of what was asked on
  * a regular file means end of file (Linux, macOS), so the common case is one read per file; any
@@ -100,7 +103,7 @@ function readExact(fd: number, dst: Uint8Array, at: number, size: number): boole
   let got = 0;
   for (;;) {
     const want = size + 1 - got;
-    const n = fs.readSync(fd, dst, at + got, want, null);
+    const n = fs.readSync(fd, dst, at + got, want, got);
     if (n === 0) return got === size;
     got += n;
     if (got > size) return false; // grew since its size was taken
@@ -120,7 +123,8 @@ export function readContents(req: ReadRequest): ReadResult {
   let hashLeft = req.hashBudgetBytes;
   let skippedForBudget = 0;
   let skippedForHashBudget = 0;
-  const rootPrefix = Buffer.from(req.root + '/');
+  const rootText = req.root + '/';
+  const rootPrefix = Buffer.from(rootText);
 
   // One block sized from the scan's sizes: files are read straight into it (no per-file buffers, no copy).
   let expected = 0;
@@ -139,7 +143,9 @@ export function readContents(req: ReadRequest): ReadResult {
   };
 
   for (let i = 0; i < n; i++) {
-    const abs = Buffer.concat([rootPrefix, Buffer.from(req.paths[i]!, 'latin1')]);
+    const key = req.paths[i]!;
+    // ASCII names as text paths (no Buffer per file); any other name by its exact bytes.
+    const abs = ASCII.test(key) ? rootText + key : Buffer.concat([rootPrefix, Buffer.from(key, 'latin1')]);
     try {
       if (req.links[i]) {
         const target = fs.readlinkSync(abs, { encoding: 'buffer' });
@@ -158,34 +164,47 @@ export function readContents(req: ReadRequest): ReadResult {
       }
       const fd = openNoFollow(abs);
       try {
-        const st = fs.fstatSync(fd);
-        if (!st.isFile()) {
-          missing[i] = 1;
-          continue;
-        }
-        size[i] = st.size;
-        if (st.size > req.keepMaxBytes) {
-          // Too large to keep: hash it if the budget allows, else leave it without content identity.
-          if (st.size > hashLeft) {
-            skippedForHashBudget++;
+        let bytes: Uint8Array;
+        const scanned = req.sizes[i]!;
+        if (
+          scanned > 0 &&
+          scanned <= req.keepMaxBytes &&
+          keptBytes + scanned <= capacity &&
+          readExact(fd, block, keptBytes, scanned)
+        ) {
+          // Read to its end at exactly the scanned size: a regular file of that size (a folder or
+          // device fails or differs, and goes the long way below). One fstat per file saved.
+          size[i] = scanned;
+          bytes = block.subarray(keptBytes, keptBytes + scanned);
+        } else {
+          const st = fs.fstatSync(fd);
+          if (!st.isFile()) {
+            missing[i] = 1;
             continue;
           }
-          hashLeft -= st.size;
-          const res = hashLargeFile(abs, st.size);
-          if (res === null) continue; // changing under us: no identity rather than a wrong one
-          res.oid.copy(oids, i * 20);
-          hashed[i] = 1;
-          if (looksBinary(res.head)) binary[i] = 1;
-          continue;
-        }
-        const fits = keptBytes + st.size <= capacity;
-        let bytes: Uint8Array;
-        if (fits && readExact(fd, block, keptBytes, st.size)) {
-          bytes = block.subarray(keptBytes, keptBytes + st.size);
-        } else {
-          // Over the budget, or its size changed while read: identity only, from a fresh read.
-          bytes = fs.readFileSync(abs);
-          size[i] = bytes.length;
+          size[i] = st.size;
+          if (st.size > req.keepMaxBytes) {
+            // Too large to keep: hash it if the budget allows, else leave it without content identity.
+            if (st.size > hashLeft) {
+              skippedForHashBudget++;
+              continue;
+            }
+            hashLeft -= st.size;
+            const res = hashLargeFile(abs, st.size);
+            if (res === null) continue; // changing under us: no identity rather than a wrong one
+            res.oid.copy(oids, i * 20);
+            hashed[i] = 1;
+            if (looksBinary(res.head)) binary[i] = 1;
+            continue;
+          }
+          const fits = keptBytes + st.size <= capacity;
+          if (fits && readExact(fd, block, keptBytes, st.size)) {
+            bytes = block.subarray(keptBytes, keptBytes + st.size);
+          } else {
+            // Over the budget, or its size changed while read: identity only, from a fresh read.
+            bytes = fs.readFileSync(abs);
+            size[i] = bytes.length;
+          }
         }
         const bin = looksBinary(bytes);
         if (bin) binary[i] = 1;
