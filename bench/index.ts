@@ -12,7 +12,7 @@ if (all || wanted.has('engine')) {
   process.stdout.write(`${formatEngineBench(r)}\n`);
 }
 if (all || wanted.has('bridge')) {
-  const { benchBridge } = await import('./bridge.ts');
+  const { benchBridge, bridgeReport } = await import('./bridge.ts');
   const r = await benchBridge();
-  process.stdout.write(`Bridge\n${JSON.stringify(r, null, 2)}\n`);
+  process.stdout.write(`${bridgeReport(r)}\n`);
 }
