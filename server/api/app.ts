@@ -3,6 +3,7 @@ import type { Bridge, History } from '../runs/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
 import { changesRouter } from './changes.ts';
+import { demoRouter } from './demo.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
 import { healthRouter } from './health.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from './security.ts';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
   api.use(changesRouter(deps.history));
+  api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);
   app.use('/api', api);

@@ -135,10 +135,6 @@ const valid = computed(() => /^[^@\\s]+@[^@\\s]+$/.test(email.value));
   });
   await send({ type: 'tool.started', ...s, run_id: 'r1', tool_call_id: 'r1-t2', name: 'shell' });
   ws.rename('src/utils/format.ts', 'src/lib/format.ts');
-  ws.write(
-    'src/lib/format.ts',
-    'export function price(cents: number, currency = "$"): string {\n  return `${currency}${(cents / 100).toFixed(2)}`;\n}\n',
-  );
   ws.remove('old/login.js');
   ws.write('assets/logo.png', pngBytes([220, 60, 60]));
   await pause();
@@ -157,7 +153,7 @@ const valid = computed(() => /^[^@\\s]+@[^@\\s]+$/.test(email.value));
     role: 'assistant',
     run_id: 'r1',
     content:
-      'Done. The login form now validates the email before it can be submitted:\n\n```ts\nconst valid = computed(() => /^[^@\\s]+@[^@\\s]+$/.test(email.value));\n```\n\nThe price helper lives in `src/lib/format.ts` and takes a currency; the legacy `old/login.js` is gone and the logo is red.',
+      'Done. The login form now validates the email before it can be submitted:\n\n```ts\nconst valid = computed(() => /^[^@\\s]+@[^@\\s]+$/.test(email.value));\n```\n\nThe formatting helpers moved to `src/lib/format.ts`; the legacy `old/login.js` is gone and the logo is red.',
   });
   await send({ type: 'run.completed', ...s, run_id: 'r1' });
   await pause();

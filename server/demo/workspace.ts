@@ -26,6 +26,26 @@ const email = ref('');
 </template>
 `;
 
+/** The helpers the demo agent moves to src/lib. */
+const FORMAT_TS = `/** Formatting helpers shared by the storefront pages. */
+
+export function price(cents: number): string {
+  return \`$\${(cents / 100).toFixed(2)}\`;
+}
+
+export function percent(ratio: number): string {
+  return \`\${Math.round(ratio * 100)}%\`;
+}
+
+export function plural(count: number, word: string): string {
+  return \`\${count} \${word}\${count === 1 ? '' : 's'}\`;
+}
+
+export function shortDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+`;
+
 const LEGACY_LOGIN = Array.from({ length: 22 }, (_, i) => `// legacy login helper, line ${i + 1}`).join('\n') + '\n';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -75,10 +95,7 @@ export function createDemoWorkspace(): DemoWorkspace {
   };
   write('README.md', '# Demo shop\n\nA small storefront the demo agent works on.\n');
   write('src/Login.vue', LOGIN_VUE);
-  write(
-    'src/utils/format.ts',
-    'export function price(cents: number): string {\n  return `$${(cents / 100).toFixed(2)}`;\n}\n',
-  );
+  write('src/utils/format.ts', FORMAT_TS);
   write('old/login.js', LEGACY_LOGIN);
   write('assets/logo.png', pngBytes([40, 90, 200]));
   write('.gitignore', 'node_modules/\ndist/\n');
