@@ -90,7 +90,7 @@ function openNoFollow(abs: string | Buffer): number {
   return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Reads the file from its start into `dst` at `at`; true when it holds exactly `size` bytes.
@@ -145,7 +145,7 @@ export function readContents(req: ReadRequest): ReadResult {
   for (let i = 0; i < n; i++) {
     const key = req.paths[i]!;
     // ASCII names as text paths (no Buffer per file); any other name by its exact bytes.
-    const abs = ASCII.test(key) ? rootText + key : Buffer.concat([rootPrefix, Buffer.from(key, 'latin1')]);
+    const abs = !NON_ASCII.test(key) ? rootText + key : Buffer.concat([rootPrefix, Buffer.from(key, 'latin1')]);
     try {
       if (req.links[i]) {
         const target = fs.readlinkSync(abs, { encoding: 'buffer' });

@@ -62,7 +62,7 @@ export interface ScanTable {
 }
 
 const SLASH = Buffer.from('/');
-const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
 const REPLACEMENT = '\ufffd';
 
 /** One folder entry: its key (name bytes as latin1), its name as text when the bytes are valid UTF-8, its type. */
@@ -90,7 +90,7 @@ function readFolder(abs: string | Buffer): Entry[] {
         break;
       }
       out.push({
-        key: ASCII.test(d.name) ? d.name : Buffer.from(d.name, 'utf8').toString('latin1'),
+        key: !NON_ASCII.test(d.name) ? d.name : Buffer.from(d.name, 'utf8').toString('latin1'),
         text: d.name,
         dirent: d,
       });
