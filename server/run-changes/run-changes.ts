@@ -11,6 +11,7 @@ import type { CheckpointEngine, DeltaResult } from '../checkpoint/types.ts';
 import type { DeltaFile } from '../delta/types.ts';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
+import { toNewChange, toNewFile } from '../runs/index.ts';
 
 /**
  * `run_changes {session_id, run_id?}` (CONTRACT section 5): a finished run's stored change, or for a
@@ -74,50 +75,19 @@ export interface RunChangesDeps {
 
 /** Files of an open run are not stored, so their ids are positions: they cannot be fetched by id. */
 function liveFile(f: DeltaFile, i: number): FileSummary {
-  const out: FileSummary = {
-    id: `open-${i + 1}`,
-    path: f.path,
-    old_path: f.old_path,
-    change_type: f.change_type,
-    additions: f.additions,
-    deletions: f.deletions,
-    binary: f.binary,
-    truncated: f.truncated,
-    size_before: f.size_before,
-    size_after: f.size_after,
-    patch_bytes: f.patch_bytes,
-    omitted_reason: f.omitted_reason,
-  };
-  if (f.path_base64 !== undefined) out.path_base64 = f.path_base64;
-  if (f.old_path_base64 !== undefined) out.old_path_base64 = f.old_path_base64;
-  return out;
+  const { patch: _patch, ...summary } = toNewFile(f);
+  return { id: `open-${i + 1}`, ...summary };
 }
 
 function fromDelta(run: Run, d: DeltaResult, t: number): ChangeSummary {
-  return {
-    change_id: run.change_id,
-    session_id: run.session_id,
-    run_id: run.run_id,
-    tool_call_id: null,
+  const owner = {
+    sessionId: run.session_id,
+    runId: run.run_id,
+    changeId: run.change_id,
+    toolCallId: null,
     source: run.source,
-    workspace: d.workspace,
-    workspace_kind: d.workspace_kind,
-    started_at: d.started_at,
-    finished_at: d.finished_at,
-    changed_count: d.changed_count,
-    added_count: d.added_count,
-    modified_count: d.modified_count,
-    deleted_count: d.deleted_count,
-    renamed_count: d.renamed_count,
-    binary_count: d.binary_count,
-    truncated: d.truncated,
-    truncated_reasons: [...d.truncated_reasons],
-    total_patch_bytes: d.total_patch_bytes,
-    overlapping: d.overlapping,
-    omitted_count: d.omitted_count,
-    created_at: t,
-    files: d.files.map(liveFile),
   };
+  return { ...toNewChange(owner, d, t), files: d.files.map(liveFile) };
 }
 
 /** A change with nothing in it, from the run row (no changed file, or not tracked). */

@@ -178,6 +178,17 @@ export function createBridge(deps: BridgeDeps) {
     return { message: msg.message };
   }
 
+  /** A start that arrives after its run or tool call finished takes no checkpoint: nothing would complete it. */
+  function startOutcome(
+    status: string | undefined,
+    ...args: Parameters<typeof checkpoint>
+  ): ReturnType<typeof checkpoint> | { tracking: false; reason: UntrackedReason; response: StartResponse } {
+    if (status !== undefined && status !== 'running') {
+      return { tracking: false, reason: 'no_checkpoint', response: untrackedStart(args[2], 'no_checkpoint') };
+    }
+    return checkpoint(...args);
+  }
+
   function runStarted(e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> {
     const { session_id: sessionId, run_id: runId } = e;
     const changeId = runChangeId(runId);
@@ -207,15 +218,7 @@ export function createBridge(deps: BridgeDeps) {
           });
         } else workspace = existing.record.workspace;
       });
-      // A start that arrives after the run finished takes no checkpoint: nothing would complete it.
-      const outcome =
-        existing && existing.record.status !== 'running'
-          ? {
-              tracking: false,
-              reason: 'no_checkpoint' as UntrackedReason,
-              response: untrackedStart(changeId, 'no_checkpoint'),
-            }
-          : await checkpoint(sessionId, runId, changeId, null, workspace);
+      const outcome = await startOutcome(existing?.record.status, sessionId, runId, changeId, null, workspace);
       store.runs.recordRunStart(sessionId, runId, outcome);
       const run = store.runs.getRun(sessionId, runId);
       if (!run) {
@@ -262,14 +265,7 @@ export function createBridge(deps: BridgeDeps) {
           });
         } else workspace = existing.workspace;
       });
-      const outcome =
-        existing && existing.record.status !== 'running'
-          ? {
-              tracking: false,
-              reason: 'no_checkpoint' as UntrackedReason,
-              response: untrackedStart(changeId, 'no_checkpoint'),
-            }
-          : await checkpoint(sessionId, runId, changeId, toolCallId, workspace);
+      const outcome = await startOutcome(existing?.record.status, sessionId, runId, changeId, toolCallId, workspace);
       store.runs.recordToolStart(sessionId, toolCallId, outcome);
       const call = store.runs.getToolCall(sessionId, toolCallId);
       if (!call) {

@@ -1,5 +1,5 @@
 export { createBridge, type Bridge, type BridgeDeps, type RunObserver } from './bridge.ts';
 export { createHistory, type History, type DetailDocument } from './history.ts';
 export { silentEmitter, type BridgeEmitter, type EventPayload } from './emitter.ts';
-export { diffCompletedPayload } from './payloads.ts';
+export { diffCompletedPayload, toNewChange, toNewFile } from './payloads.ts';
 export { startRetention, type Retention } from './retention.ts';
