@@ -87,6 +87,15 @@ export const api = {
     (await getJson<{ change: ChangeSummary }>(urls.change(sessionId, changeId))).change,
   getFile: async (sessionId: string, changeId: string, fileId: string) =>
     (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  /** Starts the scripted demo (or joins the one playing): `POST /api/demo`. */
+  startDemo: async (): Promise<{ session_id: string; already_running: boolean }> => {
+    const res = await apiFetch(urls.demo(), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: '{}',
+    });
+    return (await res.json()) as { session_id: string; already_running: boolean };
+  },
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });
   },

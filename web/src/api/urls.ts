@@ -4,6 +4,7 @@ const base = '/api/hermes/sessions';
 
 export const urls = {
   health: () => '/api/health',
+  demo: () => '/api/demo',
   sessions: (opts: { limit?: number; before?: number | null } = {}) => {
     const q = new URLSearchParams();
     if (opts.limit !== undefined) q.set('limit', String(opts.limit));

@@ -1,3 +1,7 @@
 /** Composables returning plain objects of refs. */
 export { forgetPatches, usePatch, type PatchState } from './usePatch.ts';
 export { useNow } from './useNow.ts';
+export { usePatchLayout } from './usePatchLayout.ts';
+export { copyText, useCopy } from './useCopy.ts';
+export { useRowKeys } from './useRowKeys.ts';
+export { useDemo } from './useDemo.ts';

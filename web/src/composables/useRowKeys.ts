@@ -1,0 +1,38 @@
+import { onBeforeUnmount, onMounted } from 'vue';
+
+const ROW_SELECTOR = '[data-testid="change-row-button"]';
+
+/** True when a key press belongs to something the user types into. */
+function typing(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/**
+ * `j` / `k` move the focus to the next / previous file row of the page (Tab reaches them too, and
+ * Enter or Space toggles one: they are buttons). With no row focused, `j` starts at the first row
+ * below the top of the viewport and `k` at the last one above its bottom.
+ */
+export function useRowKeys(): void {
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'j' && e.key !== 'k') return;
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    const rows = [...document.querySelectorAll<HTMLElement>(ROW_SELECTOR)];
+    if (rows.length === 0) return;
+    const current = rows.indexOf(document.activeElement as HTMLElement);
+    let next: number;
+    if (current >= 0) next = e.key === 'j' ? Math.min(rows.length - 1, current + 1) : Math.max(0, current - 1);
+    else if (e.key === 'j') {
+      const below = rows.findIndex((r) => r.getBoundingClientRect().top >= 0);
+      next = below >= 0 ? below : rows.length - 1;
+    } else {
+      const above = rows.findLastIndex((r) => r.getBoundingClientRect().bottom <= window.innerHeight);
+      next = above >= 0 ? above : 0;
+    }
+    e.preventDefault();
+    rows[next]!.focus();
+    rows[next]!.scrollIntoView({ block: 'nearest' });
+  };
+  onMounted(() => document.addEventListener('keydown', onKey));
+  onBeforeUnmount(() => document.removeEventListener('keydown', onKey));
+}

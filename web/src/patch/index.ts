@@ -1,0 +1,6 @@
+/** The patch viewer's logic: languages, highlighted tokens, word ranges, folded and split rows. */
+export * from './language.ts';
+export * from './rows.ts';
+export * from './tokens.ts';
+export * from './word-diff.ts';
+export { loadHighlighter, type Highlighter } from './highlight.ts';
