@@ -1,0 +1,66 @@
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+
+const OUT = path.resolve(process.cwd(), 'docs/screenshots');
+
+/** Plays the demo through the UI's own button and waits until its last run has ended. */
+async function playDemo(page: Page): Promise<string> {
+  await page.goto('/');
+  await page.getByTestId('play-demo').click();
+  await expect(page).toHaveURL(/\/sessions\/demo-/);
+  const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+  await expect(page.locator('[data-testid="run-marker"][data-run-id="r4"]')).toHaveAttribute(
+    'data-status',
+    'completed',
+    {
+      timeout: 90_000,
+    },
+  );
+  return id;
+}
+
+async function expandLogin(page: Page): Promise<void> {
+  const login = page.locator('[data-change-id="run:r1"] [data-testid="change-row"][data-path="src/Login.vue"]');
+  await login.getByTestId('change-row-button').click();
+  await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
+}
+
+test('screenshots of the demo session', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  const id = await playDemo(page);
+
+  // The timeline around the first run's answer and its change block.
+  const block = page.locator('[data-testid="change-block"][data-change-id="run:r1"]');
+  await block.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, -260));
+  await page.screenshot({ path: path.join(OUT, 'timeline.png') });
+
+  await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'unified'));
+  await page.reload();
+  await expandLogin(page);
+  const login = page.locator('[data-change-id="run:r1"] [data-testid="change-row"][data-path="src/Login.vue"]');
+  await login.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, 260));
+  await login.screenshot({ path: path.join(OUT, 'patch-unified.png') });
+  await login.getByTestId('layout-split').click();
+  await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
+  await login.screenshot({ path: path.join(OUT, 'patch-split.png') });
+
+  // Dark theme: the same session, system colour scheme dark.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.goto(`/sessions/${encodeURIComponent(id)}`);
+  await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'unified'));
+  await expandLogin(page);
+  await block.scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, -120));
+  await page.screenshot({ path: path.join(OUT, 'dark.png') });
+
+  // A phone-sized window: no sideways page scroll.
+  await page.setViewportSize({ width: 400, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.reload();
+  await expandLogin(page);
+  await block.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(OUT, 'narrow.png') });
+});
