@@ -1,6 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
 import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
 
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const window: any, document: any, localStorage: any, navigator: any;
+
 const base = servers.main;
 
 /** One run that edits a TypeScript file, adds a Markdown file and deletes a text file. */
@@ -155,8 +159,8 @@ test('copy patch and copy path put the stored patch and the path on the clipboar
 test('without the Clipboard API, copying falls back to a selected textarea', async ({ page }) => {
   await page.addInitScript(() => {
     Object.defineProperty(navigator, 'clipboard', { value: undefined });
-    document.addEventListener('copy', (e) => {
-      (window as unknown as { copied: string }).copied = (e.target as HTMLTextAreaElement).value;
+    document.addEventListener('copy', (e: { target: { value: string } }) => {
+      (window as unknown as { copied: string }).copied = e.target.value;
     });
   });
   const { ws, sid, change } = await session();

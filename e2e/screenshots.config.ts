@@ -13,6 +13,7 @@ env.RUNDIFF_SHOTS_PORT ??= freePort();
 export default defineConfig({
   testDir: 'screenshots',
   testMatch: '**/*.shot.ts',
+  globalTeardown: './screenshots/teardown.ts',
   workers: 1,
   retries: 0,
   timeout: 120_000,

@@ -1,6 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
 
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any, getComputedStyle: any;
+
 const base = servers.main;
 
 async function failedRunSession() {

@@ -1,5 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const window: any, localStorage: any;
 
 const OUT = path.resolve(process.cwd(), 'docs/screenshots');
 
@@ -63,4 +68,8 @@ test('screenshots of the demo session', async ({ page }) => {
   await expandLogin(page);
   await block.scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(OUT, 'narrow.png') });
+
+  // The demo's temporary git workspace is not needed any more.
+  const workspace = await page.getByTestId('session-workspace').innerText();
+  if (workspace.includes('rundiff-demo-')) fs.rmSync(workspace, { recursive: true, force: true });
 });
