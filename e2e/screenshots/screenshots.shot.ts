@@ -4,7 +4,7 @@ import { expect, test, type Page } from '@playwright/test';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, localStorage: any;
+declare const window: any, document: any, localStorage: any;
 
 const OUT = path.resolve(process.cwd(), 'docs/screenshots');
 
@@ -34,12 +34,27 @@ test('screenshots of the demo session', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.emulateMedia({ colorScheme: 'light' });
   const id = await playDemo(page);
+  await page.mouse.move(5, 795); // no hover highlight in the pictures
 
-  // The timeline around the first run's answer and its change block.
   const block = page.locator('[data-testid="change-block"][data-change-id="run:r1"]');
-  await block.scrollIntoViewIfNeeded();
-  await page.evaluate(() => window.scrollBy(0, -260));
+  // The top of the session: the request, the run, tool calls with their change blocks.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(OUT, 'timeline.png') });
+
+  // The other states: a capped run with a truncated file and the patch budget spent, a failed run,
+  // and a run whose workspace does not exist.
+  const r2 = page.locator('[data-testid="change-block"][data-change-id="run:r2"]');
+  const scrollTo = async (selector: string, top: number) => {
+    await page.evaluate(([sel, y]) => window.scrollBy(0, document.querySelector(sel).getBoundingClientRect().top - y), [
+      selector,
+      top,
+    ] as const);
+  };
+  await r2.scrollIntoViewIfNeeded();
+  await scrollTo('[data-change-id="run:r2"]', 160);
+  await page.screenshot({ path: path.join(OUT, 'timeline-limits.png') });
+  await scrollTo('[data-change-id="run:r2"] [data-testid="change-more"]', 60);
+  await page.screenshot({ path: path.join(OUT, 'timeline-states.png') });
 
   await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'unified'));
   await page.reload();
@@ -54,8 +69,8 @@ test('screenshots of the demo session', async ({ page }) => {
 
   // Dark theme: the same session, system colour scheme dark.
   await page.emulateMedia({ colorScheme: 'dark' });
+  await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'split'));
   await page.goto(`/sessions/${encodeURIComponent(id)}`);
-  await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'unified'));
   await expandLogin(page);
   await block.scrollIntoViewIfNeeded();
   await page.evaluate(() => window.scrollBy(0, -120));
@@ -64,6 +79,7 @@ test('screenshots of the demo session', async ({ page }) => {
   // A phone-sized window: no sideways page scroll.
   await page.setViewportSize({ width: 400, height: 800 });
   await page.emulateMedia({ colorScheme: 'light' });
+  await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'unified'));
   await page.reload();
   await expandLogin(page);
   await block.scrollIntoViewIfNeeded();
