@@ -6,21 +6,42 @@ import type { CandidateChange, DeltaInput, FileSide, LineDiff } from './types.ts
 
 /** The pure core alone: no git, so hunks come from jsdiff and renames from exact content matches. */
 
-const LIMITS: DeltaInput['limits'] = { maxChangedFiles: 50, maxFilePatchBytes: 128 * 1024, maxRunPatchBytes: 512 * 1024, diffTimeoutMs: 100 };
+const LIMITS: DeltaInput['limits'] = {
+  maxChangedFiles: 50,
+  maxFilePatchBytes: 128 * 1024,
+  maxRunPatchBytes: 512 * 1024,
+  diffTimeoutMs: 100,
+};
 
 function side(content: string | Buffer, mode = '100644', extra: Partial<FileSide> = {}): FileSide {
   const bytes = Buffer.from(content);
   return { bytes, size: bytes.length, mode, ...extra };
 }
-const change = (path: string, before: FileSide | null, after: FileSide | null): CandidateChange => ({ path: keyFromText(path), before, after });
-const delta = (changes: CandidateChange[], extra: Partial<DeltaInput> = {}) => computeDelta({ changes, limits: LIMITS, ...extra });
+const change = (path: string, before: FileSide | null, after: FileSide | null): CandidateChange => ({
+  path: keyFromText(path),
+  before,
+  after,
+});
+const delta = (changes: CandidateChange[], extra: Partial<DeltaInput> = {}) =>
+  computeDelta({ changes, limits: LIMITS, ...extra });
 
 describe('classification and stanzas (B7, B11, B12)', () => {
   it('B7: a modified file gets counts and a git-style stanza with an index line', async () => {
     const out = await delta([change('src/a.txt', side('one\ntwo\nthree\n'), side('one\n2\nthree\n'))]);
     expect(out.files).toHaveLength(1);
     const f = out.files[0]!;
-    expect(f).toMatchObject({ path: 'src/a.txt', old_path: null, change_type: 'modified', additions: 1, deletions: 1, binary: false, truncated: false, size_before: 14, size_after: 12, omitted_reason: null });
+    expect(f).toMatchObject({
+      path: 'src/a.txt',
+      old_path: null,
+      change_type: 'modified',
+      additions: 1,
+      deletions: 1,
+      binary: false,
+      truncated: false,
+      size_before: 14,
+      size_after: 12,
+      omitted_reason: null,
+    });
     expect(f.patch).toBe(
       'diff --git a/src/a.txt b/src/a.txt\n' +
         'index 4cb29ea..f04eb26 100644\n' +
@@ -33,22 +54,44 @@ describe('classification and stanzas (B7, B11, B12)', () => {
         ' three\n',
     );
     expect(f.patch_bytes).toBe(Buffer.byteLength(f.patch!));
-    expect(out).toMatchObject({ changed_count: 1, modified_count: 1, added_count: 0, omitted_count: 0, truncated_reasons: [], total_patch_bytes: f.patch_bytes });
+    expect(out).toMatchObject({
+      changed_count: 1,
+      modified_count: 1,
+      added_count: 0,
+      omitted_count: 0,
+      truncated_reasons: [],
+      total_patch_bytes: f.patch_bytes,
+    });
   });
 
   it('B7: a new empty file is added +0 -0 and a deleted empty file deleted +0 -0', async () => {
     const added = await delta([change('empty-new', null, side(''))]);
     expect(added.files.map((f) => [f.path, f.change_type, f.additions, f.deletions, f.patch])).toEqual([
-      ['empty-new', 'added', 0, 0, 'diff --git a/empty-new b/empty-new\nnew file mode 100644\nindex 0000000..e69de29\n'],
+      [
+        'empty-new',
+        'added',
+        0,
+        0,
+        'diff --git a/empty-new b/empty-new\nnew file mode 100644\nindex 0000000..e69de29\n',
+      ],
     ]);
     const deleted = await delta([change('empty-old', side(''), null)]);
     expect(deleted.files.map((f) => [f.path, f.change_type, f.additions, f.deletions, f.patch])).toEqual([
-      ['empty-old', 'deleted', 0, 0, 'diff --git a/empty-old b/empty-old\ndeleted file mode 100644\nindex e69de29..0000000\n'],
+      [
+        'empty-old',
+        'deleted',
+        0,
+        0,
+        'diff --git a/empty-old b/empty-old\ndeleted file mode 100644\nindex e69de29..0000000\n',
+      ],
     ]);
   });
 
   it('B7: added and deleted files carry their whole content, with "No newline at end of file"', async () => {
-    const out = await delta([change('new.sh', null, side('#!/bin/sh\necho hi', '100755')), change('old.txt', side('a\nb\n'), null)]);
+    const out = await delta([
+      change('new.sh', null, side('#!/bin/sh\necho hi', '100755')),
+      change('old.txt', side('a\nb\n'), null),
+    ]);
     expect(out.files[0]!.patch).toBe(
       'diff --git a/new.sh b/new.sh\nnew file mode 100755\nindex 0000000..fbf5376\n--- /dev/null\n+++ b/new.sh\n' +
         '@@ -0,0 +1,2 @@\n+#!/bin/sh\n+echo hi\n\\ No newline at end of file\n',
@@ -62,7 +105,12 @@ describe('classification and stanzas (B7, B11, B12)', () => {
 
   it('B12: an executable-bit change is modified +0 -0 with old mode / new mode lines', async () => {
     const out = await delta([change('run.sh', side('echo\n'), side('echo\n', '100755'))]);
-    expect(out.files[0]).toMatchObject({ change_type: 'modified', additions: 0, deletions: 0, patch: 'diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n' });
+    expect(out.files[0]).toMatchObject({
+      change_type: 'modified',
+      additions: 0,
+      deletions: 0,
+      patch: 'diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n',
+    });
   });
 
   it('B12: a mode change with an edit has both the mode lines and an index line without a mode', async () => {
@@ -91,7 +139,9 @@ describe('classification and stanzas (B7, B11, B12)', () => {
   it('B16: a submodule is a row whose content is "Subproject commit <sha>"', async () => {
     const a = 'a'.repeat(40);
     const b = 'b'.repeat(40);
-    const out = await delta([change('sub', side(`Subproject commit ${a}\n`, '160000'), side(`Subproject commit ${b}\n`, '160000'))]);
+    const out = await delta([
+      change('sub', side(`Subproject commit ${a}\n`, '160000'), side(`Subproject commit ${b}\n`, '160000')),
+    ]);
     expect(out.files[0]).toMatchObject({ change_type: 'modified', additions: 1, deletions: 1, binary: false });
     expect(out.files[0]!.patch).toBe(
       `diff --git a/sub b/sub\nindex aaaaaaa..bbbbbbb 160000\n--- a/sub\n+++ b/sub\n@@ -1 +1 @@\n-Subproject commit ${a}\n+Subproject commit ${b}\n`,
@@ -136,7 +186,10 @@ describe('line counts (B9) without git', () => {
     expect(small.files[0]).toMatchObject({ additions: 1, deletions: 1 });
     expect(asked).toBe(0);
     // A multimatch blank line inside a rewritten run: git may count it changed, so git must answer.
-    const hazard = await delta([change('g', side('line 10\n\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\n'), side('\n\n\n\n'))], { batchDiff: batch });
+    const hazard = await delta(
+      [change('g', side('line 10\n\nline 12\nline 13\nline 14\nline 15\nline 16\nline 17\n'), side('\n\n\n\n'))],
+      { batchDiff: batch },
+    );
     expect(hazard.files[0]).toMatchObject({ additions: 7, deletions: 5 });
     expect(asked).toBe(1);
     const exact = await delta([change('f', side('a\n'), side('b\n'))], { batchDiff: batch, exactHunks: true });
@@ -159,8 +212,20 @@ describe('line counts (B9) without git', () => {
       fallbackDiff: async () => ({ additions: 3000, deletions: 3000, hunks: '@@ -1,3000 +1,3000 @@\n' }),
     });
     expect(viaFallback.files[0]).toMatchObject({ additions: 3000, deletions: 3000, omitted_reason: null });
-    const none = await computeDelta({ changes: [change('big', side(before), side(after))], limits, batchDiff: failing, fallbackDiff: failing });
-    expect(none.files[0]).toMatchObject({ additions: 0, deletions: 0, patch: null, patch_bytes: 0, omitted_reason: 'too_complex', truncated: false });
+    const none = await computeDelta({
+      changes: [change('big', side(before), side(after))],
+      limits,
+      batchDiff: failing,
+      fallbackDiff: failing,
+    });
+    expect(none.files[0]).toMatchObject({
+      additions: 0,
+      deletions: 0,
+      patch: null,
+      patch_bytes: 0,
+      omitted_reason: 'too_complex',
+      truncated: false,
+    });
     expect(none.changed_count).toBe(1);
   });
 });
@@ -174,7 +239,18 @@ describe('binary and unavailable content (B10, B19)', () => {
       change('late.txt', null, side(late)),
       change('was-bin', side(Buffer.from([1, 0, 2])), null),
     ]);
-    expect(out.files.map((f) => [f.path, f.binary, f.additions, f.deletions, f.patch, f.omitted_reason, f.size_before, f.size_after])).toEqual([
+    expect(
+      out.files.map((f) => [
+        f.path,
+        f.binary,
+        f.additions,
+        f.deletions,
+        f.patch,
+        f.omitted_reason,
+        f.size_before,
+        f.size_after,
+      ]),
+    ).toEqual([
       ['early.bin', true, 0, 0, null, 'binary', 5, 8000],
       ['late.txt', false, 1, 0, expect.any(String), null, null, 8001],
       ['was-bin', true, 0, 0, null, 'binary', 3, null],
@@ -184,14 +260,26 @@ describe('binary and unavailable content (B10, B19)', () => {
 
   it('B10: the binary attribute makes a text file binary', async () => {
     const out = await delta([change('data.csv', side('a\n'), side('b\n', '100644', { binaryAttr: true }))]);
-    expect(out.files[0]).toMatchObject({ binary: true, patch: null, omitted_reason: 'binary', additions: 0, deletions: 0 });
+    expect(out.files[0]).toMatchObject({
+      binary: true,
+      patch: null,
+      omitted_reason: 'binary',
+      additions: 0,
+      deletions: 0,
+    });
   });
 
   it('B19: a side without bytes gives patch null, counts 0 and its reason', async () => {
     const gone: FileSide = { bytes: null, unavailable: 'too_large', size: 10_000_000, mode: '100644' };
     const noSnap: FileSide = { bytes: null, unavailable: 'no_snapshot', size: 12, mode: '100644' };
-    const out = await delta([change('huge', gone, side('small now\n')), change('lost', noSnap, null), change('z', { bytes: null, size: 3, mode: '100644' }, side('x\n'))]);
-    expect(out.files.map((f) => [f.path, f.change_type, f.patch, f.additions, f.deletions, f.omitted_reason, f.size_before])).toEqual([
+    const out = await delta([
+      change('huge', gone, side('small now\n')),
+      change('lost', noSnap, null),
+      change('z', { bytes: null, size: 3, mode: '100644' }, side('x\n')),
+    ]);
+    expect(
+      out.files.map((f) => [f.path, f.change_type, f.patch, f.additions, f.deletions, f.omitted_reason, f.size_before]),
+    ).toEqual([
       ['huge', 'modified', null, 0, 0, 'too_large', 10_000_000],
       ['lost', 'deleted', null, 0, 0, 'no_snapshot', 12],
       ['z', 'modified', null, 0, 0, 'no_snapshot', 3],
@@ -202,16 +290,30 @@ describe('binary and unavailable content (B10, B19)', () => {
     const before: FileSide = { bytes: null, unavailable: 'too_large', size: 9, mode: '100644', oid: 'abc' };
     const after: FileSide = { bytes: null, unavailable: 'too_large', size: 9, mode: '100755', oid: 'abc' };
     const out = await delta([change('big.sh', before, after)]);
-    expect(out.files[0]).toMatchObject({ omitted_reason: null, patch: 'diff --git a/big.sh b/big.sh\nold mode 100644\nnew mode 100755\n' });
+    expect(out.files[0]).toMatchObject({
+      omitted_reason: null,
+      patch: 'diff --git a/big.sh b/big.sh\nold mode 100644\nnew mode 100755\n',
+    });
   });
 });
 
 describe('renames without a detector (B8 fallback)', () => {
   it('B8: identical content is renamed +0 -0 with a rename-only stanza', async () => {
-    const out = await delta([change('old/name.txt', side('hello\n'), null), change('new/name.txt', null, side('hello\n'))]);
+    const out = await delta([
+      change('old/name.txt', side('hello\n'), null),
+      change('new/name.txt', null, side('hello\n')),
+    ]);
     expect(out.files).toHaveLength(1);
-    expect(out.files[0]).toMatchObject({ path: 'new/name.txt', old_path: 'old/name.txt', change_type: 'renamed', additions: 0, deletions: 0 });
-    expect(out.files[0]!.patch).toBe('diff --git a/old/name.txt b/new/name.txt\nsimilarity index 100%\nrename from old/name.txt\nrename to new/name.txt\n');
+    expect(out.files[0]).toMatchObject({
+      path: 'new/name.txt',
+      old_path: 'old/name.txt',
+      change_type: 'renamed',
+      additions: 0,
+      deletions: 0,
+    });
+    expect(out.files[0]!.patch).toBe(
+      'diff --git a/old/name.txt b/new/name.txt\nsimilarity index 100%\nrename from old/name.txt\nrename to new/name.txt\n',
+    );
     expect(out).toMatchObject({ changed_count: 1, renamed_count: 1, added_count: 0, deleted_count: 0 });
   });
 
@@ -235,7 +337,9 @@ describe('renames without a detector (B8 fallback)', () => {
 
   it('B8: a rename with a mode change keeps the mode lines before the similarity', async () => {
     const out = await delta([change('a.sh', side('x\n'), null), change('b.sh', null, side('x\n', '100755'))]);
-    expect(out.files[0]!.patch).toBe('diff --git a/a.sh b/b.sh\nold mode 100644\nnew mode 100755\nsimilarity index 100%\nrename from a.sh\nrename to b.sh\n');
+    expect(out.files[0]!.patch).toBe(
+      'diff --git a/a.sh b/b.sh\nold mode 100644\nnew mode 100755\nsimilarity index 100%\nrename from a.sh\nrename to b.sh\n',
+    );
   });
 
   it('B8: a symlink and a file with the same text do not pair', async () => {
@@ -244,7 +348,12 @@ describe('renames without a detector (B8 fallback)', () => {
   });
 
   it('B8: a detector that fails or times out degrades to exact pairing, with a reason', async () => {
-    const changes = [change('a', side('x\n'), null), change('b', null, side('x\n')), change('c', side('1\n2\n3\n'), null), change('d', null, side('1\n2\n3\n4\n'))];
+    const changes = [
+      change('a', side('x\n'), null),
+      change('b', null, side('x\n')),
+      change('c', side('1\n2\n3\n'), null),
+      change('d', null, side('1\n2\n3\n4\n')),
+    ];
     const timedOut = await delta(changes, { renameDetector: async () => ({ pairs: [], degraded: 'git_timeout' }) });
     expect(timedOut.files.map((f) => f.change_type)).toEqual(['renamed', 'deleted', 'added']);
     expect(timedOut.truncated_reasons).toEqual(['git_timeout']);
@@ -262,7 +371,10 @@ describe('renames without a detector (B8 fallback)', () => {
       calls++;
       return { pairs: [] };
     };
-    const moved = await delta([change('a/x', side('1\n'), null), change('b/x', null, side('1\n')), change('new', null, side('2\n'))], { renameDetector });
+    const moved = await delta(
+      [change('a/x', side('1\n'), null), change('b/x', null, side('1\n')), change('new', null, side('2\n'))],
+      { renameDetector },
+    );
     expect(moved.files.map((f) => f.change_type)).toEqual(['renamed', 'added']);
     expect(calls).toBe(0);
     await delta([change('gone', side('1\n'), null), change('new', null, side('2\n'))], { renameDetector });
@@ -271,9 +383,20 @@ describe('renames without a detector (B8 fallback)', () => {
 
   it("B8: a detector's pairs are used as given (similarity in the header, counts of the edit)", async () => {
     const out = await delta([change('c', side('1\n2\n3\n'), null), change('d', null, side('1\n2\n3\n4\n'))], {
-      renameDetector: async () => ({ pairs: [{ from: 'c', to: 'd', similarity: 75 }, { from: 'nope', to: 'd', similarity: 90 }] }),
+      renameDetector: async () => ({
+        pairs: [
+          { from: 'c', to: 'd', similarity: 75 },
+          { from: 'nope', to: 'd', similarity: 90 },
+        ],
+      }),
     });
-    expect(out.files[0]).toMatchObject({ change_type: 'renamed', old_path: 'c', path: 'd', additions: 1, deletions: 0 });
+    expect(out.files[0]).toMatchObject({
+      change_type: 'renamed',
+      old_path: 'c',
+      path: 'd',
+      additions: 1,
+      deletions: 0,
+    });
     expect(out.files[0]!.patch).toBe(
       'diff --git a/c b/d\nsimilarity index 75%\nrename from c\nrename to d\nindex 01e79c3..94ebaf9 100644\n--- a/c\n+++ b/d\n@@ -1,3 +1,4 @@\n 1\n 2\n 3\n+4\n',
     );
@@ -303,18 +426,29 @@ describe('paths (B13)', () => {
 });
 
 describe('bounds (B17)', () => {
-  const many = (n: number) => Array.from({ length: n }, (_, i) => change(`f${String(i).padStart(2, '0')}`, null, side(`line ${i}\n`)));
+  const many = (n: number) =>
+    Array.from({ length: n }, (_, i) => change(`f${String(i).padStart(2, '0')}`, null, side(`line ${i}\n`)));
 
   it('B17: at most maxChangedFiles rows, the first in path order; counts stay exact over every change', async () => {
     const changes = [...many(5), change('zz-bin', null, side(Buffer.from([0]))), change('zz-del', side('x\n'), null)];
     const out = await computeDelta({ changes: changes.reverse(), limits: { ...LIMITS, maxChangedFiles: 3 } });
     expect(out.files.map((f) => f.path)).toEqual(['f00', 'f01', 'f02']);
-    expect(out).toMatchObject({ changed_count: 7, added_count: 6, deleted_count: 1, binary_count: 1, omitted_count: 4, truncated_reasons: ['rows'] });
+    expect(out).toMatchObject({
+      changed_count: 7,
+      added_count: 6,
+      deleted_count: 1,
+      binary_count: 1,
+      omitted_count: 4,
+      truncated_reasons: ['rows'],
+    });
   });
 
   it('B17: a patch over the per-file cap is cut on a line boundary, counts stay whole', async () => {
     const after = Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join('');
-    const out = await computeDelta({ changes: [change('long', null, side(after))], limits: { ...LIMITS, maxFilePatchBytes: 200 } });
+    const out = await computeDelta({
+      changes: [change('long', null, side(after))],
+      limits: { ...LIMITS, maxFilePatchBytes: 200 },
+    });
     const f = out.files[0]!;
     expect(f).toMatchObject({ truncated: true, additions: 100, omitted_reason: null });
     expect(f.patch_bytes).toBeLessThanOrEqual(200);
@@ -334,7 +468,11 @@ describe('bounds (B17)', () => {
 
   it('B17: the per-change budget is spent in path order; a patch that does not fit whole keeps its row and counts', async () => {
     const big = Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join('');
-    const changes = [change('a-small', null, side('x\n')), change('b-big', null, side(big)), change('c-small', null, side('y\n'))];
+    const changes = [
+      change('a-small', null, side('x\n')),
+      change('b-big', null, side(big)),
+      change('c-small', null, side('y\n')),
+    ];
     const sizes = (await delta(changes)).files.map((f) => f.patch_bytes);
     const out = await computeDelta({ changes, limits: { ...LIMITS, maxRunPatchBytes: sizes[0]! + sizes[2]! + 10 } });
     expect(out.files.map((f) => [f.path, f.patch === null, f.omitted_reason, f.additions])).toEqual([
@@ -349,7 +487,10 @@ describe('bounds (B17)', () => {
   it('B17: every bound at once reports every reason', async () => {
     const changes = many(6);
     changes.push(change('a-long', null, side('x\n'.repeat(200))));
-    const out = await computeDelta({ changes, limits: { ...LIMITS, maxChangedFiles: 4, maxFilePatchBytes: 120, maxRunPatchBytes: 150 } });
+    const out = await computeDelta({
+      changes,
+      limits: { ...LIMITS, maxChangedFiles: 4, maxFilePatchBytes: 120, maxRunPatchBytes: 150 },
+    });
     expect(out.truncated_reasons).toEqual(['rows', 'file_patch', 'run_budget']);
     expect(out.files[0]).toMatchObject({ path: 'a-long', truncated: true, additions: 200 });
     expect(out.files.filter((f) => f.omitted_reason === 'budget').length).toBeGreaterThan(0);
@@ -365,7 +506,11 @@ describe('bounds (B17)', () => {
   });
 
   it("a function name cut inside a character by git's 80-byte limit is repaired, not the hunk", () => {
-    const header = Buffer.concat([Buffer.from('@@ -1 +1 @@ f'), Buffer.from('é').subarray(0, 1), Buffer.from('\n-a\n+b\n')]);
+    const header = Buffer.concat([
+      Buffer.from('@@ -1 +1 @@ f'),
+      Buffer.from('é').subarray(0, 1),
+      Buffer.from('\n-a\n+b\n'),
+    ]);
     const res = toPatchText(header, 1000);
     expect(res).toMatchObject({ text: '@@ -1 +1 @@ f\n-a\n+b\n', truncated: false });
   });
@@ -395,7 +540,15 @@ describe('the whole-run patch', () => {
     const raw = Buffer.from([0x61, 0xff]);
     const patch = wholeRunPatch([
       { path: 'b', change_type: 'added', binary: true, truncated: false, omitted_reason: 'binary', patch: null },
-      { path: 'a\ufffd', path_base64: raw.toString('base64'), change_type: 'added', binary: true, truncated: false, omitted_reason: 'binary', patch: null },
+      {
+        path: 'a\ufffd',
+        path_base64: raw.toString('base64'),
+        change_type: 'added',
+        binary: true,
+        truncated: false,
+        omitted_reason: 'binary',
+        patch: null,
+      },
     ]);
     expect(patch).toBe('# rundiff: "a\\377" binary\n# rundiff: b binary\n');
   });

@@ -36,7 +36,9 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
   const reasons = new Set<TruncatedReason>();
 
   const changes = input.changes.filter(
-    (c) => (c.before || c.after) && !(c.before && c.after && c.before.mode === c.after.mode && sameContent(c.before, c.after)),
+    (c) =>
+      (c.before || c.after) &&
+      !(c.before && c.after && c.before.mode === c.after.mode && sameContent(c.before, c.after)),
   );
   const deleted: PairingSide[] = [];
   const added: PairingSide[] = [];
@@ -137,7 +139,11 @@ async function pairRenames(
       ...(p.side.binaryAttr ? { binaryAttr: true } : {}),
     });
     try {
-      result = await input.renameDetector(deleted.map(toSide), added.map(toSide), renameTimeoutMs(input.limits.diffTimeoutMs));
+      result = await input.renameDetector(
+        deleted.map(toSide),
+        added.map(toSide),
+        renameTimeoutMs(input.limits.diffTimeoutMs),
+      );
     } catch {
       result = { pairs: [], degraded: 'degraded' };
     }
@@ -158,7 +164,8 @@ type Plan =
 
 /** The line diff a changed pair needs, if any: both sides text with bytes, contents different. */
 function contentJob(key: PathKey, before: FileSide | null, after: FileSide | null): DiffJob[] {
-  if (!before?.bytes || !after?.bytes || isBinarySide(before) || isBinarySide(after) || sameContent(before, after)) return [];
+  if (!before?.bytes || !after?.bytes || isBinarySide(before) || isBinarySide(after) || sameContent(before, after))
+    return [];
   return [{ key, before: before.bytes, after: after.bytes }];
 }
 
@@ -172,8 +179,24 @@ function typechangeStanzas(e: Entry): Buffer {
   const b = e.before!;
   const a = e.after!;
   return Buffer.concat([
-    formatStanza({ oldPath: e.path, newPath: null, oldMode: b.mode, newMode: null, oldOid: indexOid(b), newOid: null, hunks: wholeFileHunk(b.bytes!, '-') }),
-    formatStanza({ oldPath: null, newPath: e.path, oldMode: null, newMode: a.mode, oldOid: null, newOid: indexOid(a), hunks: wholeFileHunk(a.bytes!, '+') }),
+    formatStanza({
+      oldPath: e.path,
+      newPath: null,
+      oldMode: b.mode,
+      newMode: null,
+      oldOid: indexOid(b),
+      newOid: null,
+      hunks: wholeFileHunk(b.bytes!, '-'),
+    }),
+    formatStanza({
+      oldPath: null,
+      newPath: e.path,
+      oldMode: null,
+      newMode: a.mode,
+      oldOid: null,
+      newOid: indexOid(a),
+      hunks: wholeFileHunk(a.bytes!, '+'),
+    }),
   ]);
 }
 
@@ -199,12 +222,28 @@ function plan(e: Entry): Plan {
   const a = e.after;
   if (!b) {
     if (!a!.bytes) return { kind: 'omit', reason: unavailable(a) };
-    const stanza = formatStanza({ oldPath: null, newPath: e.path, oldMode: null, newMode: a!.mode, oldOid: null, newOid: indexOid(a!), hunks: wholeFileHunk(a!.bytes, '+') });
+    const stanza = formatStanza({
+      oldPath: null,
+      newPath: e.path,
+      oldMode: null,
+      newMode: a!.mode,
+      oldOid: null,
+      newOid: indexOid(a!),
+      hunks: wholeFileHunk(a!.bytes, '+'),
+    });
     return { kind: 'stanza', additions: countLines(a!.bytes), deletions: 0, stanza };
   }
   if (!a) {
     if (!b.bytes) return { kind: 'omit', reason: unavailable(b) };
-    const stanza = formatStanza({ oldPath: e.path, newPath: null, oldMode: b.mode, newMode: null, oldOid: indexOid(b), newOid: null, hunks: wholeFileHunk(b.bytes, '-') });
+    const stanza = formatStanza({
+      oldPath: e.path,
+      newPath: null,
+      oldMode: b.mode,
+      newMode: null,
+      oldOid: indexOid(b),
+      newOid: null,
+      hunks: wholeFileHunk(b.bytes, '-'),
+    });
     return { kind: 'stanza', additions: 0, deletions: countLines(b.bytes), stanza };
   }
   const typechange = modeType(b.mode) !== modeType(a.mode);
@@ -229,7 +268,12 @@ async function buildRows(rows: Entry[], input: DeltaInput, results: DiffResults)
       const d = results.get(p.job.key);
       p = !d
         ? { kind: 'omit', reason: 'too_complex' }
-        : { kind: 'stanza', additions: d.additions, deletions: d.deletions, stanza: p.typechange ? typechangeStanzas(e) : changedStanza(e, d.hunks) };
+        : {
+            kind: 'stanza',
+            additions: d.additions,
+            deletions: d.deletions,
+            stanza: p.typechange ? typechangeStanzas(e) : changedStanza(e, d.hunks),
+          };
     }
     const shown = displayPath(e.path);
     const old = e.oldPath === null ? null : displayPath(e.oldPath);

@@ -14,7 +14,12 @@ import type { CandidateChange, DeltaInput, DeltaOutput, FileSide } from './types
  * and pairs, git's stanza text, and a whole-run patch that `git apply` turns from A into B.
  */
 
-const LIMITS: DeltaInput['limits'] = { maxChangedFiles: 10_000, maxFilePatchBytes: 1 << 20, maxRunPatchBytes: 1 << 26, diffTimeoutMs: 100 };
+const LIMITS: DeltaInput['limits'] = {
+  maxChangedFiles: 10_000,
+  maxFilePatchBytes: 1 << 20,
+  maxRunPatchBytes: 1 << 26,
+  diffTimeoutMs: 100,
+};
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -38,13 +43,26 @@ function rng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(xs: readonly T[]): T => xs[int(xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   return { next, int, pick };
 }
 type Rng = ReturnType<typeof rng>;
 
 // Lines that repeat (blank, braces) are where git's diff stops being minimal; keep many of them.
-const VOCAB = ['', '', '}', '{', '  return x;', 'int a = 1;', '// comment', 'héllo wörld ✓ 文字', 'x'.repeat(300), 'tab\there', '$dollar', '_under'];
+const VOCAB = [
+  '',
+  '',
+  '}',
+  '{',
+  '  return x;',
+  'int a = 1;',
+  '// comment',
+  'héllo wörld ✓ 文字',
+  'x'.repeat(300),
+  'tab\there',
+  '$dollar',
+  '_under',
+];
 
 interface FileSpec {
   bytes: Buffer;
@@ -80,7 +98,8 @@ function edit(r: Rng, text: string): string {
     if (op === 0) lines.splice(at, r.int(4), ...genText(r, 1 + r.int(6)));
     else if (op === 1) lines.splice(at, 0, ...genText(r, 1 + r.int(5)));
     else if (op === 2) lines.splice(at, 1 + r.int(5));
-    else if (op === 3 && lines[at]) lines[at] = lines[at]!.endsWith('\r\n') ? lines[at]!.replace(/\r\n$/, '\n') : lines[at]!.replace(/\n$/, '\r\n');
+    else if (op === 3 && lines[at])
+      lines[at] = lines[at]!.endsWith('\r\n') ? lines[at]!.replace(/\r\n$/, '\n') : lines[at]!.replace(/\n$/, '\r\n');
     else if (op === 4 && lines.length) {
       const last = lines.length - 1;
       lines[last] = lines[last]!.endsWith('\n') ? lines[last]!.replace(/\r?\n$/, '') : lines[last] + '\n';
@@ -90,7 +109,18 @@ function edit(r: Rng, text: string): string {
   return lines.join('');
 }
 
-const NAMES = ['src/main.c', 'dir with space/notes.txt', 'quote"s.txt', 'ünï/文件.md', '-dash.txt', 'new\nline.txt', 'tab\tname.txt', 'back\\slash', 'deep/a/b/c.js', 'README'];
+const NAMES = [
+  'src/main.c',
+  'dir with space/notes.txt',
+  'quote"s.txt',
+  'ünï/文件.md',
+  '-dash.txt',
+  'new\nline.txt',
+  'tab\tname.txt',
+  'back\\slash',
+  'deep/a/b/c.js',
+  'README',
+];
 
 /** A generated A tree and a B tree derived from it: modifications, deletes, adds, renames, mode and type changes. */
 function genCase(seed: number, opts: { binaries?: boolean } = {}): { a: Tree; b: Tree } {
@@ -117,8 +147,15 @@ function genCase(seed: number, opts: { binaries?: boolean } = {}): { a: Tree; b:
     if (roll < 0.2 && f.mode !== '120000') {
       // renamed (moved to a new folder, same basename or not), maybe edited, maybe chmod
       const text = f.bytes.toString('utf8');
-      const moved = keyFromBytes(Buffer.from(`moved/${r.next() < 0.5 ? 'x' : ''}${path.posix.basename(Buffer.from(keyToBytes(p)).toString('utf8'))}`));
-      b.set(moved, { bytes: Buffer.from(r.next() < 0.5 ? text : edit(r, text)), mode: r.next() < 0.2 ? '100755' : f.mode });
+      const moved = keyFromBytes(
+        Buffer.from(
+          `moved/${r.next() < 0.5 ? 'x' : ''}${path.posix.basename(Buffer.from(keyToBytes(p)).toString('utf8'))}`,
+        ),
+      );
+      b.set(moved, {
+        bytes: Buffer.from(r.next() < 0.5 ? text : edit(r, text)),
+        mode: r.next() < 0.2 ? '100755' : f.mode,
+      });
       continue;
     }
     if (roll < 0.25) {
@@ -127,16 +164,27 @@ function genCase(seed: number, opts: { binaries?: boolean } = {}): { a: Tree; b:
     }
     if (roll < 0.28) {
       // type change: a file becomes a symlink or the other way round
-      b.set(p, f.mode === '120000' ? { bytes: Buffer.from('now a file\n'), mode: '100644' } : { bytes: Buffer.from('some-target'), mode: '120000' });
+      b.set(
+        p,
+        f.mode === '120000'
+          ? { bytes: Buffer.from('now a file\n'), mode: '100644' }
+          : { bytes: Buffer.from('some-target'), mode: '120000' },
+      );
       continue;
     }
     if (roll < 0.35) {
       b.set(p, f);
       continue;
     }
-    b.set(p, f.mode === '120000' ? { bytes: Buffer.from(`target-${r.int(50)}`), mode: f.mode } : { bytes: Buffer.from(edit(r, f.bytes.toString('utf8'))), mode: f.mode });
+    b.set(
+      p,
+      f.mode === '120000'
+        ? { bytes: Buffer.from(`target-${r.int(50)}`), mode: f.mode }
+        : { bytes: Buffer.from(edit(r, f.bytes.toString('utf8'))), mode: f.mode },
+    );
   }
-  for (let k = 0; k < 4; k++) b.set(fileName(added++), { bytes: Buffer.from(genText(r, r.int(20)).join('')), mode: '100644' });
+  for (let k = 0; k < 4; k++)
+    b.set(fileName(added++), { bytes: Buffer.from(genText(r, r.int(20)).join('')), mode: '100644' });
   b.set(keyFromBytes(Buffer.from('new-empty')), { bytes: Buffer.alloc(0), mode: '100644' });
   if (opts.binaries) b.set(keyFromBytes(Buffer.from('blob.bin')), { bytes: Buffer.from([1, 0, 2, 4]), mode: '100644' });
   return { a, b };
@@ -158,7 +206,8 @@ function writeTree(r: TempRepo, tree: Tree, previous: Tree | null): void {
 }
 
 function changesOf(a: Tree, b: Tree): CandidateChange[] {
-  const side = (f: FileSpec | undefined): FileSide | null => (f ? { bytes: f.bytes, size: f.bytes.length, mode: f.mode } : null);
+  const side = (f: FileSpec | undefined): FileSide | null =>
+    f ? { bytes: f.bytes, size: f.bytes.length, mode: f.mode } : null;
   const out: CandidateChange[] = [];
   for (const p of new Set([...a.keys(), ...b.keys()])) {
     const x = a.get(p);
@@ -210,7 +259,10 @@ function applyAndCompare(r: TempRepo, a: string, b: string, patch: string): stri
   fs.writeFileSync(file, patch);
   gitBuf(r, ['apply', '--allow-empty', '--whitespace=nowarn', file]);
   gitBuf(r, ['add', '-A']);
-  return gitBuf(r, ['diff', '--cached', '--no-renames', '--name-only', '-z', b]).toString('latin1').split('\0').filter(Boolean);
+  return gitBuf(r, ['diff', '--cached', '--no-renames', '--name-only', '-z', b])
+    .toString('latin1')
+    .split('\0')
+    .filter(Boolean);
 }
 
 async function runCase(a: Tree, b: Tree, extra: Partial<DeltaInput> = {}) {
@@ -225,44 +277,54 @@ async function runCase(a: Tree, b: Tree, extra: Partial<DeltaInput> = {}) {
 }
 
 function expectCountsLikeGit(out: DeltaOutput, expected: Array<[PathKey | null, PathKey, number, number]>) {
-  const ours = out.files.map((f) => [f.old_path_key, f.path_key, f.binary ? -1 : f.additions, f.binary ? -1 : f.deletions]);
+  const ours = out.files.map((f) => [
+    f.old_path_key,
+    f.path_key,
+    f.binary ? -1 : f.additions,
+    f.binary ? -1 : f.deletions,
+  ]);
   expect(ours).toEqual(expected);
   expect(out.changed_count).toBe(expected.length);
 }
 
 describe('parity with git (B8, B9, B11, B12, B13)', () => {
-  it.each([1, 2, 3, 4])('B9: seeded case %i: counts, pairs, stanzas equal git diff -M; git apply turns A into B', async (seed) => {
-    const { a, b } = genCase(seed, { binaries: seed === 1 });
-    const engine = engineOptions();
-    const { r, ca, cb, out } = await runCase(a, b, engine);
-    const numstat = gitNumstat(r, ca, cb);
-    expectCountsLikeGit(out, numstat);
-    expect(out.truncated_reasons).toEqual([]);
-    const left = applyAndCompare(r, ca, cb, wholeRunPatch(out.files));
-    const withheld = out.files.filter((f) => f.binary || f.truncated || f.omitted_reason).flatMap((f) => [f.path_key, f.old_path_key]);
-    expect(left.filter((p) => !withheld.includes(p))).toEqual([]);
+  it.each([1, 2, 3, 4])(
+    'B9: seeded case %i: counts, pairs, stanzas equal git diff -M; git apply turns A into B',
+    async (seed) => {
+      const { a, b } = genCase(seed, { binaries: seed === 1 });
+      const engine = engineOptions();
+      const { r, ca, cb, out } = await runCase(a, b, engine);
+      const numstat = gitNumstat(r, ca, cb);
+      expectCountsLikeGit(out, numstat);
+      expect(out.truncated_reasons).toEqual([]);
+      const left = applyAndCompare(r, ca, cb, wholeRunPatch(out.files));
+      const withheld = out.files
+        .filter((f) => f.binary || f.truncated || f.omitted_reason)
+        .flatMap((f) => [f.path_key, f.old_path_key]);
+      expect(left.filter((p) => !withheld.includes(p))).toEqual([]);
 
-    // With exactHunks every stanza is git's own text, byte for byte; by default only the hunk
-    // alignment of files diffed in process may differ, never a header or a count.
-    const exact = await computeDelta({ changes: changesOf(a, b), limits: LIMITS, ...engine, exactHunks: true });
-    expectCountsLikeGit(exact, numstat);
-    const stanzas = gitStanzas(r, ca, cb);
-    const header = (st: string) => st.split(/^@@/m)[0];
-    let k = 0;
-    exact.files.forEach((f, i) => {
-      const n = f.patch?.match(/^diff --git /gm)?.length ?? 1;
-      const theirs = stanzas.slice(k, k + n).join('');
-      k += n;
-      if (f.binary) {
-        expect(theirs).toMatch(/^Binary files /m);
-        return;
-      }
-      expect(f.truncated).toBe(false);
-      expect(f.patch).toBe(theirs);
-      expect(header(out.files[i]!.patch!)).toBe(header(theirs));
-    });
-    expect(k).toBe(stanzas.length);
-  });
+      // With exactHunks every stanza is git's own text, byte for byte; by default only the hunk
+      // alignment of files diffed in process may differ, never a header or a count.
+      const exact = await computeDelta({ changes: changesOf(a, b), limits: LIMITS, ...engine, exactHunks: true });
+      expectCountsLikeGit(exact, numstat);
+      const stanzas = gitStanzas(r, ca, cb);
+      const header = (st: string) => st.split(/^@@/m)[0];
+      let k = 0;
+      exact.files.forEach((f, i) => {
+        const n = f.patch?.match(/^diff --git /gm)?.length ?? 1;
+        const theirs = stanzas.slice(k, k + n).join('');
+        k += n;
+        if (f.binary) {
+          expect(theirs).toMatch(/^Binary files /m);
+          return;
+        }
+        expect(f.truncated).toBe(false);
+        expect(f.patch).toBe(theirs);
+        expect(header(out.files[i]!.patch!)).toBe(header(theirs));
+      });
+      expect(k).toBe(stanzas.length);
+    },
+  );
 
   it('B9: wherever the delta diffs in process, its counts equal git (fuzzed: rewritten runs, repeated blank lines)', async () => {
     const r = rng(42);
@@ -279,13 +341,19 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
         else after.splice(at, r.int(8));
       }
       const bytes = (lines: string[]) => Buffer.from(lines.join('\n') + '\n');
-      changes.push({ path: keyFromBytes(Buffer.from(`f${String(t).padStart(3, '0')}`)), before: { bytes: bytes(before), size: 0, mode: '100644' }, after: { bytes: bytes(after), size: 0, mode: '100644' } });
+      changes.push({
+        path: keyFromBytes(Buffer.from(`f${String(t).padStart(3, '0')}`)),
+        before: { bytes: bytes(before), size: 0, mode: '100644' },
+        after: { bytes: bytes(after), size: 0, mode: '100644' },
+      });
     }
     const engine = engineOptions();
     const limits = { ...LIMITS, diffTimeoutMs: 1_000 };
     const ours = await computeDelta({ changes, limits, ...engine });
     const git = await computeDelta({ changes, limits, ...engine, exactHunks: true });
-    expect(ours.files.map((f) => [f.path, f.additions, f.deletions])).toEqual(git.files.map((f) => [f.path, f.additions, f.deletions]));
+    expect(ours.files.map((f) => [f.path, f.additions, f.deletions])).toEqual(
+      git.files.map((f) => [f.path, f.additions, f.deletions]),
+    );
     expect(git.files.every((f) => f.omitted_reason === null || f.omitted_reason === undefined)).toBe(true);
   });
 
@@ -321,7 +389,10 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     // The cases really cover what they claim: ties, partial renames, an unpaired edit below 50%.
     expect(expected.filter(([old]) => old !== null).length).toBeGreaterThanOrEqual(6);
     expect(out.files.find((f) => f.path === 'edit40-new.txt')?.change_type).toBe('added');
-    expect(out.files.find((f) => f.path === 'edit60-new.txt')).toMatchObject({ change_type: 'renamed', old_path: 'edit60.txt' });
+    expect(out.files.find((f) => f.path === 'edit60-new.txt')).toMatchObject({
+      change_type: 'renamed',
+      old_path: 'edit60.txt',
+    });
     const stanzas = gitStanzas(r, ca, cb);
     expect(out.files.map((f) => f.patch)).toEqual(stanzas);
     expect(applyAndCompare(r, ca, cb, wholeRunPatch(out.files))).toEqual([]);
@@ -372,7 +443,9 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     const { a, b } = genCase(7);
     const { r, ca, cb, out } = await runCase(a, b);
     const left = applyAndCompare(r, ca, cb, wholeRunPatch(out.files));
-    const withheld = out.files.filter((f) => f.binary || f.truncated || f.omitted_reason).flatMap((f) => [f.path_key, f.old_path_key]);
+    const withheld = out.files
+      .filter((f) => f.binary || f.truncated || f.omitted_reason)
+      .flatMap((f) => [f.path_key, f.old_path_key]);
     expect(left.filter((p) => !withheld.includes(p))).toEqual([]);
   });
 
@@ -386,12 +459,22 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
   });
 
   it('B9: a 500 KiB all-lines-changed file gets exact counts within the per-file diff budget', async () => {
-    const n = 500 * 1024 / 20;
-    const before = Buffer.from(Array.from({ length: n }, (_, i) => `before line ${String(i).padStart(6, '0')}\n`).join(''));
-    const after = Buffer.from(Array.from({ length: n }, (_, i) => `after  line ${String(i).padStart(6, '0')}\n`).join(''));
+    const n = (500 * 1024) / 20;
+    const before = Buffer.from(
+      Array.from({ length: n }, (_, i) => `before line ${String(i).padStart(6, '0')}\n`).join(''),
+    );
+    const after = Buffer.from(
+      Array.from({ length: n }, (_, i) => `after  line ${String(i).padStart(6, '0')}\n`).join(''),
+    );
     const t0 = performance.now();
     const out = await computeDelta({
-      changes: [{ path: 'big.txt', before: { bytes: before, size: before.length, mode: '100644' }, after: { bytes: after, size: after.length, mode: '100644' } }],
+      changes: [
+        {
+          path: 'big.txt',
+          before: { bytes: before, size: before.length, mode: '100644' },
+          after: { bytes: after, size: after.length, mode: '100644' },
+        },
+      ],
       limits: { ...LIMITS, maxFilePatchBytes: 128 * 1024, maxRunPatchBytes: 512 * 1024 },
       ...engineOptions(),
     });

@@ -12,8 +12,7 @@ const NO_NEWLINE = '\\ No newline at end of file';
 
 /** `@@ -a,b +c,d @@`: git prints a count of 1 as nothing and the start of an empty range as the line before. */
 export function hunkHeader(oldStart: number, oldLines: number, newStart: number, newLines: number, func = ''): string {
-  const range = (start: number, lines: number) =>
-    `${lines === 0 ? start - 1 : start}${lines === 1 ? '' : `,${lines}`}`;
+  const range = (start: number, lines: number) => `${lines === 0 ? start - 1 : start}${lines === 1 ? '' : `,${lines}`}`;
   return `@@ -${range(oldStart, oldLines)} +${range(newStart, newLines)} @@${func ? ` ${func}` : ''}`;
 }
 

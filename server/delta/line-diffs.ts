@@ -61,7 +61,10 @@ export async function diffRemaining(jobs: DiffJob[], input: DeltaInput, results:
   const open = jobs.filter((j) => !results.has(j.key));
   if (input.batchDiff && open.length > 0) {
     try {
-      const got = await input.batchDiff(open.map((j) => ({ before: j.before, after: j.after })), budget);
+      const got = await input.batchDiff(
+        open.map((j) => ({ before: j.before, after: j.after })),
+        budget,
+      );
       if (got.length === open.length) open.forEach((j, k) => got[k] && results.set(j.key, got[k]));
     } catch {
       /* the per-file engines below take over */
@@ -73,11 +76,17 @@ export async function diffRemaining(jobs: DiffJob[], input: DeltaInput, results:
     await yieldToEventLoop();
     let d: LineDiff | null = null;
     // Pick up front: jsdiff is O(lines x edits), hopeless for large rewrites that git does in ms.
-    if (!input.fallbackDiff || jsdiffLikelyFits(job.before, job.after, budget)) d = jsdiffLineDiff(job.before, job.after, budget);
+    if (!input.fallbackDiff || jsdiffLikelyFits(job.before, job.after, budget))
+      d = jsdiffLineDiff(job.before, job.after, budget);
     if (!d && input.fallbackDiff) {
       try {
         const f = await input.fallbackDiff(job.before, job.after, budget);
-        if (f) d = { additions: f.additions, deletions: f.deletions, hunks: typeof f.hunks === 'string' ? Buffer.from(f.hunks, 'utf8') : f.hunks };
+        if (f)
+          d = {
+            additions: f.additions,
+            deletions: f.deletions,
+            hunks: typeof f.hunks === 'string' ? Buffer.from(f.hunks, 'utf8') : f.hunks,
+          };
       } catch {
         /* too_complex */
       }

@@ -26,7 +26,13 @@ function multimatchLimit(n: number): number {
 }
 
 /** 0 = no match on the other side, 1 = some, 2 = many; over [start, end] of `lines`. */
-function classify(lines: string[], start: number, end: number, otherCounts: Map<string, number>, limit: number): Uint8Array {
+function classify(
+  lines: string[],
+  start: number,
+  end: number,
+  otherCounts: Map<string, number>,
+  limit: number,
+): Uint8Array {
   const dis = new Uint8Array(Math.max(0, end - start + 1));
   for (let i = start; i <= end; i++) {
     const nm = otherCounts.get(lines[i]!) ?? 0;

@@ -36,7 +36,11 @@ export function formatStanza(s: StanzaInput): Buffer {
   } else {
     if (s.oldMode !== s.newMode) lines.push(`old mode ${s.oldMode}`, `new mode ${s.newMode}`);
     if (s.similarity !== undefined) {
-      lines.push(`similarity index ${s.similarity}%`, `rename from ${gitQuotePath(s.oldPath)}`, `rename to ${gitQuotePath(s.newPath)}`);
+      lines.push(
+        `similarity index ${s.similarity}%`,
+        `rename from ${gitQuotePath(s.oldPath)}`,
+        `rename to ${gitQuotePath(s.newPath)}`,
+      );
     }
   }
   if (s.oldOid !== s.newOid) {
@@ -46,7 +50,10 @@ export function formatStanza(s: StanzaInput): Buffer {
   if (s.hunks.length > 0) {
     // git ends a file label holding a space with a TAB, so the name is not read as name + timestamp.
     const label = (l: string) => (l.includes(' ') ? `${l}\t` : l);
-    lines.push(`--- ${label(s.oldPath === null ? '/dev/null' : a)}`, `+++ ${label(s.newPath === null ? '/dev/null' : b)}`);
+    lines.push(
+      `--- ${label(s.oldPath === null ? '/dev/null' : a)}`,
+      `+++ ${label(s.newPath === null ? '/dev/null' : b)}`,
+    );
   }
   return Buffer.concat([Buffer.from(lines.join('\n') + '\n', 'utf8'), s.hunks]);
 }

@@ -67,9 +67,13 @@ describe('git diff engine: line diffs', () => {
   });
 
   it('B9: a 500 KiB all-lines-changed file gets exact counts within the 100 ms per-file budget', async () => {
-    const lines = 500 * 1024 / 20;
-    const before = Buffer.from(Array.from({ length: lines }, (_, i) => `before line ${String(i).padStart(6, '0')}\n`).join(''));
-    const after = Buffer.from(Array.from({ length: lines }, (_, i) => `after  line ${String(i).padStart(6, '0')}\n`).join(''));
+    const lines = (500 * 1024) / 20;
+    const before = Buffer.from(
+      Array.from({ length: lines }, (_, i) => `before line ${String(i).padStart(6, '0')}\n`).join(''),
+    );
+    const after = Buffer.from(
+      Array.from({ length: lines }, (_, i) => `after  line ${String(i).padStart(6, '0')}\n`).join(''),
+    );
     const engine = createGitDiffEngine({ tmpDir: engineRoot() });
     await engine.batchDiff([{ before: Buffer.from('a\n'), after: Buffer.from('b\n') }], 100); // warm the page cache
     const t0 = performance.now();
@@ -96,7 +100,11 @@ describe('git diff engine: line diffs', () => {
       'latin1',
     );
     const res = parseNumstatPatch(out, 3);
-    expect(res[0]).toEqual({ additions: 1, deletions: 0, hunks: Buffer.from('@@ -1 +1,2 @@\n a\n+diff --git a/x/1 b/y/1\n') });
+    expect(res[0]).toEqual({
+      additions: 1,
+      deletions: 0,
+      hunks: Buffer.from('@@ -1 +1,2 @@\n a\n+diff --git a/x/1 b/y/1\n'),
+    });
     expect(res[1]).toEqual({ additions: 0, deletions: 0, hunks: Buffer.alloc(0) });
     expect(res[2]).toBeNull();
   });
@@ -124,15 +132,18 @@ describe('git diff engine: renames', () => {
       'lib/a.txt': 'same\ncontent\n',
       'edited.txt': body('x'),
       'far.txt': body('far'),
-      'e1': '',
-      'e2': '',
+      e1: '',
+      e2: '',
     };
     const add = {
       'moved/dup.txt': 'same\ncontent\n',
       'zz.txt': 'same\ncontent\n',
       'renamed.txt': body('x').replace('x 3\n', 'changed\n'),
-      'near.txt': body('far').split('\n').map((l, i) => (i < 12 ? `new ${i}` : l)).join('\n'),
-      'e3': '',
+      'near.txt': body('far')
+        .split('\n')
+        .map((l, i) => (i < 12 ? `new ${i}` : l))
+        .join('\n'),
+      e3: '',
     };
     const expected = gitRenames(repo(), del, add);
     const engine = createGitDiffEngine({ tmpDir: engineRoot() });

@@ -4,7 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { runGit } from './runner.ts';
 import { keyFromBytes, keyToBytes, type PathKey } from '../workspace/path-bytes.ts';
-import type { BatchDiff, FallbackDiff, LineDiff, RenameDetector, RenamePair, RenameResult, RenameSide } from '../delta/index.ts';
+import type {
+  BatchDiff,
+  FallbackDiff,
+  LineDiff,
+  RenameDetector,
+  RenamePair,
+  RenameResult,
+  RenameSide,
+} from '../delta/index.ts';
 
 /**
  * git as the exact diff engine for the delta. Both sides' bytes are already in memory, so nothing
@@ -72,7 +80,11 @@ interface Scratch {
 }
 
 /** A private bare repository in a fresh temp folder, removed afterwards whatever happens. */
-async function withScratchRepo<T>(tmpRoot: string, attributes: Buffer | null, fn: (s: Scratch) => Promise<T>): Promise<T> {
+async function withScratchRepo<T>(
+  tmpRoot: string,
+  attributes: Buffer | null,
+  fn: (s: Scratch) => Promise<T>,
+): Promise<T> {
   const dir = await mkdtemp(path.join(tmpRoot, 'rundiff-diff-'));
   try {
     const gitDir = path.join(dir, 'scratch.git');
@@ -245,7 +257,7 @@ export function parseRawRenames(buf: Buffer): RenamePair[] {
     }
   }
   const pairs: RenamePair[] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const meta = fields[i]!.toString('latin1');
     const status = meta.split(' ')[4] ?? '';
     if (status.startsWith('R') || status.startsWith('C')) {
@@ -281,7 +293,10 @@ async function diffPairs(
     await mkdir(path.join(dir, 'y'));
     const root = dir;
     await Promise.all(
-      pairs.flatMap((p, i) => [writeFile(path.join(root, 'x', String(i)), p.before), writeFile(path.join(root, 'y', String(i)), p.after)]),
+      pairs.flatMap((p, i) => [
+        writeFile(path.join(root, 'x', String(i)), p.before),
+        writeFile(path.join(root, 'y', String(i)), p.after),
+      ]),
     );
     const res = await runGit({
       cwd: dir,
@@ -289,7 +304,20 @@ async function diffPairs(
       // the comparison is of the bytes alone, as git compares two blobs.
       env: { GIT_CEILING_DIRECTORIES: path.dirname(dir) },
       config: NO_ATTRIBUTES,
-      args: ['diff', '--no-index', '--no-renames', '-z', '--numstat', '-p', '-U3', '--no-ext-diff', '--no-textconv', '--', 'x', 'y'],
+      args: [
+        'diff',
+        '--no-index',
+        '--no-renames',
+        '-z',
+        '--numstat',
+        '-p',
+        '-U3',
+        '--no-ext-diff',
+        '--no-textconv',
+        '--',
+        'x',
+        'y',
+      ],
       okExitCodes: [0, 1],
       timeoutMs: Math.max(1, deadline - Date.now()),
       gitBinary,
@@ -308,7 +336,11 @@ async function diffPairs(
  * then one stanza per differing pair. Pairs git did not list are equal (0/0).
  */
 export function parseNumstatPatch(buf: Buffer, count: number): Array<LineDiff | null> {
-  const out: Array<LineDiff | null> = Array.from({ length: count }, () => ({ additions: 0, deletions: 0, hunks: Buffer.alloc(0) }));
+  const out: Array<LineDiff | null> = Array.from({ length: count }, () => ({
+    additions: 0,
+    deletions: 0,
+    hunks: Buffer.alloc(0),
+  }));
   const fields: string[] = [];
   let pos = 0;
   for (;;) {
