@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { BridgeEvent } from '../../shared/index.ts';
+import { httpBridgeSender } from '../bridge-client/index.ts';
 import { playDemo } from '../demo/index.ts';
 import { AppError } from '../errors.ts';
 import type { SecurityPolicy } from './security.ts';
@@ -36,26 +36,6 @@ export function ownUrl(policy: SecurityPolicy): string {
   return `http://${urlHost(policy.bindHost)}:${policy.port()}`;
 }
 
-/** Sends one event to the server's public bridge over HTTP, with the token when one is set. */
-function httpSender(baseUrl: string, token: string | null): (event: BridgeEvent) => Promise<unknown> {
-  return async (event) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(new URL('/api/bridge/events', baseUrl), {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(event),
-      signal: AbortSignal.timeout(120_000),
-    });
-    const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
-    if (!res.ok) {
-      const e = body?.error;
-      throw new Error(`${event.type} was refused (${res.status}${e ? ` ${e.code}: ${e.message}` : ''})`);
-    }
-    return body;
-  };
-}
-
 /**
  * `POST /api/demo`: plays the scripted demo session through this server's own public HTTP bridge,
  * exactly as an external runtime would, and answers `{session_id}` as soon as the session exists
@@ -82,7 +62,7 @@ export function demoRouter(deps: DemoRouterDeps): Router {
     }
     const started = new Promise<string>((resolve, reject) => {
       playDemo({
-        send: httpSender(ownUrl(deps.policy), deps.policy.token),
+        send: httpBridgeSender(ownUrl(deps.policy), deps.policy.token),
         pauseMs: parsed.data.pause_ms ?? deps.pauseMs ?? 700,
         onSession: (sessionId) => resolve(sessionId),
       })

@@ -1,0 +1,59 @@
+import type { BridgeEvent } from '../../shared/index.ts';
+
+/**
+ * A client of the public bridge over HTTP, as an external runtime uses it: `rundiff run`,
+ * `rundiff demo` and the server's own demo route all send their events this way.
+ */
+
+/** Where bridge events go: a running server, or (in the CLI) straight into the database. */
+export interface BridgeClient {
+  /** Human words for stderr: the server URL or the database file. */
+  readonly target: string;
+  send(event: BridgeEvent): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export class ServerNeedsToken extends Error {}
+
+function authHeaders(token: string | null): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return headers;
+}
+
+/** Posts one event to `POST <baseUrl>/api/bridge/events`; a refusal becomes an Error naming its code. */
+export function httpBridgeSender(baseUrl: string, token: string | null): (event: BridgeEvent) => Promise<unknown> {
+  const headers = { ...authHeaders(token), 'content-type': 'application/json' };
+  return async (event) => {
+    const res = await fetch(new URL('/api/bridge/events', baseUrl), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(event),
+      signal: AbortSignal.timeout(120_000),
+    });
+    const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+    if (!res.ok) {
+      const e = body?.error;
+      throw new Error(`${event.type} was refused (${res.status}${e ? ` ${e.code}: ${e.message}` : ''})`);
+    }
+    return body;
+  };
+}
+
+/** A client for a reachable server, or null when nothing answers at `url`. */
+export async function connectServer(url: string, token: string | null): Promise<BridgeClient | null> {
+  let health: Response;
+  try {
+    health = await fetch(new URL('/api/health', url), {
+      headers: authHeaders(token),
+      signal: AbortSignal.timeout(2_000),
+    });
+  } catch {
+    return null; // refused, unresolvable or silent: no server
+  }
+  if (health.status === 401) {
+    throw new ServerNeedsToken(`the server at ${url} needs a token: set RUNDIFF_TOKEN`);
+  }
+  if (!health.ok) return null;
+  return { target: url, send: httpBridgeSender(url, token), close: async () => {} };
+}
