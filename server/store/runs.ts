@@ -141,6 +141,20 @@ export function createRunStore(db: Db, clock: WriteClock) {
   );
 
   const bool = (b: boolean) => (b ? 1 : 0);
+  // The start and finish columns are the same for runs and tool calls.
+  const startColumns = (o: StartOutcome) => ({
+    tracking: bool(o.tracking),
+    reason: o.reason,
+    response: JSON.stringify(o.response),
+  });
+  const finishColumns = (f: Finish) => ({
+    status: f.status,
+    finished_at: f.finished_at,
+    error: f.error,
+    tracking: bool(f.tracking),
+    reason: f.reason,
+    response: JSON.stringify(f.response),
+  });
 
   return {
     getRun(sessionId: string, runId: string): Recorded<Run> | null {
@@ -161,9 +175,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
       startRun.run({
         session_id: sessionId,
         run_id: runId,
-        tracking: bool(o.tracking),
-        reason: o.reason,
-        response: JSON.stringify(o.response),
+        ...startColumns(o),
       });
     },
     finishRun(sessionId: string, runId: string, f: Finish): void {
@@ -171,12 +183,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
       finishRun.run({
         session_id: sessionId,
         run_id: runId,
-        status: f.status,
-        finished_at: f.finished_at,
-        error: f.error,
-        tracking: bool(f.tracking),
-        reason: f.reason,
-        response: JSON.stringify(f.response),
+        ...finishColumns(f),
       });
     },
     listRuns(sessionId: string): Run[] {
@@ -202,9 +209,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
       startTool.run({
         session_id: sessionId,
         tool_call_id: toolCallId,
-        tracking: bool(o.tracking),
-        reason: o.reason,
-        response: JSON.stringify(o.response),
+        ...startColumns(o),
       });
     },
     finishToolCall(sessionId: string, toolCallId: string, f: Finish): void {
@@ -212,12 +217,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
       finishTool.run({
         session_id: sessionId,
         tool_call_id: toolCallId,
-        status: f.status,
-        finished_at: f.finished_at,
-        error: f.error,
-        tracking: bool(f.tracking),
-        reason: f.reason,
-        response: JSON.stringify(f.response),
+        ...finishColumns(f),
       });
     },
     listToolCalls(sessionId: string): ToolCall[] {
