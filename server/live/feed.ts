@@ -57,7 +57,8 @@ interface Shared {
   runs: Map<string, RunState>;
 }
 
-const key = (sessionId: string, changeId: string) => `${sessionId}\u0000${changeId}`;
+/** The map key of one run's feed. */
+export const feedKey = (sessionId: string, changeId: string) => `${sessionId}\u0000${changeId}`;
 
 export class LiveFeed {
   private readonly byRoot = new Map<string, Shared>();
@@ -72,7 +73,7 @@ export class LiveFeed {
 
   /** Starts (or joins) the watcher for a run whose checkpoint was just taken; says so when it cannot. */
   open(run: FeedRun, scan: { scannedFiles: number; truncated: boolean }, ignore: FeedIgnore): boolean {
-    const k = key(run.sessionId, run.changeId);
+    const k = feedKey(run.sessionId, run.changeId);
     if (this.byRun.has(k)) return true;
     if (scan.truncated || scan.scannedFiles > this.opts.maxFiles) {
       this.unavailable(run, 'too_many_files');
@@ -184,7 +185,7 @@ export class LiveFeed {
   }
 
   private async flush(state: RunState): Promise<void> {
-    const k = key(state.run.sessionId, state.run.changeId);
+    const k = feedKey(state.run.sessionId, state.run.changeId);
     if (state.pending.size === 0) return;
     const batch = [...state.pending];
     state.pending.clear();
@@ -212,7 +213,7 @@ export class LiveFeed {
 
   /** Stops following a run; the shared watcher closes with its last run. */
   async close(sessionId: string, changeId: string): Promise<void> {
-    const k = key(sessionId, changeId);
+    const k = feedKey(sessionId, changeId);
     const root = this.byRun.get(k);
     if (root === undefined) return;
     this.byRun.delete(k);
@@ -240,6 +241,6 @@ export class LiveFeed {
   }
 
   isOpen(sessionId: string, changeId: string): boolean {
-    return this.byRun.has(key(sessionId, changeId));
+    return this.byRun.has(feedKey(sessionId, changeId));
   }
 }

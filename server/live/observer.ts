@@ -1,6 +1,6 @@
 import type { DiffProgressPayload } from '../../shared/index.ts';
 import type { RunObserver } from '../runs/index.ts';
-import { LiveFeed } from './feed.ts';
+import { feedKey, LiveFeed } from './feed.ts';
 import { feedIgnoreFor } from './ignore.ts';
 
 export interface LiveFeedObserverOptions {
@@ -52,15 +52,15 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
         feed.open(run, scan, { skipDir: () => true, keep: async () => [] });
         return;
       }
-      open.set(`${sessionId}\u0000${changeId}`, { sessionId, changeId });
+      open.set(feedKey(sessionId, changeId), { sessionId, changeId });
       feedIgnoreFor(workspace, opts.dbPath).then(
         (ignore) => {
           // The run may have ended while the ignore rules were read.
-          if (open.has(`${sessionId}\u0000${changeId}`)) feed.open(run, scan, ignore);
+          if (open.has(feedKey(sessionId, changeId))) feed.open(run, scan, ignore);
         },
         (err: unknown) => {
           opts.log?.(`live feed for ${workspace.root} is off: ${(err as Error).message}`);
-          open.delete(`${sessionId}\u0000${changeId}`);
+          open.delete(feedKey(sessionId, changeId));
           opts.emit({
             session_id: sessionId,
             run_id: runId,
@@ -75,7 +75,7 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
     },
     closing({ sessionId, changeId, toolCallId }) {
       if (toolCallId !== null) return;
-      open.delete(`${sessionId}\u0000${changeId}`);
+      open.delete(feedKey(sessionId, changeId));
       void feed.close(sessionId, changeId);
     },
   };
