@@ -1,8 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
 import { ownFilesUnder, resolveWorkspace, type WorkspacePolicy } from './index.ts';
@@ -76,21 +74,18 @@ describe('workspace resolution', () => {
       expect(await resolveWorkspace(locked, open)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
       return;
     }
-    // root reads everything: check from a child process running as an unprivileged user.
-    const here = path.dirname(fileURLToPath(import.meta.url));
-    const repoRoot = path.resolve(here, '../..');
-    const script = `import { resolveWorkspace } from ${JSON.stringify(path.join(here, 'resolve.ts'))};
-      const r = await resolveWorkspace(${JSON.stringify(locked)}, { workspaceRoots: null, homeDir: '/nonexistent' });
-      process.stdout.write(JSON.stringify(r));`;
-    const res = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: repoRoot,
-      uid: 65534,
-      gid: 65534,
-      encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-    });
-    expect(res.stderr).toBe('');
-    expect(JSON.parse(res.stdout)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
+    // root reads everything: check as an unprivileged user by switching the effective uid of this
+    // test process for the call (file access checks follow it), then switching back.
+    process.setegid!(65534);
+    process.seteuid!(65534);
+    let result;
+    try {
+      result = await resolveWorkspace(locked, { workspaceRoots: null, homeDir: '/nonexistent' });
+    } finally {
+      process.seteuid!(0);
+      process.setegid!(0);
+    }
+    expect(result).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
   });
 
   it('B13: the root is the realpath of the folder named; kinds are git and filesystem', async () => {
