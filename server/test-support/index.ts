@@ -1,2 +1,3 @@
 export * from './temp-repo.ts';
 export * from './planted.ts';
+export * from './privileges.ts';

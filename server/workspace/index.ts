@@ -4,3 +4,4 @@ export * from './fs-ignore.ts';
 export * from './scan-tree.ts';
 export * from './read-contents.ts';
 export * from './scanner.ts';
+export * from './safe-read.ts';

@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import { keyToBytes, type PathKey } from './path-bytes.ts';
+
+/**
+ * The one way rundiff reads a file inside a workspace (engine, snapshots, git tools, reverts).
+ * Checking a path and then reading it by name is a race: between the two, a process in the
+ * workspace can swap the file for a symlink pointing outside the root, or for a FIFO that blocks
+ * the reader until someone writes to it. So a read here opens first, without following a final
+ * symlink and without blocking, then checks what it opened (a regular file, really below the
+ * root) and reads only from that descriptor. Nothing is read by name after a check.
+ *
+ * A directory above the file that was swapped for a symlink is caught by the containment check:
+ * on Linux the kernel names the opened file in `/proc/self/fd/N`; elsewhere the real path of the
+ * name must lead to the same inode as the descriptor.
+ */
+
+const OPEN_FLAGS =
+  fs.constants.O_RDONLY |
+  (fs.constants.O_NOFOLLOW ?? 0) |
+  (fs.constants.O_NONBLOCK ?? 0) |
+  (fs.constants.O_NOCTTY ?? 0);
+
+/** Why a workspace entry could not be read as a file. */
+export type UnreadableReason =
+  /** Permission denied, an I/O error, or a name too long for the system. */
+  | 'denied'
+  /** A FIFO, socket, device or folder stands where a file was expected. */
+  | 'not_regular'
+  /** The opened file lies outside the root (a folder on its path was swapped for a symlink). */
+  | 'outside_root'
+  /** It changed size while it was read. */
+  | 'changing';
+
+export type OpenResult =
+  | { kind: 'file'; fd: number; stat: fs.Stats }
+  | { kind: 'symlink' }
+  | { kind: 'absent' }
+  | { kind: 'unreadable'; reason: UnreadableReason; code?: string };
+
+export type EntryRead =
+  | { kind: 'file'; bytes: Buffer; mode: number }
+  | { kind: 'symlink'; target: Buffer }
+  | { kind: 'absent' }
+  | { kind: 'too_large'; size: number; mode: number }
+  | { kind: 'unreadable'; reason: UnreadableReason; code?: string };
+
+/** A workspace root, resolved once: the real path that every opened file must lie below. */
+export interface SafeRoot {
+  /** The root as given (paths are joined onto it). */
+  root: string;
+  /** Its real path with a trailing `/`, as bytes. */
+  realPrefix: Buffer;
+}
+
+const procFd = (() => {
+  try {
+    return fs.statSync('/proc/self/fd').isDirectory();
+  } catch {
+    return false;
+  }
+})();
+
+export function safeRoot(root: string): SafeRoot {
+  const real = fs.realpathSync(root);
+  return { root, realPrefix: Buffer.from(real.endsWith('/') ? real : real + '/', 'utf8') };
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** The absolute path of a path key below `root` (text when ASCII, exact bytes otherwise). */
+export function pathBelow(root: string, key: PathKey): string | Buffer {
+  const prefix = root.endsWith('/') ? root : root + '/';
+  return NON_ASCII.test(key) ? Buffer.concat([Buffer.from(prefix, 'utf8'), keyToBytes(key)]) : prefix + key;
+}
+
+function startsWith(full: Buffer, prefix: Buffer): boolean {
+  return full.length >= prefix.length && full.subarray(0, prefix.length).equals(prefix);
+}
+
+/** True when the open descriptor `fd` (opened as `abs`) is a file below the root. */
+function openedInside(root: SafeRoot, fd: number, abs: string | Buffer, stat: fs.Stats): boolean {
+  if (procFd) {
+    const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+    return startsWith(where, root.realPrefix);
+  }
+  try {
+    const real = fs.realpathSync(abs, { encoding: 'buffer' });
+    if (!startsWith(real, root.realPrefix)) return false;
+    const again = fs.lstatSync(real);
+    return again.ino === stat.ino && again.dev === stat.dev;
+  } catch {
+    return false;
+  }
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | null)?.code;
+}
+
+/**
+ * Opens a workspace file for reading. The caller owns `fd` when `kind` is `file` and must close it.
+ * `symlink` means the final name is a symbolic link (never followed; read its text with
+ * `readLinkInside`).
+ */
+export function openInside(root: SafeRoot, key: PathKey): OpenResult {
+  const abs = pathBelow(root.root, key);
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, OPEN_FLAGS);
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+    if (code === 'ELOOP') return { kind: 'symlink' };
+    if (code === 'ENXIO') return { kind: 'unreadable', reason: 'not_regular', code }; // a socket
+    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
+      fs.closeSync(fd);
+      return { kind: 'unreadable', reason: 'not_regular' };
+    }
+    if (!openedInside(root, fd, abs, stat)) {
+      fs.closeSync(fd);
+      return { kind: 'unreadable', reason: 'outside_root' };
+    }
+    return { kind: 'file', fd, stat };
+  } catch (err) {
+    fs.closeSync(fd);
+    const code = errnoCode(err);
+    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+  }
+}
+
+/**
+ * The text of a symbolic link below the root. A link's text is read by name (there is no way to
+ * open a link itself here), so the folder holding it is checked to be below the root before and
+ * after the read: a folder swapped in between is caught.
+ */
+export function readLinkInside(root: SafeRoot, key: PathKey): EntryRead {
+  const abs = pathBelow(root.root, key);
+  const slash = typeof abs === 'string' ? abs.lastIndexOf('/') : abs.lastIndexOf(0x2f);
+  const parent = typeof abs === 'string' ? abs.slice(0, slash) : abs.subarray(0, slash);
+  const parentInside = (): boolean => {
+    const real = fs.realpathSync(parent, { encoding: 'buffer' });
+    return startsWith(Buffer.concat([real, Buffer.from('/')]), root.realPrefix);
+  };
+  try {
+    if (!parentInside()) return { kind: 'unreadable', reason: 'outside_root' };
+    const target = fs.readlinkSync(abs, { encoding: 'buffer' });
+    if (!parentInside()) return { kind: 'unreadable', reason: 'outside_root' };
+    return { kind: 'symlink', target };
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+    if (code === 'EINVAL') return { kind: 'unreadable', reason: 'changing', code }; // no longer a link
+    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+  }
+}
+
+/**
+ * Reads an open descriptor to its end into `dst` at `at`, expecting `size` bytes; true when it
+ * held exactly that many. `dst` must have one spare byte after `at + size`: the first read asks for
+ * one more byte than expected, so a file that grew is seen without a second read. A short read at
+ * exactly the expected size is end of file on a regular file (Linux, macOS).
+ */
+export function readFdExact(fd: number, dst: Uint8Array, at: number, size: number): boolean {
+  let got = 0;
+  for (;;) {
+    const want = size + 1 - got;
+    const n = fs.readSync(fd, dst, at + got, want, got);
+    if (n === 0) return got === size;
+    got += n;
+    if (got > size) return false;
+    if (n < want && got === size) return true;
+  }
+}
+
+/**
+ * Reads one workspace entry: a regular file's bytes (up to `maxBytes`), a symlink's text, or why
+ * it could not be read. Never follows a link, never blocks on a FIFO, never leaves the root.
+ */
+export function readInside(root: SafeRoot, key: PathKey, maxBytes = Number.MAX_SAFE_INTEGER): EntryRead {
+  const opened = openInside(root, key);
+  if (opened.kind === 'symlink') return readLinkInside(root, key);
+  if (opened.kind !== 'file') return opened;
+  const { fd, stat } = opened;
+  try {
+    if (stat.size > maxBytes) return { kind: 'too_large', size: stat.size, mode: stat.mode };
+    const buf = Buffer.allocUnsafe(stat.size + 1);
+    if (!readFdExact(fd, buf, 0, stat.size)) return { kind: 'unreadable', reason: 'changing' };
+    return { kind: 'file', bytes: buf.subarray(0, stat.size), mode: stat.mode };
+  } catch (err) {
+    const code = errnoCode(err);
+    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
