@@ -1,0 +1,461 @@
+/**
+ * `npm run chaos`: fault and load checks against the real server, started as users start it
+ * (`rundiff serve`), printing what each check found. Exits 1 when any check found a fault.
+ *
+ *  1. kill -9 under load, then restart: `PRAGMA integrity_check` is ok, every acknowledged
+ *     completion is stored whole (its summary with all its file rows), no change is half stored;
+ *  2. disk full: a completion that cannot be stored answers a storage error and keeps its
+ *     checkpoint; once space is back, the retry stores the right files (needs root, for a small
+ *     tmpfs; skipped, saying so, otherwise);
+ *  3. a rename storm during an open run: the API keeps answering and the run's completion is stored;
+ *  4. 200 concurrent runs on separate workspaces: every one answers and is stored exactly;
+ *  5. hostile workspaces (`/proc`, `/sys`): refused at once, and other workspaces still work.
+ *
+ * Every loop is bounded in count and time, every server listens on loopback, and every folder
+ * and process it makes is removed at the end.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cli = path.join(repoRoot, 'bin', 'rundiff.js');
+
+interface Finding {
+  check: string;
+  ok: boolean;
+  detail: string;
+}
+
+const findings: Finding[] = [];
+const cleanups: (() => void)[] = [];
+const log = (line: string) => process.stderr.write(`chaos: ${line}\n`);
+
+function tempDir(prefix: string): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `rundiff-chaos-${prefix}-`)));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+const gitEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: os.tmpdir(),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'chaos',
+  GIT_AUTHOR_EMAIL: 'chaos@example.invalid',
+  GIT_COMMITTER_NAME: 'chaos',
+  GIT_COMMITTER_EMAIL: 'chaos@example.invalid',
+};
+
+/** A small workspace: a git repository with one commit, or a plain folder. */
+function makeWorkspace(parent: string, name: string, git: boolean): string {
+  const dir = path.join(parent, name);
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(dir, 'src', `f${i}.txt`), `line one\nline two ${i}\n`);
+  if (git) {
+    execFileSync('git', ['init', '-q'], { cwd: dir, env: gitEnv });
+    execFileSync('git', ['add', '-A'], { cwd: dir, env: gitEnv });
+    execFileSync('git', ['commit', '-qm', 'init'], { cwd: dir, env: gitEnv });
+  }
+  return dir;
+}
+
+/** The edit every run makes: one file modified, one added (so 2 changed files). */
+function editWorkspace(dir: string, tag: string): void {
+  fs.appendFileSync(path.join(dir, 'src', 'f0.txt'), `edited by ${tag}\n`);
+  fs.writeFileSync(path.join(dir, `new-${tag}.txt`), `added by ${tag}\n`);
+}
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(): Promise<void>;
+}
+
+function withoutToken(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  delete copy.RUNDIFF_TOKEN;
+  return copy;
+}
+
+async function startServer(db: string, env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--db', db], {
+    env: withoutToken({ ...process.env, ...env }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 60_000);
+    child.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /serving on (http:\/\/[^\s]+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before it served: ${err}`));
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  cleanups.push(() => child.kill('SIGKILL'));
+  return { url, child, stderr: () => err, stop };
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown> | null;
+}
+
+async function post(url: string, event: Record<string, unknown>, timeoutMs = 60_000): Promise<Answer> {
+  const res = await fetch(new URL('/api/bridge/events', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+async function getJson(url: string, route: string): Promise<Answer> {
+  const res = await fetch(new URL(route, url), { signal: AbortSignal.timeout(60_000) });
+  return { status: res.status, body: (await res.json().catch(() => null)) as Record<string, unknown> | null };
+}
+
+const changeRoute = (session: string, run: string) =>
+  `/api/hermes/sessions/${encodeURIComponent(session)}/workspace-run-changes/${encodeURIComponent(`run:${run}`)}`;
+
+/** One run: start, edit, complete. Returns the completion's answer. */
+async function oneRun(url: string, session: string, run: string, dir: string): Promise<Answer> {
+  await post(url, { type: 'session.upsert', session_id: session, workspace: dir });
+  const started = await post(url, { type: 'run.started', session_id: session, run_id: run });
+  if (started.status !== 200) return started;
+  editWorkspace(dir, run);
+  return post(url, { type: 'run.completed', session_id: session, run_id: run });
+}
+
+function record(check: string, ok: boolean, detail: string): void {
+  findings.push({ check, ok, detail });
+  log(`${ok ? 'ok  ' : 'FAIL'} ${check}: ${detail}`);
+}
+
+/** Checks that a stored change holds every file its summary counts. */
+async function storedWhole(url: string, session: string, run: string, expected: number): Promise<string | null> {
+  const got = await getJson(url, changeRoute(session, run));
+  if (got.status !== 200) return `${session}/${run}: ${got.status}`;
+  const change = got.body!.change as { changed_count: number; files: unknown[] };
+  if (change.changed_count !== expected)
+    return `${session}/${run}: ${change.changed_count} changed, expected ${expected}`;
+  if (change.files.length !== expected) return `${session}/${run}: ${change.files.length} file rows of ${expected}`;
+  return null;
+}
+
+async function killUnderLoad(cycles: number): Promise<void> {
+  const base = tempDir('kill');
+  const db = path.join(base, 'rundiff.db');
+  const workers = 6;
+  const dirs = Array.from({ length: workers }, (_, i) => makeWorkspace(base, `ws${i}`, i % 2 === 0));
+  const acked: { session: string; run: string }[] = [];
+  let problems: string[] = [];
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    const server = await startServer(db);
+    let killed = false;
+    const loops = dirs.map(async (dir, w) => {
+      for (let k = 0; k < 200 && !killed; k++) {
+        const session = `kill-${w}`;
+        const run = `c${cycle}-r${k}`;
+        try {
+          const done = await oneRun(server.url, session, run, dir);
+          if (done.status === 200 && done.body?.tracking === true) acked.push({ session, run });
+        } catch {
+          return; // the kill cut this request: not acknowledged
+        }
+      }
+    });
+    // Kill at a different moment each cycle, while requests are in flight.
+    await new Promise((r) => setTimeout(r, 700 + cycle * 350));
+    killed = true;
+    server.child.kill('SIGKILL');
+    await Promise.all(loops);
+    await new Promise((r) =>
+      server.child.exitCode !== null || server.child.signalCode !== null ? r(null) : server.child.once('exit', r),
+    );
+    const check = new Database(db, { readonly: true });
+    const integrity = check.pragma('integrity_check', { simple: true });
+    check.close();
+    if (integrity !== 'ok') problems.push(`cycle ${cycle}: integrity_check says ${String(integrity)}`);
+  }
+  const server = await startServer(db);
+  // Every acknowledged completion is there, whole; every stored change of these sessions is whole.
+  for (const a of acked) {
+    const p = await storedWhole(server.url, a.session, a.run, 2);
+    if (p) problems.push(`acknowledged but not stored whole: ${p}`);
+  }
+  let stored = 0;
+  for (let w = 0; w < workers; w++) {
+    const list = await getJson(server.url, `/api/hermes/sessions/kill-${w}/workspace-run-changes`);
+    for (const c of (list.body?.changes as { changed_count: number; files: unknown[]; change_id: string }[]) ?? []) {
+      stored++;
+      if (c.files.length !== c.changed_count) problems.push(`half stored: kill-${w} ${c.change_id}`);
+    }
+  }
+  await server.stop();
+  problems = problems.slice(0, 10);
+  record(
+    'kill -9 under load',
+    problems.length === 0 && acked.length > 0,
+    `${cycles} cycles, ${acked.length} acknowledged completions, ${stored} stored changes checked` +
+      (acked.length === 0 ? '; no completion was acknowledged before the kills' : '') +
+      (problems.length ? `; ${problems.join('; ')}` : '; integrity ok, nothing lost, nothing half stored'),
+  );
+}
+
+function mountTmpfs(dir: string, size: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+    cleanups.unshift(() => {
+      try {
+        execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+      } catch {
+        /* already gone */
+      }
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fills the file system holding `dir` with one file; returns the file. */
+function fillDisk(dir: string): string {
+  const filler = path.join(dir, 'filler.bin');
+  const fd = fs.openSync(filler, 'w');
+  const block = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (let i = 0; i < 1_000_000; i++) fs.writeSync(fd, block);
+  } catch {
+    /* ENOSPC: full */
+  }
+  // Top off the last few bytes too.
+  for (const size of [4096, 512, 64, 1]) {
+    try {
+      for (let i = 0; i < 64; i++) fs.writeSync(fd, Buffer.alloc(size, 1));
+    } catch {
+      /* full at this size */
+    }
+  }
+  fs.closeSync(fd);
+  return filler;
+}
+
+async function diskFullRetry(): Promise<void> {
+  const base = tempDir('full');
+  const dbDir = path.join(base, 'db');
+  fs.mkdirSync(dbDir);
+  if (!mountTmpfs(dbDir, '8m')) {
+    record('disk full, then retry', true, 'skipped: a small tmpfs for the database needs root and mount');
+    return;
+  }
+  const dir = makeWorkspace(base, 'ws', true);
+  const server = await startServer(path.join(dbDir, 'rundiff.db'));
+  const session = 'full';
+  await post(server.url, { type: 'session.upsert', session_id: session, workspace: dir });
+  const started = await post(server.url, { type: 'run.started', session_id: session, run_id: 'r1' });
+  // A change large enough that its rows need fresh pages, made while the disk is full.
+  for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(dir, `big${i}.txt`), `${'x'.repeat(60)}\n`.repeat(400));
+  const filler = fillDisk(dbDir);
+  const failed = await post(server.url, { type: 'run.completed', session_id: session, run_id: 'r1' });
+  fs.rmSync(filler);
+  const retry = await post(server.url, { type: 'run.completed', session_id: session, run_id: 'r1' });
+  const whole = retry.status === 200 ? await storedWhole(server.url, session, 'r1', 40) : 'retry failed';
+  await server.stop();
+  const failCode = (failed.body?.error as { code?: string } | undefined)?.code ?? null;
+  const ok =
+    started.status === 200 &&
+    failed.status >= 500 &&
+    failCode !== 'no_checkpoint' &&
+    retry.status === 200 &&
+    retry.body?.tracking === true &&
+    whole === null;
+  record(
+    'disk full, then retry',
+    ok,
+    `full: ${failed.status} ${failCode ?? JSON.stringify(failed.body)}; after space came back: ${retry.status} ` +
+      `${retry.body?.tracking === true ? `${String(retry.body.changed_count)} files` : JSON.stringify(retry.body)}` +
+      (whole ? `; ${whole}` : ''),
+  );
+}
+
+async function renameStorm(seconds: number): Promise<void> {
+  const base = tempDir('storm');
+  const dir = makeWorkspace(base, 'ws', true);
+  const server = await startServer(path.join(base, 'rundiff.db'));
+  const session = 'storm';
+  await post(server.url, { type: 'session.upsert', session_id: session, workspace: dir });
+  await post(server.url, { type: 'run.started', session_id: session, run_id: 'r1' });
+  // A separate process renames one file back and forth as fast as it can, for `seconds`.
+  const storm = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const fs=require('fs');const a=process.argv[1]+'/a.tmp',b=process.argv[1]+'/b.tmp';` +
+        `fs.writeFileSync(a,'x');const end=Date.now()+${seconds * 1000};let n=0;` +
+        `while(Date.now()<end){fs.renameSync(a,b);fs.renameSync(b,a);n+=2}process.stdout.write(String(n))`,
+      dir,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let renames = '';
+  storm.stdout!.on('data', (c: Buffer) => (renames += c.toString()));
+  const stormDone = new Promise((r) => storm.once('exit', r));
+  const latencies: number[] = [];
+  let healthErrors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  while (performance.now() < deadline) {
+    const t = performance.now();
+    try {
+      const h = await getJson(server.url, '/api/health');
+      if (h.status !== 200) healthErrors++;
+    } catch {
+      healthErrors++;
+    }
+    latencies.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await stormDone;
+  editWorkspace(dir, 'r1');
+  let done: Answer;
+  try {
+    done = await post(server.url, { type: 'run.completed', session_id: session, run_id: 'r1' });
+  } catch (err) {
+    done = { status: 0, body: { error: String(err) } };
+  }
+  const whole = done.status === 200 ? await storedWhole(server.url, session, 'r1', 3) : 'completion failed';
+  await server.stop();
+  const max = Math.max(...latencies);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  // a.tmp exists at the end (it is renamed back), so the run changed f0.txt, new-r1.txt and a.tmp.
+  record(
+    'rename storm during a run',
+    healthErrors === 0 && max < 1000 && whole === null,
+    `${renames || '?'} renames in ${seconds} s; /api/health p50 ${p50.toFixed(1)} ms, max ${max.toFixed(0)} ms, ` +
+      `${healthErrors} errors; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
+  );
+}
+
+async function concurrentRuns(count: number): Promise<void> {
+  const base = tempDir('many');
+  const dirs = Array.from({ length: count }, (_, i) => makeWorkspace(base, `ws${i}`, i % 10 === 0));
+  const server = await startServer(path.join(base, 'rundiff.db'));
+  const t0 = performance.now();
+  const started = await Promise.all(
+    dirs.map(async (dir, i) => {
+      await post(server.url, { type: 'session.upsert', session_id: `many-${i}`, workspace: dir });
+      return post(server.url, { type: 'run.started', session_id: `many-${i}`, run_id: 'r1' }, 120_000);
+    }),
+  );
+  dirs.forEach((dir, i) => editWorkspace(dir, `r${i}`));
+  const completed = await Promise.all(
+    dirs.map((_, i) => post(server.url, { type: 'run.completed', session_id: `many-${i}`, run_id: 'r1' }, 120_000)),
+  );
+  const elapsed = performance.now() - t0;
+  const problems: string[] = [];
+  started.forEach((s, i) => {
+    if (s.status !== 200 || s.body?.tracking !== true) problems.push(`start ${i}: ${s.status}`);
+  });
+  completed.forEach((c, i) => {
+    if (c.status !== 200 || c.body?.changed_count !== 2)
+      problems.push(`complete ${i}: ${c.status} ${String(c.body?.changed_count)}`);
+  });
+  for (let i = 0; i < count && problems.length < 10; i++) {
+    const p = await storedWhole(server.url, `many-${i}`, 'r1', 2);
+    if (p) problems.push(p);
+  }
+  await server.stop();
+  record(
+    `${count} concurrent runs on separate workspaces`,
+    problems.length === 0,
+    `${count} started and completed at once in ${(elapsed / 1000).toFixed(1)} s` +
+      (problems.length ? `; ${problems.slice(0, 10).join('; ')}` : '; every one tracked and stored exactly'),
+  );
+}
+
+async function hostileWorkspaces(): Promise<void> {
+  const base = tempDir('hostile');
+  const dir = makeWorkspace(base, 'ws', true);
+  const server = await startServer(path.join(base, 'rundiff.db'));
+  const answers: string[] = [];
+  let ok = true;
+  for (const folder of ['/proc', '/sys', '/dev']) {
+    if (!fs.existsSync(folder)) continue;
+    const a = await post(
+      server.url,
+      { type: 'run.started', session_id: 'hostile', run_id: `r${folder}`, workspace: folder },
+      30_000,
+    );
+    answers.push(`${folder}: ${a.body?.tracking === false ? String(a.body.reason) : `${a.status} tracked`}`);
+    if (a.status !== 200 || a.body?.tracking !== false) ok = false;
+  }
+  const normal = await oneRun(server.url, 'hostile-after', 'r1', dir);
+  if (normal.status !== 200 || normal.body?.changed_count !== 2) ok = false;
+  await server.stop();
+  record(
+    'hostile workspaces',
+    ok,
+    `${answers.join(', ')}; a normal run after them: ${normal.status} ${String(normal.body?.changed_count)} files`,
+  );
+}
+
+async function main(): Promise<void> {
+  const only = new Set(process.argv.slice(2));
+  const want = (name: string) => only.size === 0 || only.has(name);
+  try {
+    const checks: [string, string, () => Promise<void>][] = [
+      ['hostile', 'hostile workspaces', hostileWorkspaces],
+      ['kill', 'kill -9 under load', () => killUnderLoad(5)],
+      ['full', 'disk full, then retry', diskFullRetry],
+      ['storm', 'rename storm during a run', () => renameStorm(5)],
+      ['many', '200 concurrent runs on separate workspaces', () => concurrentRuns(200)],
+    ];
+    for (const [name, title, check] of checks) {
+      if (!want(name)) continue;
+      try {
+        await check();
+      } catch (err) {
+        // A check that could not finish (a request that never answered, a server that died) is a finding.
+        record(title, false, `did not finish: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+  } finally {
+    for (const c of cleanups.reverse()) {
+      try {
+        c();
+      } catch {
+        /* best effort */
+      }
+    }
+  }
+  const lines = ['| check | found | details |', '| --- | --- | --- |'];
+  for (const f of findings) lines.push(`| ${f.check} | ${f.ok ? 'ok' : 'FAULT'} | ${f.detail} |`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.exitCode = findings.every((f) => f.ok) ? 0 : 1;
+}
+
+await main();
