@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { io as connect } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './test-harness.ts';
 
@@ -93,6 +94,29 @@ describe('slow or oversized requests do not hold a connection', () => {
     expect(contents(t)).toEqual([]);
     // Positive control: on the same server a request sent in full is answered normally.
     expect((await t.get('/api/health')).status).toBe(200);
+  });
+
+  it('a long-polling socket.io connection outlives the request timeout (its requests are complete)', async () => {
+    const t = await setup({ env: timeouts });
+    const client = connect(t.server.url, { transports: ['polling'], upgrade: false, reconnection: false });
+    cleanups.push(() => void client.close());
+    const disconnects: string[] = [];
+    client.on('disconnect', (reason) => disconnects.push(reason));
+    expect(await client.timeout(5_000).emitWithAck('session.subscribe', { session_id: 's' })).toEqual({ ok: true });
+    const engineId = client.io.engine.id;
+    // A stalled request on the side: once it is closed, the timeout check has run while the
+    // client's long-poll was waiting.
+    const c = await rawConnection(t.server.port);
+    c.socket.write(
+      `POST /api/bridge/events HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+    );
+    await c.closed;
+    const got = new Promise((resolve) => client.on('message.created', resolve));
+    expect((await postRaw(t, '{"type":"message","session_id":"s","role":"user","content":"hi"}')).status).toBe(200);
+    expect(await got).toMatchObject({ message: { content: 'hi' } });
+    expect(disconnects).toEqual([]);
+    expect(client.io.engine.id).toBe(engineId);
   });
 
   it('a request whose headers stall is closed after the headers timeout', async () => {

@@ -108,4 +108,22 @@ describe('socket.io checks Host and Origin on every request, not only the handsh
     expect(await upgrade(port, '', { ...good, origin: EVIL })).toBe(403);
     expect(await upgrade(port, '', good)).toBe(101);
   });
+
+  it('with a token, an engine.io session alone reaches nothing: joining the namespace needs the token', async () => {
+    const t = await startTestServer({ env: { RUNDIFF_TOKEN: 'tok' } });
+    cleanups.push(() => t.close());
+    const good = { host: `127.0.0.1:${t.server.port}` };
+    // The transport session carries only its id, so its requests cannot present the token ...
+    const sid = await handshake(t, good);
+    const q = `&sid=${encodeURIComponent(sid)}`;
+    // ... and a namespace CONNECT without the token is refused.
+    expect((await poll(t, 'POST', q, good, '40')).status).toBe(200);
+    const refused = await poll(t, 'GET', q, good);
+    expect(refused.text).toMatch(/^44\{"message":"unauthorized"/);
+    expect(t.server.io.of('/').sockets.size).toBe(0);
+    // Positive control: the same session presenting the token joins.
+    expect((await poll(t, 'POST', q, good, '40{"token":"tok"}')).status).toBe(200);
+    expect((await poll(t, 'GET', q, good)).text).toMatch(/^40\{"sid":/);
+    expect(t.server.io.of('/').sockets.size).toBe(1);
+  });
 });
