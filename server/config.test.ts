@@ -91,4 +91,61 @@ describe('config', () => {
       expect((err as AppError).message).toMatch(/PORT|port|SCANNED/);
     }
   });
+
+  it('a whitespace-only RUNDIFF_TOKEN is refused: no client could send it', () => {
+    for (const token of [' ', '   ', '\t', ' \n ']) {
+      expect(() => resolveConfig({}, { RUNDIFF_TOKEN: token })).toThrow(/RUNDIFF_TOKEN is only whitespace/);
+    }
+    // Positive control: an unset or empty token means no token, as before.
+    expect(resolveConfig({}, {}).token).toBeNull();
+    expect(resolveConfig({}, { RUNDIFF_TOKEN: '' }).token).toBeNull();
+  });
+
+  it('a RUNDIFF_TOKEN a Bearer header cannot carry is refused with the reason, never echoing it', () => {
+    const cases: [string, RegExp][] = [
+      ['abc def', /whitespace at position 4/],
+      [' secret', /whitespace at position 1/],
+      ['secret\n', /whitespace at position 7/],
+      ['sec\u0007ret', /a control character at position 4/],
+      ['sec\u007fret', /a control character at position 4/],
+      ['sécret', /a non-ASCII character at position 2/],
+      ['sec\u00a0ret', /whitespace at position 4/],
+    ];
+    for (const [token, reason] of cases) {
+      let err: unknown;
+      try {
+        resolveConfig({}, { RUNDIFF_TOKEN: token });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('invalid_input');
+      expect((err as AppError).message).toMatch(reason);
+      expect((err as AppError).message).not.toContain(token);
+    }
+    // Positive control: every printable ASCII character but space is fine.
+    const printable = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    expect(resolveConfig({}, { RUNDIFF_TOKEN: printable }).token).toBe(printable);
+  });
+
+  it('HTTP timeouts default to 30 s per request, 10 s for headers, 5 s keep-alive, and follow the environment', () => {
+    expect(resolveConfig({}, {}).http).toEqual({
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    const c = resolveConfig(
+      {},
+      {
+        RUNDIFF_REQUEST_TIMEOUT_MS: '20000',
+        RUNDIFF_HEADERS_TIMEOUT_MS: '4000',
+        RUNDIFF_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      },
+    );
+    expect(c.http).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 4_000, keepAliveTimeoutMs: 1_000 });
+    // The headers timeout never exceeds the request timeout (Node refuses that combination).
+    expect(resolveConfig({}, { RUNDIFF_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2_000);
+    expect(() => resolveConfig({}, { RUNDIFF_REQUEST_TIMEOUT_MS: '0' })).toThrow(/RUNDIFF_REQUEST_TIMEOUT_MS/);
+    expect(() => resolveConfig({}, { RUNDIFF_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/RUNDIFF_HEADERS_TIMEOUT_MS/);
+  });
 });

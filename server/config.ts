@@ -23,8 +23,35 @@ export interface Config {
   allowedHosts: string[];
   /** The user's home folder (never tracked itself). */
   homeDir: string;
+  /** Slow-client bounds of the HTTP server (ms); see `HTTP_TIMEOUT_ENV`. */
+  http: Readonly<HttpTimeouts>;
   limits: Readonly<Limits>;
 }
+
+/**
+ * How long the HTTP server waits for a client. Without them a client that announces a large body
+ * and then stalls (or trickles its headers) holds a connection for Node's default five minutes.
+ */
+export interface HttpTimeouts {
+  /** The whole request, headers and body, must arrive within this. Default 30,000. */
+  requestTimeoutMs: number;
+  /** The request headers must arrive within this; never more than `requestTimeoutMs`. Default 10,000. */
+  headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. Default 5,000. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+});
+
+export const HTTP_TIMEOUT_ENV: Readonly<Record<keyof HttpTimeouts, string>> = Object.freeze({
+  requestTimeoutMs: 'RUNDIFF_REQUEST_TIMEOUT_MS',
+  headersTimeoutMs: 'RUNDIFF_HEADERS_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'RUNDIFF_KEEP_ALIVE_TIMEOUT_MS',
+});
 
 /** Command-line flags as parsed by the CLI (all optional; strings as typed). */
 export interface ConfigFlags {
@@ -69,6 +96,49 @@ function pick<T>(flag: T | undefined, envValue: string | undefined, fallback: T)
   return fallback;
 }
 
+/**
+ * The token as a client must send it in `Authorization: Bearer <token>`: printable ASCII without
+ * spaces. Anything else (only whitespace, a space inside, a control or non-ASCII character) would
+ * start a server no client can use, so it is refused here with the reason. The token itself is
+ * never echoed.
+ */
+export function parseToken(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  const hint = 'use printable ASCII without spaces, e.g. the output of `openssl rand -hex 32`';
+  if (raw.trim() === '')
+    throw new AppError('invalid_input', 'RUNDIFF_TOKEN is only whitespace, so no client could send it', { hint });
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 0x21 && c <= 0x7e) continue;
+    const what =
+      c === 0x20 || /\s/.test(raw[i]!)
+        ? 'whitespace'
+        : c < 0x20 || c === 0x7f
+          ? 'a control character'
+          : 'a non-ASCII character';
+    throw new AppError(
+      'invalid_input',
+      `RUNDIFF_TOKEN contains ${what} at position ${i + 1}, which an "Authorization: Bearer" header cannot carry`,
+      { hint },
+    );
+  }
+  return raw;
+}
+
+function resolveHttpTimeouts(env: Env): HttpTimeouts {
+  const value = (key: keyof HttpTimeouts) => {
+    const raw = env[HTTP_TIMEOUT_ENV[key]];
+    return raw === undefined || raw === '' ? DEFAULT_HTTP_TIMEOUTS[key] : parseCount(HTTP_TIMEOUT_ENV[key], raw, 1);
+  };
+  const requestTimeoutMs = value('requestTimeoutMs');
+  // Node refuses a headers timeout longer than the request timeout; lowering only the latter is fine.
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs: Math.min(value('headersTimeoutMs'), requestTimeoutMs),
+    keepAliveTimeoutMs: value('keepAliveTimeoutMs'),
+  };
+}
+
 export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const homeDir = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   const limits = { ...DEFAULT_LIMITS } as Limits;
@@ -88,7 +158,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     host: String(pick(flags.host, env.RUNDIFF_HOST, '127.0.0.1')),
     port,
     dbPath: dbRaw === ':memory:' ? dbRaw : path.resolve(dbRaw),
-    token: env.RUNDIFF_TOKEN ? env.RUNDIFF_TOKEN : null,
+    token: parseToken(env.RUNDIFF_TOKEN),
     workspaceRoots: roots && roots.length > 0 ? roots : null,
     requireCommitApproval: flags.requireCommitApproval === true || env.RUNDIFF_REQUIRE_COMMIT_APPROVAL === '1',
     approvalTimeoutMs: parseCount(
@@ -103,6 +173,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
       .map((h) => h.trim().toLowerCase())
       .filter((h) => h !== ''),
     homeDir,
+    http: Object.freeze(resolveHttpTimeouts(env)),
     limits: Object.freeze(limits),
   };
   return Object.freeze(config);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
-import type { Config } from './config.ts';
+import type { Config, HttpTimeouts } from './config.ts';
 import { createLiveFeedObserver } from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, isLoopbackHost, toolsRouter, type SecurityPolicy } from './api/index.ts';
@@ -67,6 +67,19 @@ export function assertSafeBind(config: Pick<Config, 'host' | 'token'>): void {
   }
 }
 
+/**
+ * Node's slow-client bounds from the config. Node looks for overdue requests only every
+ * `connectionsCheckingInterval` (30 s by default), so the interval follows the shortest timeout.
+ */
+export function httpServerOptions(t: Readonly<HttpTimeouts>): http.ServerOptions {
+  return {
+    requestTimeout: t.requestTimeoutMs,
+    headersTimeout: t.headersTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(t.headersTimeoutMs / 4))),
+  };
+}
+
 const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
@@ -82,7 +95,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     res.statusCode = 503;
     res.end();
   };
-  const httpServer = http.createServer((req, res) => handler(req, res));
+  const httpServer = http.createServer(httpServerOptions(config.http), (req, res) => handler(req, res));
   let port = config.port;
   const policy: SecurityPolicy = {
     bindHost: config.host,

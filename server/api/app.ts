@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { Bridge, History } from '../runs/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
@@ -36,9 +36,52 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** POST bodies are JSON only (415 otherwise), at most `maxBodyBytes` (413), parsed strictly (400). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * body-parser decodes leniently: invalid UTF-8 would become U+FFFD and be stored as if sent.
+ * The raw bytes are checked before parsing instead.
+ */
+function verifyUtf8(_req: unknown, _res: unknown, buf: Buffer, encoding: string | null): void {
+  if (encoding !== null && encoding !== 'utf-8' && encoding !== 'utf8')
+    throw new AppError('unsupported_media_type', `the request body must be UTF-8 JSON, not ${encoding}`, {
+      hint: 'send Content-Type: application/json; charset=utf-8',
+    });
+  try {
+    strictUtf8.decode(buf);
+  } catch {
+    throw new AppError('invalid_input', 'the request body is not valid UTF-8', {
+      hint: 'encode every string as UTF-8; binary data does not belong in a JSON string',
+    });
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * JSON escapes can still spell half of a surrogate pair (`"\ud800"`), which no UTF-8 text holds
+ * and SQLite would store as U+FFFD; a body with such a string or key is refused like invalid bytes.
+ */
+function holdsLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(v));
+  return false;
+}
+
+/**
+ * POST bodies are JSON only (415 otherwise), at most `maxBodyBytes` (413), strict UTF-8 and parsed
+ * strictly (400). An announced Content-Length over the limit is refused before a byte of the body
+ * is read, and the connection is closed rather than kept to drain what the client still sends.
+ */
 function jsonBody(maxBodyBytes: number): RequestHandler {
-  const parse = express.json({ limit: maxBodyBytes, strict: true, type: () => true });
+  const parse = express.json({
+    limit: maxBodyBytes,
+    strict: true,
+    type: () => true,
+    verify: verifyUtf8,
+  });
   return (req, res, next) => {
     if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next();
     if (!req.is('application/json')) {
@@ -49,9 +92,34 @@ function jsonBody(maxBodyBytes: number): RequestHandler {
       );
       return;
     }
-    parse(req, res, next);
+    const announced = Number(req.headers['content-length']);
+    if (Number.isFinite(announced) && announced > maxBodyBytes) {
+      next(
+        new AppError('payload_too_large', `the request body is larger than ${maxBodyBytes} bytes`, {
+          hint: 'raise RUNDIFF_MAX_BODY_BYTES or send less',
+          details: { limit_bytes: maxBodyBytes, announced_bytes: announced },
+        }),
+      );
+      return;
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err === undefined && holdsLoneSurrogate(req.body))
+        err = new AppError('invalid_input', 'the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)', {
+          hint: 'escape a character outside the BMP as a surrogate pair, or send it as UTF-8',
+        });
+      next(err);
+    });
   };
 }
+
+/**
+ * An error answered before the request body was read (token, media type, announced size) closes
+ * the connection: otherwise Node keeps it open to read and discard whatever the client sends.
+ */
+const closeUnreadBody: ErrorRequestHandler = (err, req, res, next) => {
+  if (!req.complete) res.set('Connection', 'close');
+  next(err);
+};
 
 /** The express app: guards first (Host, Origin, token), then the API, then the web UI. */
 export function createApp(deps: AppDeps): Express {
@@ -77,6 +145,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/api', api);
 
   app.use(webRouter(deps.webDir));
+  app.use(closeUnreadBody);
   app.use(errorMiddleware(log));
   return app;
 }

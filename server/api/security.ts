@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from '../errors.ts';
 
 /**
- * CONTRACT section 6, as pure checks shared by express and the socket.io handshake:
+ * The server's access rules as pure checks shared by express and every socket.io request:
  * the Host header (against DNS rebinding), the Origin (against cross-site requests) and the token.
  */
 export interface SecurityPolicy {

@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import { ServerResponse, STATUS_CODES, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { Ack, ClientToServerEvents, ServerEventName, ServerToClientEvents } from '../../shared/index.ts';
 import {
@@ -9,6 +9,7 @@ import {
   unauthorized,
   type SecurityPolicy,
 } from '../api/index.ts';
+import type { AppError } from '../errors.ts';
 import type { BridgeEmitter, EventPayload } from '../runs/index.ts';
 
 export type IoServer = Server<ClientToServerEvents, ServerToClientEvents>;
@@ -59,18 +60,48 @@ function onConnection(socket: IoSocket): void {
 }
 
 /**
- * socket.io on the HTTP server. The handshake passes the same Host/Origin checks as REST
- * (`allowRequest`, before any upgrade) and, when a token is set, `auth.token` (or a Bearer header).
+ * The Host/Origin refusal as an HTTP answer. A long-polling request has a real response object;
+ * for a websocket upgrade engine.io hands over a stand-in, so the answer goes onto the raw socket.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: AppError): void {
+  const body = JSON.stringify(refusal.toBody());
+  if (res instanceof ServerResponse) {
+    res.writeHead(refusal.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    res.end(body);
+    return;
+  }
+  const raw = req.socket;
+  if (raw.writable)
+    raw.write(
+      `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  raw.destroySoon();
+}
+
+/**
+ * socket.io on the HTTP server. Every engine.io request (the handshake, each later long-polling
+ * GET/POST and the websocket upgrade, which carry only the session id) passes the same Host/Origin
+ * checks as REST: a DNS-rebound page that learnt a session id gets no further. The token is
+ * checked once, when the client joins the namespace (`auth.token`, or a Bearer header); without
+ * it an engine.io session never reaches the event handlers or any room.
  */
 export function createSocketServer(http: HttpServer, policy: SecurityPolicy): SocketServer {
   const io: IoServer = new Server<ClientToServerEvents, ServerToClientEvents>(http, {
     serveClient: false,
     // Clients only send tiny subscription messages.
     maxHttpBufferSize: 64 * 1024,
-    allowRequest: (req, callback) => {
-      const refusal = checkHostAndOrigin(req.headers, policy);
-      callback(refusal ? refusal.message : null, refusal === null);
-    },
+  });
+  // Engine middlewares run for every HTTP request engine.io handles, before its own checks.
+  io.engine.use((req: IncomingMessage, res: ServerResponse, next: (err?: Error) => void) => {
+    const refusal = checkHostAndOrigin(req.headers, policy);
+    if (refusal) refuse(req, res, refusal);
+    else next();
   });
   io.use((socket, next) => {
     const auth = socket.handshake.auth as { token?: unknown } | undefined;

@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempDir } from '../test-support/temp-repo.ts';
+
+const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
+const dirs: string[] = [];
+const children: ReturnType<typeof spawn>[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function serve(env: Record<string, string>) {
+  const dir = createTempDir();
+  dirs.push(dir);
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', path.join(dir, 'r.db')], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** Resolves once stderr says the server listens, or the process has exited. */
+  const listening = new Promise<void>((resolve) => {
+    child.stderr.on('data', () => /serving on/.test(stderr) && resolve());
+    child.on('exit', () => resolve());
+  });
+  return { child, exited, listening, stderr: () => stderr };
+}
+
+describe('rundiff serve refuses a token no client could send', () => {
+  it('a whitespace-only RUNDIFF_TOKEN exits 2 with the reason', async () => {
+    const s = serve({ RUNDIFF_TOKEN: '   ' });
+    expect(await s.exited).toBe(2);
+    expect(s.stderr()).toMatch(/RUNDIFF_TOKEN is only whitespace/);
+  });
+
+  it('a RUNDIFF_TOKEN with a space inside exits 2 naming the position', async () => {
+    const s = serve({ RUNDIFF_TOKEN: 'two words' });
+    expect(await s.exited).toBe(2);
+    expect(s.stderr()).toMatch(/RUNDIFF_TOKEN contains whitespace at position 4/);
+    expect(s.stderr()).not.toContain('two words');
+  });
+
+  it('positive control: a usable token starts the server', async () => {
+    const s = serve({ RUNDIFF_TOKEN: 'tok-123' });
+    await s.listening;
+    const url = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1];
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${url}/api/health`)).status).toBe(401);
+    expect((await fetch(`${url}/api/health`, { headers: { authorization: 'Bearer tok-123' } })).status).toBe(200);
+    s.child.kill('SIGTERM');
+    await s.exited;
+  });
+});
