@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config, HttpTimeouts } from './config.ts';
-import { createLiveFeedObserver } from './live/index.ts';
+import { createLiveFeedObserver, type FeedBudget } from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, isLoopbackHost, toolsRouter, type SecurityPolicy } from './api/index.ts';
 import { createApprovals, type Approvals } from './approvals/index.ts';
@@ -30,6 +30,8 @@ export interface ServerOptions {
   toolsRouter?: (ctx: ServerContext) => Router;
   /** Told when checkpoints are taken and runs close (the live feed). */
   observers?: (ctx: ServerContext) => RunObserver[];
+  /** When the live feed switches itself off (events per window, tracked paths). Defaults in server/live. */
+  liveFeedBudget?: FeedBudget;
   /** How often the age sweep runs (ms). Default hourly. */
   retentionIntervalMs?: number;
   log?: (message: string) => void;
@@ -128,6 +130,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     dbPath: config.dbPath,
     emit: (p) => socket.emitToSession(p.session_id, 'workspace.diff.progress', p),
     hasCheckpoint: (sessionId, changeId) => engine.has(sessionId, changeId),
+    ...(opts.liveFeedBudget ? { budget: opts.liveFeedBudget } : {}),
     changedSoFar: async (sessionId, changeId) => {
       const d = await engine.peek(sessionId, changeId);
       return d ? d.files.flatMap((f) => (f.old_path !== null ? [f.path, f.old_path] : [f.path])) : [];

@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   git_failed: 500,
   git_timeout: 500,
   git_missing: 500,
+  /** The database refused a write (disk full, read-only, I/O error); `details.sqlite_code` says which. */
+  storage_failed: 500,
   internal: 500,
 } as const;
 

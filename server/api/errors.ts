@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, toAppError } from '../errors.ts';
+import { storageFailure } from '../store/index.ts';
 
 /** body-parser and express errors carry `type` / `status`; map them onto the contract's codes. */
 export function fromHttpError(err: unknown): AppError {
@@ -23,13 +24,13 @@ export function fromHttpError(err: unknown): AppError {
   const status = e?.status ?? e?.statusCode;
   if (status === 400) return new AppError('invalid_input', 'the request is malformed (bad percent-encoding?)');
   if (status === 404) return new AppError('not_found', 'not found');
-  return toAppError(err);
+  return storageFailure(err, 'the request could not be stored') ?? toAppError(err);
 }
 
 export function errorMiddleware(log: (m: string) => void): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const appError = fromHttpError(err);
-    if (appError.code === 'internal')
+    if (appError.code === 'internal' || appError.code === 'storage_failed')
       log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     if (res.headersSent) {
       res.end();

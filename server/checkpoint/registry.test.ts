@@ -58,6 +58,26 @@ describe('registry', () => {
     other.cleanup();
   });
 
+  test('a kept completion answers the same delta until dropped, and does not make a later run overlapping', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    const e = engineWith();
+    const ws = await resolved(repo.dir);
+    await e.start({ sessionId: 's', changeId: 'run:K', runId: 'K', workspace: ws });
+    repo.write('b.txt', 'b\n');
+    const first = await e.completeKept('s', 'run:K');
+    expect(rows(first!)).toEqual(['A b.txt +1 -0']);
+    expect(e.has('s', 'run:K')).toBe(true);
+    // Edits after the completion are not part of it: a retry gets the delta that was computed.
+    repo.write('c.txt', 'c\n');
+    expect(await e.completeKept('s', 'run:K')).toBe(first);
+    const later = await runChange(e, repo.dir, () => repo.write('a.txt', 'later\n'));
+    expect(later.delta.overlapping).toBe(false);
+    e.drop('s', 'run:K');
+    expect(e.has('s', 'run:K')).toBe(false);
+    expect(await e.completeKept('s', 'run:K')).toBeNull();
+    repo.cleanup();
+  });
+
   test('B20: a repeated start answers as the first; completion drops the checkpoint; unknown keys answer null', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
     const e = engineWith();

@@ -144,7 +144,8 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     };
     // B6: another run live on the same or a nested folder overlaps this one, and this one it.
     for (const other of entries.values()) {
-      if (other.runKey === runKey) continue;
+      // A checkpoint kept only until its computed result is stored no longer sees new edits.
+      if (other.runKey === runKey || other.completing !== null) continue;
       if (isInside(other.root, entry.root) || isInside(entry.root, other.root)) {
         other.overlapping = true;
         entry.overlapping = true;
@@ -263,19 +264,25 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
   const timer = setInterval(sweep, Math.min(60_000, Math.max(1_000, Math.floor(limits.checkpointTtlMs / 10))));
   timer.unref();
 
+  /** The final delta of a checkpoint, computed once; the entry stays until dropped. */
+  const completeKept = (sessionId: string, changeId: string): Promise<DeltaResult | null> => {
+    const entry = entries.get(keyOf(sessionId, changeId));
+    if (!entry) return Promise.resolve(null);
+    entry.completing ??= withBusy(entry);
+    return entry.completing;
+  };
+
   return {
     start,
     complete: (sessionId, changeId) => {
       const key = keyOf(sessionId, changeId);
       const entry = entries.get(key);
       if (!entry) return Promise.resolve(null);
-      if (!entry.completing) {
-        entry.completing = withBusy(entry).finally(() => {
-          if (entries.get(key) === entry) remove(key);
-        });
-      }
-      return entry.completing;
+      return completeKept(sessionId, changeId).finally(() => {
+        if (entries.get(key) === entry) remove(key);
+      });
     },
+    completeKept,
     peek: async (sessionId, changeId) => {
       const entry = entries.get(keyOf(sessionId, changeId));
       if (!entry) return null;

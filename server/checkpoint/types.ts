@@ -58,6 +58,12 @@ export interface CheckpointEngine {
   start(input: StartInput): Promise<StartResult>;
   /** Computes the delta and drops the checkpoint; null when there is none (never started, evicted, restarted). */
   complete(sessionId: string, changeId: string): Promise<DeltaResult | null>;
+  /**
+   * Computes the final delta once and keeps the checkpoint with that result until `drop` (or the
+   * TTL): a completion whose result could not be stored is answered again with the same delta.
+   * Null when there is no checkpoint.
+   */
+  completeKept(sessionId: string, changeId: string): Promise<DeltaResult | null>;
   /** The delta so far, keeping the checkpoint (for `run_changes` on an open run); null when none. */
   peek(sessionId: string, changeId: string): Promise<DeltaResult | null>;
   has(sessionId: string, changeId: string): boolean;

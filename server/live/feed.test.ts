@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { DiffProgressPayload } from '../../shared/index.ts';
-import { createTempRepo, type TempRepo } from '../test-support/index.ts';
-import { gitFeedIgnore, LiveFeed, type FeedIgnore } from './index.ts';
+import { createTempDir, createTempRepo, startRenameStorm, type TempRepo } from '../test-support/index.ts';
+import { fsFeedIgnore, gitFeedIgnore, LiveFeed, type FeedIgnore, type LiveFeedOptions } from './index.ts';
 
 const repos: TempRepo[] = [];
 const feeds: LiveFeed[] = [];
@@ -14,9 +14,9 @@ afterEach(async () => {
 
 const keepAll: FeedIgnore = { skipDir: () => false, keep: async (r) => r };
 
-function setup(maxFiles = 100) {
+function setup(maxFiles = 100, more: Partial<LiveFeedOptions> = {}) {
   const events: DiffProgressPayload[] = [];
-  const feed = new LiveFeed({ maxFiles, intervalMs: 100, emit: (p) => events.push(p) });
+  const feed = new LiveFeed({ maxFiles, intervalMs: 100, emit: (p) => events.push(p), ...more });
   feeds.push(feed);
   return { events, feed };
 }
@@ -160,5 +160,95 @@ describe('live touched-files feed', () => {
     const elapsed = Date.now() - start;
     // 100 ms interval: never more events than intervals elapsed (+1 for the leading one).
     expect(events.length).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+  });
+
+  // One window longer than any test: the switch-off depends on the number of events, not on speed.
+  const stormBudget = { maxEventsPerWindow: 1_000, eventWindowMs: 600_000 };
+
+  async function storm(root: string, feed: LiveFeed, stopWhen: () => boolean) {
+    const s = startRenameStorm(root, { from: 'storm-a.txt', to: 'storm-b.txt', pairs: 20_000, maxMs: 20_000 });
+    onTestFinished(() => s.stop());
+    await waitFor(() => (stopWhen() || s.child.exitCode !== null ? true : undefined), 30_000);
+    s.stop();
+    await s.done.catch(() => 0);
+    return feed.stats();
+  }
+
+  it('a rename storm switches the feed off with too_many_events and the events it handles stay within its budget', async () => {
+    const repo = createTempRepo({ git: false, files: { 'storm-a.txt': 's\n' } });
+    repos.push(repo);
+    const { events, feed } = setup(100, stormBudget);
+    feed.open(
+      { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir },
+      { scannedFiles: 1, truncated: false },
+      keepAll,
+    );
+    await settle();
+    const stats = await storm(repo.dir, feed, () => events.some((e) => !e.available));
+    const off = await waitFor(() => events.find((e) => !e.available));
+    expect(off).toMatchObject({ run_id: 'r', available: false, reason: 'too_many_events', touched_count: 0 });
+    expect(stats.switchedOff).toBe(1);
+    expect(stats.eventsHandled).toBeLessThanOrEqual(stormBudget.maxEventsPerWindow + 1);
+    // The watcher is closed: nothing more of the storm reaches the process through it.
+    expect(feed.watcherCount()).toBe(0);
+    expect(feed.isOpen('s', 'run:r')).toBe(false);
+    expect(feed.stats().eventsHandled).toBe(stats.eventsHandled);
+  });
+
+  it('control: without a budget the same storm makes the watcher handle far more events than that budget', async () => {
+    const repo = createTempRepo({ git: false, files: { 'storm-a.txt': 's\n' } });
+    repos.push(repo);
+    const { events, feed } = setup(100, { maxEventsPerWindow: Number.POSITIVE_INFINITY });
+    feed.open(
+      { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir },
+      { scannedFiles: 1, truncated: false },
+      keepAll,
+    );
+    await settle();
+    const stats = await storm(repo.dir, feed, () => feed.stats().eventsHandled > 3 * stormBudget.maxEventsPerWindow);
+    expect(stats.eventsHandled).toBeGreaterThan(3 * stormBudget.maxEventsPerWindow);
+    expect(events.some((e) => !e.available)).toBe(false);
+    expect(feed.watcherCount()).toBe(1);
+  });
+
+  it('a run touching more distinct paths than the feed tracks is switched off with too_many_paths', async () => {
+    const repo = createTempRepo({ git: false });
+    repos.push(repo);
+    const { events, feed } = setup(100, { maxTrackedPaths: 10 });
+    feed.open(
+      { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir },
+      { scannedFiles: 0, truncated: false },
+      keepAll,
+    );
+    await settle();
+    for (let i = 0; i < 30; i++) repo.write(`f${i}.txt`, `${i}\n`);
+    const off = await waitFor(() => events.find((e) => !e.available));
+    expect(off).toMatchObject({ available: false, reason: 'too_many_paths' });
+    expect(events.every((e) => e.touched_count <= 10)).toBe(true);
+    expect(feed.isOpen('s', 'run:r')).toBe(false);
+  });
+
+  it('outside git the root .gitignore is read without following a symlink out of the workspace', () => {
+    const outside = createTempDir('rundiff-outside-');
+    onTestFinished(() => fs.rmSync(outside, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(outside, 'rules'), '*.txt\n');
+    const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
+    repos.push(repo);
+    fs.symlinkSync(path.join(outside, 'rules'), path.join(repo.dir, '.gitignore'));
+    // Control: reading the name follows the link and finds the outside rules.
+    expect(fs.readFileSync(path.join(repo.dir, '.gitignore'), 'utf8')).toBe('*.txt\n');
+    const logged: string[] = [];
+    return fsFeedIgnore(repo.dir, (m) => logged.push(m))
+      .keep(['a.txt'])
+      .then((kept) => {
+        expect(kept).toEqual(['a.txt']);
+        expect(logged.join('\n')).toContain('.gitignore not used (symlink)');
+      });
+  });
+
+  it('outside git a regular root .gitignore still applies to the feed', async () => {
+    const repo = createTempRepo({ git: false, files: { '.gitignore': '*.log\n', 'a.txt': 'a\n' } });
+    repos.push(repo);
+    expect(await fsFeedIgnore(repo.dir).keep(['a.txt', 'x.log'])).toEqual(['a.txt']);
   });
 });

@@ -39,6 +39,28 @@ export interface LiveFeedOptions {
   catchUp?(run: FeedRun): Promise<string[]>;
   /** Logs a watcher problem that did not stop the run. */
   log?(message: string): void;
+  /**
+   * Watcher events one folder may raise within `eventWindowMs` before its feed switches itself off
+   * (`too_many_events`). Default 5,000 per second.
+   */
+  maxEventsPerWindow?: number;
+  /** The window of `maxEventsPerWindow` (ms). Default 1,000. */
+  eventWindowMs?: number;
+  /** Distinct touched paths one run may collect before its feed switches itself off (`too_many_paths`). Default 20,000. */
+  maxTrackedPaths?: number;
+  /** Clock (ms) of the event window. Default Date.now. */
+  now?: () => number;
+}
+
+/** The bounds after which a feed switches itself off. */
+export type FeedBudget = Pick<LiveFeedOptions, 'maxEventsPerWindow' | 'eventWindowMs' | 'maxTrackedPaths'>;
+
+/** What the feed did with watcher events so far (tests and diagnostics). */
+export interface FeedStats {
+  /** Watcher events taken into account, over all folders. */
+  eventsHandled: number;
+  /** Feeds switched off because events came faster than the budget. */
+  switchedOff: number;
 }
 
 interface RunState {
@@ -55,6 +77,10 @@ interface Shared {
   watcher: FSWatcher;
   ready: boolean;
   runs: Map<string, RunState>;
+  /** Set once the feed of this folder switched itself off; later events are dropped unseen. */
+  off: boolean;
+  windowStartMs: number;
+  windowEvents: number;
 }
 
 /** The map key of one run's feed. */
@@ -65,10 +91,19 @@ export class LiveFeed {
   private readonly byRun = new Map<string, string>();
   private readonly intervalMs: number;
   private readonly maxListed: number;
+  private readonly maxEvents: number;
+  private readonly windowMs: number;
+  private readonly maxTracked: number;
+  private readonly now: () => number;
+  private readonly counts: FeedStats = { eventsHandled: 0, switchedOff: 0 };
 
   constructor(private readonly opts: LiveFeedOptions) {
     this.intervalMs = opts.intervalMs ?? 500;
     this.maxListed = opts.maxListed ?? 200;
+    this.maxEvents = opts.maxEventsPerWindow ?? 5_000;
+    this.windowMs = opts.eventWindowMs ?? 1_000;
+    this.maxTracked = opts.maxTrackedPaths ?? 20_000;
+    this.now = opts.now ?? Date.now;
   }
 
   /** Starts (or joins) the watcher for a run whose checkpoint was just taken; says so when it cannot. */
@@ -132,17 +167,28 @@ export class LiveFeed {
       }),
       runs: new Map(),
       ready: false,
+      off: false,
+      windowStartMs: this.now(),
+      windowEvents: 0,
     };
+    // Every raw watcher event is counted before chokidar works on it (a stat, a new watch): a
+    // rename storm costs the process in chokidar itself, so only closing the watcher stops it.
+    shared.watcher.on('raw', () => this.countEvent(root, shared));
     shared.watcher.on('ready', () => {
       shared.ready = true;
       for (const state of shared.runs.values()) this.catchUp(state);
     });
     shared.watcher.on('all', (event: string, abs: string) => {
-      if (event === 'addDir' || event === 'unlinkDir') return;
+      if (shared.off || event === 'addDir' || event === 'unlinkDir') return;
       const rel = path.relative(root, abs).split(path.sep).join('/');
       if (rel === '' || rel.startsWith('..')) return;
-      for (const state of shared.runs.values()) {
+      for (const state of [...shared.runs.values()]) {
         state.pending.add(rel);
+        if (state.pending.size + state.touched.size > this.maxTracked) {
+          // A bounded feed: past this many distinct paths the list is no use to a person anyway.
+          this.switchOff(state, 'too_many_paths');
+          continue;
+        }
         this.schedule(state);
       }
     });
@@ -160,11 +206,39 @@ export class LiveFeed {
     return shared;
   }
 
+  /** Counts one watcher event of a folder; past the budget of the window the folder's feed goes off. */
+  private countEvent(root: string, shared: Shared): void {
+    if (shared.off) return;
+    this.counts.eventsHandled++;
+    const t = this.now();
+    if (t - shared.windowStartMs >= this.windowMs) {
+      shared.windowStartMs = t;
+      shared.windowEvents = 0;
+    }
+    if (++shared.windowEvents <= this.maxEvents) return;
+    shared.off = true;
+    this.counts.switchedOff++;
+    this.opts.log?.(
+      `live feed for ${root} switched off: more than ${this.maxEvents} file events within ${this.windowMs} ms`,
+    );
+    for (const state of [...shared.runs.values()]) this.switchOff(state, 'too_many_events');
+  }
+
+  /** Ends one run's feed and says why (the run and its stored delta go on without it). */
+  private switchOff(state: RunState, reason: string): void {
+    state.pending.clear();
+    state.touched.clear();
+    this.unavailable(state.run, reason);
+    this.close(state.run.sessionId, state.run.changeId).catch((err: unknown) => {
+      this.opts.log?.(`live feed watcher on ${state.run.root} did not close: ${(err as Error).message}`);
+    });
+  }
+
   private catchUp(state: RunState): void {
     if (!this.opts.catchUp) return;
     this.opts.catchUp(state.run).then(
       (paths) => {
-        if (paths.length === 0) return;
+        if (paths.length === 0 || !this.isCurrent(state)) return;
         for (const p of paths) state.pending.add(p);
         this.schedule(state);
       },
@@ -185,7 +259,6 @@ export class LiveFeed {
   }
 
   private async flush(state: RunState): Promise<void> {
-    const k = feedKey(state.run.sessionId, state.run.changeId);
     if (state.pending.size === 0) return;
     const batch = [...state.pending];
     state.pending.clear();
@@ -195,7 +268,7 @@ export class LiveFeed {
     } catch {
       kept = batch;
     }
-    if (!this.byRun.has(k)) return; // closed meanwhile
+    if (!this.isCurrent(state)) return; // closed or switched off meanwhile
     const before = state.touched.size;
     for (const p of kept) state.touched.add(p);
     if (state.touched.size === before) return;
@@ -228,6 +301,12 @@ export class LiveFeed {
     }
   }
 
+  /** True while `state` is still the live state of its run (not closed, not switched off). */
+  private isCurrent(state: RunState): boolean {
+    const shared = this.byRoot.get(state.run.root);
+    return shared?.runs.get(feedKey(state.run.sessionId, state.run.changeId)) === state;
+  }
+
   async closeAll(): Promise<void> {
     for (const k of [...this.byRun.keys()]) {
       const [sessionId, changeId] = k.split('\u0000') as [string, string];
@@ -238,6 +317,11 @@ export class LiveFeed {
   /** Watchers currently open (one per followed folder). */
   watcherCount(): number {
     return this.byRoot.size;
+  }
+
+  /** Counters of the events handled and of the feeds switched off. */
+  stats(): FeedStats {
+    return { ...this.counts };
   }
 
   isOpen(sessionId: string, changeId: string): boolean {

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { listIgnored, runGit } from '../git/index.ts';
 import {
   createFsIgnore,
@@ -8,6 +6,8 @@ import {
   keyFromBytes,
   keyFromText,
   ownFilesUnder,
+  readInside,
+  safeRoot,
   splitNul,
   type ResolvedWorkspace,
 } from '../workspace/index.ts';
@@ -40,15 +40,33 @@ export async function gitFeedIgnore(root: string): Promise<FeedIgnore> {
   };
 }
 
-/** Outside git: the same default folders, file classes and root `.gitignore` as the checkpoint scan (B15). */
-export function fsFeedIgnore(root: string): FeedIgnore {
-  let gitignore: string | null = null;
+/** A root `.gitignore` larger than this is not used by the feed (it only narrows a provisional list). */
+const MAX_GITIGNORE_BYTES = 1024 * 1024;
+
+/**
+ * The root `.gitignore` as text, read like every workspace file: a symlink is not followed (git
+ * does not follow one either), a FIFO does not block, nothing outside the root is read. Null when
+ * there is no usable file; why is logged when one was there.
+ */
+function readRootGitignore(root: string, log?: (message: string) => void): string | null {
+  let got;
   try {
-    gitignore = fs.readFileSync(path.join(root, '.gitignore'), 'utf8');
-  } catch {
-    gitignore = null;
+    got = readInside(safeRoot(root), keyFromText('.gitignore'), MAX_GITIGNORE_BYTES);
+  } catch (err) {
+    log?.(`live feed: ${root}/.gitignore not read: ${(err as Error).message}`);
+    return null;
   }
-  const rules = createFsIgnore(gitignore);
+  if (got.kind === 'file') return got.bytes.toString('utf8');
+  if (got.kind !== 'absent') {
+    const why = got.kind === 'unreadable' ? got.reason : got.kind;
+    log?.(`live feed: ${root}/.gitignore not used (${why})`);
+  }
+  return null;
+}
+
+/** Outside git: the same default folders, file classes and root `.gitignore` as the checkpoint scan (B15). */
+export function fsFeedIgnore(root: string, log?: (message: string) => void): FeedIgnore {
+  const rules = createFsIgnore(readRootGitignore(root, log));
   const base = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
   return {
     skipDir: (rel) => rules.ignoresDir(keyFromText(rel), keyFromText(base(rel))),
@@ -57,8 +75,12 @@ export function fsFeedIgnore(root: string): FeedIgnore {
 }
 
 /** The rules for a resolved workspace, without the server's own database files. */
-export async function feedIgnoreFor(workspace: ResolvedWorkspace, dbPath: string | null): Promise<FeedIgnore> {
-  const inner = workspace.kind === 'git' ? await gitFeedIgnore(workspace.root) : fsFeedIgnore(workspace.root);
+export async function feedIgnoreFor(
+  workspace: ResolvedWorkspace,
+  dbPath: string | null,
+  log?: (message: string) => void,
+): Promise<FeedIgnore> {
+  const inner = workspace.kind === 'git' ? await gitFeedIgnore(workspace.root) : fsFeedIgnore(workspace.root, log);
   const own = new Set(ownFilesUnder(workspace.root, dbPath));
   if (own.size === 0) return inner;
   return {

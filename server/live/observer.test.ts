@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { DiffProgressPayload } from '../../shared/index.ts';
 import { startTestServer, type TestServer } from '../api/test-harness.ts';
-import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { createTempRepo, startRenameStorm, type TempRepo } from '../test-support/index.ts';
+import type { FeedBudget } from './index.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -11,10 +12,11 @@ afterEach(async () => {
 
 async function setup(
   limits: Record<string, number> = {},
+  liveFeedBudget?: FeedBudget,
 ): Promise<{ t: TestServer; repo: TempRepo; client: Socket; progress: DiffProgressPayload[] }> {
-  const t = await startTestServer({ limits });
+  const t = await startTestServer({ limits, ...(liveFeedBudget ? { liveFeedBudget } : {}) });
   cleanups.push(() => t.close());
-  const repo = createTempRepo({ files: { 'a.txt': 'a\n', '.gitignore': 'build/\n' } });
+  const repo = createTempRepo({ files: { 'a.txt': 'a\n', '.gitignore': 'build/\n', 'storm-a.txt': 's\n' } });
   cleanups.push(() => repo.cleanup());
   const client = connect(t.server.url, { transports: ['websocket'], extraHeaders: {} });
   cleanups.push(() => void client.close());
@@ -65,5 +67,39 @@ describe('live feed over the bridge and socket', () => {
     repo.write('a.txt', 'changed\n');
     const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
     expect(done.body.changed_count).toBe(1);
+  });
+
+  it('a rename storm during an open run: health answers, the feed says too_many_events, and the completion is stored with the right delta', async () => {
+    // One window longer than the test: the switch-off depends on the number of events, not on speed.
+    const { t, repo, progress } = await setup({}, { maxEventsPerWindow: 1_000, eventWindowMs: 600_000 });
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
+    repo.write('a.txt', 'changed\n');
+    await waitFor(() => progress.find((p) => p.available && p.touched.includes('a.txt')));
+
+    const storm = startRenameStorm(repo.dir, { from: 'storm-a.txt', to: 'storm-b.txt', pairs: 20_000, maxMs: 20_000 });
+    cleanups.push(() => storm.stop());
+    let stormOver = false;
+    void storm.done.finally(() => (stormOver = true)).catch(() => undefined);
+    const health: number[] = [];
+    while (!stormOver && !progress.some((p) => !p.available)) health.push((await t.get('/api/health')).status);
+    const off = await waitFor(() => progress.find((p) => !p.available));
+    expect(off).toMatchObject({ run_id: 'r1', available: false, reason: 'too_many_events', touched_count: 0 });
+    const renames = await storm.done;
+    expect(renames % 2).toBe(0); // the storm file is back under its first name
+    expect(health.length).toBeGreaterThan(0);
+    expect(health.every((s) => s === 200)).toBe(true);
+
+    repo.write('b.txt', 'b\n');
+    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ tracking: true, changed_count: 2 });
+    expect(done.body.files.map((f: { path: string; change_type: string }) => [f.path, f.change_type]).sort()).toEqual([
+      ['a.txt', 'modified'],
+      ['b.txt', 'added'],
+    ]);
+    const detail = await t.get('/api/hermes/sessions/s1');
+    expect(detail.body.runs[0]).toMatchObject({ run_id: 'r1', status: 'completed', tracking: true });
+    expect(detail.body.changes).toHaveLength(1);
   });
 });

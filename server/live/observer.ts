@@ -1,6 +1,6 @@
 import type { DiffProgressPayload } from '../../shared/index.ts';
 import type { RunObserver } from '../runs/index.ts';
-import { feedKey, LiveFeed } from './feed.ts';
+import { feedKey, LiveFeed, type FeedBudget } from './feed.ts';
 import { feedIgnoreFor } from './ignore.ts';
 
 export interface LiveFeedObserverOptions {
@@ -15,6 +15,8 @@ export interface LiveFeedObserverOptions {
   intervalMs?: number;
   /** How often to look for runs whose checkpoint expired (ms). Default 60,000. */
   sweepMs?: number;
+  /** When the feed switches itself off (defaults in LiveFeedOptions). */
+  budget?: FeedBudget;
 }
 
 /**
@@ -27,6 +29,7 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
   close(): Promise<void>;
 } {
   const feed = new LiveFeed({
+    ...opts.budget,
     maxFiles: opts.maxFiles,
     emit: opts.emit,
     ...(opts.log ? { log: opts.log } : {}),
@@ -53,7 +56,7 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
         return;
       }
       open.set(feedKey(sessionId, changeId), { sessionId, changeId });
-      feedIgnoreFor(workspace, opts.dbPath).then(
+      feedIgnoreFor(workspace, opts.dbPath, opts.log).then(
         (ignore) => {
           // The run may have ended while the ignore rules were read.
           if (open.has(feedKey(sessionId, changeId))) feed.open(run, scan, ignore);

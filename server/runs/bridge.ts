@@ -19,7 +19,7 @@ import {
 } from '../../shared/index.ts';
 import type { Config } from '../config.ts';
 import type { CheckpointEngine, DeltaResult, StartResult } from '../checkpoint/types.ts';
-import type { Store, StartOutcome } from '../store/index.ts';
+import { storageFailure, type Store, type StartOutcome } from '../store/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/index.ts';
 import type { BridgeEmitter } from './emitter.ts';
 import {
@@ -119,10 +119,13 @@ export function createBridge(deps: BridgeDeps) {
     return { tracking: true, reason: null, response: trackedStart(changeId, result) };
   }
 
-  /** Computes the delta; null when there is no checkpoint (or the engine failed, logged). */
+  /**
+   * Computes the delta, keeping the checkpoint until the result is stored (the caller drops it);
+   * null when there is no checkpoint (or the engine failed, logged).
+   */
   async function delta(sessionId: string, changeId: string): Promise<DeltaResult | null> {
     try {
-      return await engine.complete(sessionId, changeId);
+      return await engine.completeKept(sessionId, changeId);
     } catch (err) {
       log(`delta for ${changeId} failed: ${(err as Error).message}`);
       engine.drop(sessionId, changeId);
@@ -320,7 +323,7 @@ export function createBridge(deps: BridgeDeps) {
       const source: ChangeSource = isTool
         ? 'tool'
         : ((first?.record as { source?: ChangeSource } | undefined)?.source ?? 'run');
-      const outcome = store.transaction(() => {
+      const outcome = storeCompletion(c, () => {
         // The session (and record) may be new here: a completion without a start, or a session
         // deleted while the delta was computed. Sessions are created by the first event naming them.
         store.sessions.touch(sessionId, t);
@@ -348,6 +351,8 @@ export function createBridge(deps: BridgeDeps) {
         else store.runs.finishRun(sessionId, runId, finish);
         return { response, stored };
       });
+      // Stored: only now may the checkpoint (and its computed delta) go.
+      engine.drop(sessionId, changeId);
 
       if (outcome.stored)
         emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));
@@ -364,6 +369,27 @@ export function createBridge(deps: BridgeDeps) {
       emitSession(sessionId);
       return outcome.response;
     });
+  }
+
+  /**
+   * Runs the storing transaction of a completion. When it fails (a full disk, a read-only
+   * database) nothing of it is kept, the checkpoint with its computed delta stays for a retry of
+   * the same completion, the cause is logged, and the answer names the storage failure.
+   */
+  function storeCompletion<T>(c: Closing, fn: () => T): T {
+    try {
+      return store.transaction(fn);
+    } catch (err) {
+      const what = `${c.toolCallId !== null ? 'tool call' : 'run'} completion ${c.changeId} of session ${c.sessionId}`;
+      log(`${what} was not stored: ${(err as Error).message}`);
+      throw (
+        storageFailure(
+          err,
+          `the ${what} could not be stored`,
+          'the change is kept: send the same completion again once the database can be written',
+        ) ?? err
+      );
+    }
   }
 
   /** A completion without a recorded start still records the run or tool call (as never tracked). */

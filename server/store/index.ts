@@ -47,3 +47,4 @@ export function createStore(db: Db): Store {
 export function openStore(file: string): Store {
   return createStore(openDatabase(file));
 }
+export { storageFailure } from './errors.ts';
