@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { io } from 'socket.io-client';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(repoRoot, 'bin', 'rundiff.js');
@@ -309,6 +310,13 @@ async function renameStorm(seconds: number): Promise<void> {
   const session = 'storm';
   await post(server.url, { type: 'session.upsert', session_id: session, workspace: dir });
   await post(server.url, { type: 'run.started', session_id: session, run_id: 'r1' });
+  // The live feed says when it switches itself off for this run.
+  const socket = io(server.url, { transports: ['websocket'] });
+  let feedOff: string | null = null;
+  socket.on('workspace.diff.progress', (p: { available: boolean; reason?: string }) => {
+    if (!p.available) feedOff = p.reason ?? 'off';
+  });
+  await socket.emitWithAck('session.subscribe', { session_id: session });
   // A separate process renames one file back and forth as fast as it can, for `seconds`.
   const storm = spawn(
     process.execPath,
@@ -347,6 +355,7 @@ async function renameStorm(seconds: number): Promise<void> {
     done = { status: 0, body: { error: String(err) } };
   }
   const whole = done.status === 200 ? await storedWhole(server.url, session, 'r1', 3) : 'completion failed';
+  socket.close();
   await server.stop();
   const max = Math.max(...latencies);
   const sorted = [...latencies].sort((a, b) => a - b);
@@ -356,7 +365,7 @@ async function renameStorm(seconds: number): Promise<void> {
     'rename storm during a run',
     healthErrors === 0 && max < 1000 && whole === null,
     `${renames || '?'} renames in ${seconds} s; /api/health p50 ${p50.toFixed(1)} ms, max ${max.toFixed(0)} ms, ` +
-      `${healthErrors} errors; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
+      `${healthErrors} errors; live feed ${feedOff ? `switched off (${feedOff})` : 'stayed on'}; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
   );
 }
 
