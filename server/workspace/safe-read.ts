@@ -177,6 +177,24 @@ export function readFdExact(fd: number, dst: Uint8Array, at: number, size: numbe
 }
 
 /**
+ * Reads an open descriptor from its start to its end, for a file whose size changed since it was
+ * measured; null when it holds more than `maxBytes` (the caller then has no content for it rather
+ * than an unbounded read).
+ */
+export function readFdToEnd(fd: number, maxBytes: number): Buffer | null {
+  const chunks: Buffer[] = [];
+  let got = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(Math.min(Math.max(maxBytes - got + 1, 1), 1024 * 1024));
+    const n = fs.readSync(fd, buf, 0, buf.length, got);
+    if (n === 0) return Buffer.concat(chunks, got);
+    got += n;
+    if (got > maxBytes) return null;
+    chunks.push(buf.subarray(0, n));
+  }
+}
+
+/**
  * Reads one workspace entry: a regular file's bytes (up to `maxBytes`), a symlink's text, or why
  * it could not be read. Never follows a link, never blocks on a FIFO, never leaves the root.
  */
