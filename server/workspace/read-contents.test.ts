@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { createTempDir } from '../test-support/temp-repo.ts';
+import { asUnprivileged, createTempDir } from '../test-support/index.ts';
 import {
   UNREADABLE_CHANGING,
+  UNREADABLE_DENIED,
   UNREADABLE_NOT_REGULAR,
   UNREADABLE_OUTSIDE_ROOT,
   blobId,
@@ -62,7 +63,8 @@ test('a file swapped after the scan for a link, a FIFO, or a path through a fold
   fs.writeFileSync(path.join(outside, 'f.txt'), secret);
   fs.writeFileSync(path.join(outside, 'linked.txt'), secret);
   // What the scan saw: four regular files of the secret's size.
-  const names = ['linked.txt', 'fifo.txt', 'dir/f.txt', 'gone.txt'];
+  const names = ['linked.txt', 'fifo.txt', 'dir/f.txt', 'dir/g.txt', 'gone.txt'];
+  fs.writeFileSync(path.join(outside, 'g.txt'), secret);
   // Now: a symlink to the secret, a FIFO, `dir` a symlink to the outside folder, nothing.
   fs.symlinkSync(path.join(outside, 'linked.txt'), path.join(root, 'linked.txt'));
   execFileSync('mkfifo', [path.join(root, 'fifo.txt')]);
@@ -80,10 +82,16 @@ test('a file swapped after the scan for a link, a FIFO, or a path through a fold
     ),
     hashKept: true,
   });
-  expect([...r.unreadable]).toEqual([UNREADABLE_CHANGING, UNREADABLE_NOT_REGULAR, UNREADABLE_OUTSIDE_ROOT, 0]);
-  expect([...r.missing]).toEqual([0, 0, 0, 1]);
-  expect([...r.hashed]).toEqual([0, 0, 0, 0]);
-  expect([...r.offset]).toEqual([-1, -1, -1, -1]);
+  expect([...r.unreadable]).toEqual([
+    UNREADABLE_CHANGING,
+    UNREADABLE_NOT_REGULAR,
+    UNREADABLE_OUTSIDE_ROOT,
+    UNREADABLE_OUTSIDE_ROOT,
+    0,
+  ]);
+  expect([...r.missing]).toEqual([0, 0, 0, 0, 1]);
+  expect([...r.hashed]).toEqual([0, 0, 0, 0, 0]);
+  expect([...r.offset]).toEqual([-1, -1, -1, -1, -1]);
   expect(Buffer.from(r.block).includes(secret)).toBe(false);
   fs.rmSync(base, { recursive: true, force: true });
 });
@@ -107,4 +115,27 @@ test('a symlink recorded by the scan is read as its own text; one whose folder n
   expect([...r.unreadable]).toEqual([0, UNREADABLE_OUTSIDE_ROOT]);
   expect(Buffer.from(r.block).includes('outside-link-text')).toBe(false);
   fs.rmSync(base, { recursive: true, force: true });
+});
+
+test('a file without read permission is unreadable (denied), not gone', () => {
+  const root = createTempDir();
+  fs.chmodSync(root, 0o755);
+  fs.writeFileSync(path.join(root, 'open.txt'), 'open\n');
+  fs.writeFileSync(path.join(root, 'locked.txt'), 'locked\n');
+  fs.chmodSync(path.join(root, 'locked.txt'), 0o000);
+  // Positive control: this user really cannot read it.
+  let denied = '';
+  asUnprivileged(() => {
+    try {
+      fs.readFileSync(path.join(root, 'locked.txt'));
+    } catch (err) {
+      denied = (err as NodeJS.ErrnoException).code ?? '';
+    }
+  });
+  expect(denied).toBe('EACCES');
+  const r = asUnprivileged(() => readContents(request(root, ['open.txt', 'locked.txt'], [5, 7])));
+  expect([...r.missing]).toEqual([0, 0]);
+  expect([...r.unreadable]).toEqual([0, UNREADABLE_DENIED]);
+  expect([...r.size]).toEqual([5, 7]);
+  fs.rmSync(root, { recursive: true, force: true });
 });

@@ -2,11 +2,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { PathKey } from './path-bytes.ts';
 import {
+  closeFolder,
+  openFolderInside,
+  openInFolder,
   openInside,
   readFdExact,
   readFdToEnd,
   readLinkInside,
   safeRoot,
+  type FolderInside,
+  type OpenResult,
   type SafeRoot,
   type UnreadableReason,
 } from './safe-read.ts';
@@ -213,6 +218,24 @@ export function readContents(req: ReadRequest): ReadResult {
     else for (let i = 0; i < n; i++) cannotRead(i, 'denied');
   }
 
+  // Files come folder by folder: a folder holding several of them is opened and checked once, and
+  // its files are opened through it (no containment check per file).
+  let folderKey: PathKey | null = null;
+  let folder: FolderInside | null = null;
+  const openFile = (at: SafeRoot, i: number, key: PathKey): OpenResult => {
+    const slash = key.lastIndexOf('/');
+    const dir = slash === -1 ? '' : key.slice(0, slash);
+    if (dir !== folderKey) {
+      if (folder) closeFolder(folder);
+      folder = null;
+      folderKey = dir;
+      const next = req.paths[i + 1];
+      if (next !== undefined && next.lastIndexOf('/') === slash && next.startsWith(key.slice(0, slash + 1)))
+        folder = openFolderInside(at, dir);
+    }
+    return folder ? openInFolder(folder, key.slice(slash + 1)) : openInside(at, key);
+  };
+
   for (let i = 0; root !== null && i < n; i++) {
     const key = req.paths[i]!;
     try {
@@ -223,7 +246,7 @@ export function readContents(req: ReadRequest): ReadResult {
         else cannotRead(i, got.kind === 'unreadable' ? got.reason : 'changing');
         continue;
       }
-      const opened = openInside(root, key);
+      const opened = openFile(root, i, key);
       if (opened.kind === 'absent') missing[i] = 1;
       else if (opened.kind === 'symlink')
         cannotRead(i, 'changing'); // a file at the scan, a link now
@@ -239,6 +262,7 @@ export function readContents(req: ReadRequest): ReadResult {
       cannotRead(i, 'denied'); // an I/O error while reading an opened file
     }
   }
+  if (folder) closeFolder(folder);
   // Hand back only what was kept (copy when binaries or skips left much of the block unused).
   if (keptBytes < block.length)
     block =
