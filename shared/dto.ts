@@ -23,8 +23,12 @@ export const TRUNCATED_REASONS: readonly TruncatedReason[] = [
   'degraded',
 ];
 
-/** Why a file's patch is null. */
-export type OmittedReason = 'binary' | 'too_large' | 'too_complex' | 'budget' | 'no_snapshot';
+/**
+ * Why a file's patch is null. `unreadable`: one side of the file is there but could not be read
+ * (permission denied, no longer a regular file, or a folder on its path led outside the workspace);
+ * the row keeps its type as best known and is never reported `deleted` for it.
+ */
+export type OmittedReason = 'binary' | 'too_large' | 'too_complex' | 'budget' | 'no_snapshot' | 'unreadable';
 
 /** Why a run or tool call is not tracked. */
 export type UntrackedReason =

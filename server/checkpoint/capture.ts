@@ -5,6 +5,7 @@ import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,
   LACK_TOO_LARGE,
+  LACK_UNREADABLE,
   ORIGIN_BLOB,
   ORIGIN_HASH,
   ORIGIN_NONE,
@@ -156,6 +157,13 @@ export async function captureCheckpoint(
     block = Buffer.from(r.block.buffer, r.block.byteOffset, r.block.byteLength);
     memoryCapHit = r.skippedForBudget > 0 || r.skippedForHashBudget > 0;
     toRead.forEach((fi, j) => {
+      if (r.unreadable[j]) {
+        // There but not readable: its scanned stat stays, so an unreadable file nobody touched is
+        // no change at completion, and one that changed is reported as unreadable, never deleted.
+        files.origin[fi] = ORIGIN_NONE;
+        files.lack[fi] = LACK_UNREADABLE;
+        return;
+      }
       if (r.missing[j]) {
         files.origin[fi] = ORIGIN_NONE;
         files.lack[fi] = 0;

@@ -9,6 +9,7 @@ import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,
   LACK_TOO_LARGE,
+  LACK_UNREADABLE,
   MAX_DIFF_READ_BYTES,
   ORIGIN_BLOB,
   ORIGIN_HASH,
@@ -71,7 +72,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   const now = phase.table;
 
   const seen = new Uint8Array(f.paths.length);
-  const compare: { ci: number; ni: number }[] = [];
+  const compare: { ci: number; ni: number; statChanged: boolean }[] = [];
   const added: number[] = [];
   for (let ni = 0; ni < now.paths.length; ni++) {
     const p = now.paths[ni]!;
@@ -87,7 +88,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       f.ctimeMs[ci] !== now.ctimeMs[ni] ||
       f.ino[ci] !== now.ino[ni] ||
       f.mode[ci] !== now.mode[ni];
-    if (statChanged || (f.racy[ci] && f.origin[ci] !== ORIGIN_NONE)) compare.push({ ci, ni });
+    if (statChanged || (f.racy[ci] && f.origin[ci] !== ORIGIN_NONE)) compare.push({ ci, ni, statChanged });
   }
   const deleted: number[] = [];
   for (let ci = 0; ci < f.paths.length; ci++) {
@@ -120,6 +121,8 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     const r = cur!;
     if (r.missing[j]) return null;
     const mode = modeText(now.mode[ni]!);
+    // There but not readable: a side without content, never taken for a deleted file.
+    if (r.unreadable[j]) return { bytes: null, unavailable: 'unreadable', size: r.size[j]!, mode };
     const oid = r.hashed[j] ? hex(r.oids, j) : undefined;
     if (r.offset[j]! >= 0) {
       const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
@@ -158,18 +161,21 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       return side;
     }
     if (f.binary[ci]) side.binaryAttr = true;
-    side.unavailable = f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : 'no_snapshot';
+    side.unavailable =
+      f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : f.lack[ci] === LACK_UNREADABLE ? 'unreadable' : 'no_snapshot';
     if (f.lack[ci] === LACK_MEMORY_CAP) addReason(reasons, 'memory_cap');
     return side;
   };
 
   const changes: CandidateChange[] = [];
-  compare.forEach(({ ci, ni }, j) => {
+  compare.forEach(({ ci, ni, statChanged }, j) => {
     const after = curSide(j, ni);
     if (after === null) {
       changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
       return;
     }
+    // Compared only because its stat was racy, and unreadable now: nothing says it changed.
+    if (after.unavailable === 'unreadable' && !statChanged) return;
     const origin = f.origin[ci];
     let same = false;
     if (f.mode[ci] === now.mode[ni]) {

@@ -12,6 +12,8 @@ export const ORIGIN_HASH = 3; // only the blob id of its bytes (binary, too larg
 export const LACK_NONE = 0;
 export const LACK_TOO_LARGE = 1;
 export const LACK_MEMORY_CAP = 2;
+/** It was there but could not be read (permission, not a regular file, outside the root). */
+export const LACK_UNREADABLE = 3;
 
 /**
  * One scanned file per index, column by column: a clean 20,000-file git checkpoint is a few

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import type { PathKey, ScanTable, Scanner } from '../workspace/index.ts';
+import { readInside, safeRoot, type PathKey, type ScanTable, type Scanner } from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
@@ -58,11 +56,19 @@ export interface ScanPhase {
   gitFailed: boolean;
 }
 
+/** Larger root `.gitignore` files are not used (the rules are best effort outside git). */
+const MAX_GITIGNORE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The root `.gitignore` as text, read like any workspace file: a symlink there is not followed (git
+ * does not follow one either), a FIFO does not block the walk, a file outside the root is not read.
+ */
 function readRootGitignore(root: string): string | null {
   try {
-    return fs.readFileSync(path.join(root, '.gitignore'), 'utf8');
+    const got = readInside(safeRoot(root), '.gitignore', MAX_GITIGNORE_BYTES);
+    return got.kind === 'file' ? got.bytes.toString('utf8') : null;
   } catch {
-    return null;
+    return null; // the root itself vanished: the walk finds nothing either
   }
 }
 

@@ -16,6 +16,7 @@ const LETTER = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' } as cons
 export function fileStat(
   f: Pick<FileSummary, 'binary' | 'truncated' | 'omitted_reason' | 'additions' | 'deletions'>,
 ): string {
+  if (f.omitted_reason === 'unreadable') return 'unreadable';
   if (f.binary) return 'binary changed';
   if (f.omitted_reason === 'too_large') return 'too large';
   if (f.omitted_reason === 'no_snapshot') return 'content not captured';

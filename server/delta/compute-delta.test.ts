@@ -553,3 +553,47 @@ describe('the whole-run patch', () => {
     expect(patch).toBe('# rundiff: "a\\377" binary\n# rundiff: b binary\n');
   });
 });
+
+describe('unreadable sides', () => {
+  const unreadable = (size: number, extra: Partial<FileSide> = {}): FileSide => ({
+    bytes: null,
+    unavailable: 'unreadable',
+    size,
+    mode: '100644',
+    ...extra,
+  });
+
+  it('a side that could not be read makes a row without a patch, `unreadable` even when an attribute says binary, and only a comment line in the whole-run patch', async () => {
+    const out = await delta([
+      change('a.txt', side('one\n'), unreadable(4)),
+      change('b.bin', side('x'), unreadable(9, { binaryAttr: true })),
+      change('c.txt', null, unreadable(3)),
+      change('d.txt', unreadable(5), side('new\n')),
+    ]);
+    expect(out.files.map((f) => `${f.change_type} ${f.path} ${f.omitted_reason} ${f.patch}`)).toEqual([
+      'modified a.txt unreadable null',
+      'modified b.bin unreadable null',
+      'added c.txt unreadable null',
+      'modified d.txt unreadable null',
+    ]);
+    expect(out.files[0]).toMatchObject({ size_before: 4, size_after: 4, additions: 0, deletions: 0 });
+    expect(out.deleted_count).toBe(0);
+    expect(wholeRunPatch(out.files)).toBe(
+      '# rundiff: a.txt unreadable\n# rundiff: b.bin unreadable\n# rundiff: c.txt unreadable\n# rundiff: d.txt unreadable\n',
+    );
+  });
+
+  it('two unreadable sides are never taken for equal content, and never pair as a rename', async () => {
+    const out = await delta([
+      change('same.txt', unreadable(5), unreadable(5)),
+      change('old.txt', unreadable(5), null),
+      change('new.txt', null, unreadable(5)),
+    ]);
+    expect(out.files.map((f) => `${f.change_type} ${f.path}`)).toEqual([
+      'added new.txt',
+      'deleted old.txt',
+      'modified same.txt',
+    ]);
+    expect(out.renamed_count).toBe(0);
+  });
+});

@@ -217,6 +217,9 @@ function changedStanza(e: Entry, hunks: Buffer): Buffer {
 }
 
 function plan(e: Entry): Plan {
+  // First: a side that could not be read says nothing about its content, binary or not.
+  if (e.before?.unavailable === 'unreadable' || e.after?.unavailable === 'unreadable')
+    return { kind: 'omit', reason: 'unreadable' };
   if (e.binary) return { kind: 'omit', reason: 'binary' };
   const b = e.before;
   const a = e.after;

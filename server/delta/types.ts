@@ -11,8 +11,11 @@ import type { PathKey } from '../workspace/path-bytes.ts';
 export interface FileSide {
   /** The bytes, or null when they are unavailable (no snapshot was possible: too large, memory cap). */
   bytes: Buffer | null;
-  /** Why `bytes` is null: `too_large` (over the snapshot cap) or `no_snapshot` (memory cap / unreadable). */
-  unavailable?: 'too_large' | 'no_snapshot';
+  /**
+   * Why `bytes` is null: `too_large` (over the snapshot cap), `no_snapshot` (memory cap), or
+   * `unreadable` (the file is there but could not be read: such a side is never taken for absent).
+   */
+  unavailable?: 'too_large' | 'no_snapshot' | 'unreadable';
   /** Size in bytes (known even when the bytes are not). */
   size: number;
   /** git-style octal mode: `100644`, `100755`, `120000` (symlink: bytes = target text), `160000` (submodule). */

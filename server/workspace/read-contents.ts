@@ -1,12 +1,30 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { PathKey } from './path-bytes.ts';
+import {
+  closeFolder,
+  openFolderInside,
+  openInFolder,
+  openInside,
+  readFdExact,
+  readFdToEnd,
+  readLinkInside,
+  safeRoot,
+  type FolderInside,
+  type OpenResult,
+  type SafeRoot,
+  type UnreadableReason,
+} from './safe-read.ts';
 
 /**
  * Reads the content of chosen files (runs in the scan worker). Kept bytes are packed into one
  * block so a checkpoint's snapshots are one allocation, transferred without copying. Every file
  * read also gets its git blob id (sha1 of `blob <size>\0<bytes>`), so content read here compares
  * directly with the index's blob ids. Symlinks yield their target text (never read through).
+ *
+ * Every file is opened once through the safe-read functions (never following a link, never
+ * blocking on a FIFO, checked to lie below the root) and read only through that descriptor: a file
+ * swapped between the scan and the read is reported unreadable, never read by name.
  */
 
 export interface ReadRequest {
@@ -39,8 +57,14 @@ export interface ReadResult {
   hashed: Uint8Array;
   /** 1 = sniffed binary (only known for files that were read). */
   binary: Uint8Array;
-  /** 1 = the path is gone (or unreadable) now. */
+  /** 1 = the path is gone now. */
   missing: Uint8Array;
+  /**
+   * Non-zero = the path is there but could not be read (an `UNREADABLE_*` code): permission denied,
+   * no longer a regular file, or a folder on its path now leads outside the root. Never "gone": a
+   * file that cannot be read is not a deleted file.
+   */
+  unreadable: Uint8Array;
   /** Size of what was read (or lstat size when not read). */
   size: Float64Array;
   /** Text files not kept because the keep budget ran out. */
@@ -62,54 +86,38 @@ export function blobId(bytes: Uint8Array): Buffer {
 
 const CHUNK = 1024 * 1024;
 
-/** Hashes a large file in chunks (no whole-file allocation). Null when it changed size while read. */
-function hashLargeFile(abs: string | Buffer, expectedSize: number): { oid: Buffer; head: Buffer } | null {
-  const fd = openNoFollow(abs);
-  try {
-    const h = crypto.createHash('sha1').update(`blob ${expectedSize}\0`);
-    const buf = Buffer.allocUnsafe(CHUNK);
-    let total = 0;
-    let head: Buffer | null = null;
-    for (;;) {
-      const n = fs.readSync(fd, buf, 0, CHUNK, null);
-      if (n === 0) break;
-      if (head === null) head = Buffer.from(buf.subarray(0, Math.min(n, 8000)));
-      total += n;
-      if (total > expectedSize) return null;
-      h.update(buf.subarray(0, n));
-    }
-    if (total !== expectedSize) return null;
-    return { oid: h.digest(), head: head ?? Buffer.alloc(0) };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Never follows a symlink; never blocks on a FIFO that replaced a file since the scan. */
-function openNoFollow(abs: string | Buffer): number {
-  return fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
-}
-
-const NON_ASCII = /[\u0080-\uffff]/;
-
-/**
- * Reads the file from its start into `dst` at `at`; true when it holds exactly `size` bytes.
- * `dst` has one spare byte after `at + size`: the first read asks for one byte more than expected,
- * so a file that grew is seen without a second read. A read that stops short of what was asked on
- * a regular file means end of file (Linux, macOS), so the common case is one read per file; any
- * other case reads on until end of file.
- */
-function readExact(fd: number, dst: Uint8Array, at: number, size: number): boolean {
-  let got = 0;
+/** Hashes a large open file in chunks (no whole-file allocation). Null when it changed size while read. */
+function hashLargeFile(fd: number, expectedSize: number): { oid: Buffer; head: Buffer } | null {
+  const h = crypto.createHash('sha1').update(`blob ${expectedSize}\0`);
+  const buf = Buffer.allocUnsafe(CHUNK);
+  let total = 0;
+  let head: Buffer | null = null;
   for (;;) {
-    const want = size + 1 - got;
-    const n = fs.readSync(fd, dst, at + got, want, got);
-    if (n === 0) return got === size;
-    got += n;
-    if (got > size) return false; // grew since its size was taken
-    if (n < want && got === size) return true; // a short read at exactly its size: end of file
+    const n = fs.readSync(fd, buf, 0, CHUNK, total);
+    if (n === 0) break;
+    if (head === null) head = Buffer.from(buf.subarray(0, Math.min(n, 8000)));
+    total += n;
+    if (total > expectedSize) return null;
+    h.update(buf.subarray(0, n));
   }
+  if (total !== expectedSize) return null;
+  return { oid: h.digest(), head: head ?? Buffer.alloc(0) };
 }
+
+/** `unreadable[i]` codes: why a path that is there could not be read. */
+export const UNREADABLE_NONE = 0;
+export const UNREADABLE_DENIED = 1;
+export const UNREADABLE_NOT_REGULAR = 2;
+export const UNREADABLE_OUTSIDE_ROOT = 3;
+/** A file at the scan is a link now, or the reverse, or its folder vanished mid-read. */
+export const UNREADABLE_CHANGING = 4;
+
+const UNREADABLE_CODE: Record<UnreadableReason, number> = {
+  denied: UNREADABLE_DENIED,
+  not_regular: UNREADABLE_NOT_REGULAR,
+  outside_root: UNREADABLE_OUTSIDE_ROOT,
+  changing: UNREADABLE_CHANGING,
+};
 
 export function readContents(req: ReadRequest): ReadResult {
   const n = req.paths.length;
@@ -119,12 +127,11 @@ export function readContents(req: ReadRequest): ReadResult {
   const hashed = new Uint8Array(n);
   const binary = new Uint8Array(n);
   const missing = new Uint8Array(n);
+  const unreadable = new Uint8Array(n);
   const size = new Float64Array(n);
   let hashLeft = req.hashBudgetBytes;
   let skippedForBudget = 0;
   let skippedForHashBudget = 0;
-  const rootText = req.root + '/';
-  const rootPrefix = Buffer.from(rootText);
 
   // One block sized from the scan's sizes: files are read straight into it (no per-file buffers, no copy).
   let expected = 0;
@@ -133,7 +140,7 @@ export function readContents(req: ReadRequest): ReadResult {
     if (s >= 0 && s <= req.keepMaxBytes) expected += s;
   }
   const capacity = Math.max(0, Math.min(expected, req.keepBudgetBytes));
-  // One spare byte: readExact's first read asks for a byte more than the file's size.
+  // One spare byte: readFdExact's first read asks for a byte more than the file's size.
   let block: Uint8Array = Buffer.allocUnsafeSlow(capacity + 1);
   let keptBytes = 0;
 
@@ -141,93 +148,136 @@ export function readContents(req: ReadRequest): ReadResult {
     blobId(bytes).copy(oids, i * 20);
     hashed[i] = 1;
   };
+  const cannotRead = (i: number, reason: UnreadableReason) => {
+    unreadable[i] = UNREADABLE_CODE[reason];
+    size[i] = req.sizes[i]!; // the scan's size: the best known
+  };
 
-  for (let i = 0; i < n; i++) {
+  const keepLink = (i: number, target: Buffer) => {
+    size[i] = target.length;
+    if (req.hashKept) setHash(i, target);
+    if (target.length <= req.keepMaxBytes && keptBytes + target.length <= capacity) {
+      block.set(target, keptBytes);
+      offset[i] = keptBytes;
+      length[i] = target.length;
+      keptBytes += target.length;
+    } else {
+      if (!req.hashKept) setHash(i, target);
+      if (target.length <= req.keepMaxBytes) skippedForBudget++;
+    }
+  };
+
+  /** Reads an opened regular file: kept in the block, or hashed only. */
+  const readOpened = (i: number, fd: number, fileSize: number) => {
+    size[i] = fileSize;
+    if (fileSize > req.keepMaxBytes) {
+      // Too large to keep: hash it if the budget allows, else leave it without content identity.
+      if (fileSize > hashLeft) {
+        skippedForHashBudget++;
+        return;
+      }
+      hashLeft -= fileSize;
+      const res = hashLargeFile(fd, fileSize);
+      if (res === null) return; // changing under us: no identity rather than a wrong one
+      res.oid.copy(oids, i * 20);
+      hashed[i] = 1;
+      if (looksBinary(res.head)) binary[i] = 1;
+      return;
+    }
+    let bytes: Uint8Array;
+    if (keptBytes + fileSize <= capacity && readFdExact(fd, block, keptBytes, fileSize)) {
+      bytes = block.subarray(keptBytes, keptBytes + fileSize);
+    } else {
+      // Over the budget, or its size changed while read: identity only, from the same descriptor.
+      const fresh = readFdToEnd(fd, req.keepMaxBytes);
+      if (fresh === null) return; // grew past what may be read: no identity rather than a wrong one
+      bytes = fresh;
+      size[i] = fresh.length;
+    }
+    const bin = looksBinary(bytes);
+    if (bin) binary[i] = 1;
+    const keep = (!bin || req.keepBinary) && bytes.buffer === block.buffer;
+    if (keep) {
+      if (req.hashKept) setHash(i, bytes);
+      offset[i] = keptBytes;
+      length[i] = bytes.length;
+      keptBytes += bytes.length;
+    } else {
+      setHash(i, bytes);
+      if (!bin || req.keepBinary) skippedForBudget++;
+    }
+  };
+
+  let root: SafeRoot | null = null;
+  try {
+    root = safeRoot(req.root);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // The workspace itself is gone (so is every file in it), or cannot be reached (none can be read).
+    if (code === 'ENOENT' || code === 'ENOTDIR') missing.fill(1);
+    else for (let i = 0; i < n; i++) cannotRead(i, 'denied');
+  }
+
+  // Files come folder by folder: a folder holding several of them is opened and checked once, and
+  // its files are opened through it (no containment check per file).
+  let folderKey: PathKey | null = null;
+  let folder: FolderInside | null = null;
+  const openFile = (at: SafeRoot, i: number, key: PathKey): OpenResult => {
+    const slash = key.lastIndexOf('/');
+    const dir = slash === -1 ? '' : key.slice(0, slash);
+    if (dir !== folderKey) {
+      if (folder) closeFolder(folder);
+      folder = null;
+      folderKey = dir;
+      const next = req.paths[i + 1];
+      if (next !== undefined && next.lastIndexOf('/') === slash && next.startsWith(key.slice(0, slash + 1)))
+        folder = openFolderInside(at, dir);
+    }
+    return folder ? openInFolder(folder, key.slice(slash + 1)) : openInside(at, key);
+  };
+
+  for (let i = 0; root !== null && i < n; i++) {
     const key = req.paths[i]!;
-    // ASCII names as text paths (no Buffer per file); any other name by its exact bytes.
-    const abs = !NON_ASCII.test(key) ? rootText + key : Buffer.concat([rootPrefix, Buffer.from(key, 'latin1')]);
     try {
       if (req.links[i]) {
-        const target = fs.readlinkSync(abs, { encoding: 'buffer' });
-        size[i] = target.length;
-        if (req.hashKept) setHash(i, target);
-        if (target.length <= req.keepMaxBytes && keptBytes + target.length <= capacity) {
-          block.set(target, keptBytes);
-          offset[i] = keptBytes;
-          length[i] = target.length;
-          keptBytes += target.length;
-        } else {
-          if (!req.hashKept) setHash(i, target);
-          if (target.length <= req.keepMaxBytes) skippedForBudget++;
-        }
+        const got = readLinkInside(root, key);
+        if (got.kind === 'symlink') keepLink(i, got.target);
+        else if (got.kind === 'absent') missing[i] = 1;
+        else cannotRead(i, got.kind === 'unreadable' ? got.reason : 'changing');
         continue;
       }
-      const fd = openNoFollow(abs);
-      try {
-        let bytes: Uint8Array;
-        const scanned = req.sizes[i]!;
-        if (
-          scanned > 0 &&
-          scanned <= req.keepMaxBytes &&
-          keptBytes + scanned <= capacity &&
-          readExact(fd, block, keptBytes, scanned)
-        ) {
-          // Read to its end at exactly the scanned size: a regular file of that size (a folder or
-          // device fails or differs, and goes the long way below). One fstat per file saved.
-          size[i] = scanned;
-          bytes = block.subarray(keptBytes, keptBytes + scanned);
-        } else {
-          const st = fs.fstatSync(fd);
-          if (!st.isFile()) {
-            missing[i] = 1;
-            continue;
-          }
-          size[i] = st.size;
-          if (st.size > req.keepMaxBytes) {
-            // Too large to keep: hash it if the budget allows, else leave it without content identity.
-            if (st.size > hashLeft) {
-              skippedForHashBudget++;
-              continue;
-            }
-            hashLeft -= st.size;
-            const res = hashLargeFile(abs, st.size);
-            if (res === null) continue; // changing under us: no identity rather than a wrong one
-            res.oid.copy(oids, i * 20);
-            hashed[i] = 1;
-            if (looksBinary(res.head)) binary[i] = 1;
-            continue;
-          }
-          const fits = keptBytes + st.size <= capacity;
-          if (fits && readExact(fd, block, keptBytes, st.size)) {
-            bytes = block.subarray(keptBytes, keptBytes + st.size);
-          } else {
-            // Over the budget, or its size changed while read: identity only, from a fresh read.
-            bytes = fs.readFileSync(abs);
-            size[i] = bytes.length;
-          }
+      const opened = openFile(root, i, key);
+      if (opened.kind === 'absent') missing[i] = 1;
+      else if (opened.kind === 'symlink')
+        cannotRead(i, 'changing'); // a file at the scan, a link now
+      else if (opened.kind === 'unreadable') cannotRead(i, opened.reason);
+      else {
+        try {
+          readOpened(i, opened.fd, opened.stat.size);
+        } finally {
+          fs.closeSync(opened.fd);
         }
-        const bin = looksBinary(bytes);
-        if (bin) binary[i] = 1;
-        const keep = (!bin || req.keepBinary) && bytes.buffer === block.buffer;
-        if (keep) {
-          if (req.hashKept) setHash(i, bytes);
-          offset[i] = keptBytes;
-          length[i] = bytes.length;
-          keptBytes += bytes.length;
-        } else {
-          setHash(i, bytes);
-          if (!bin || req.keepBinary) skippedForBudget++;
-        }
-      } finally {
-        fs.closeSync(fd);
       }
     } catch {
-      missing[i] = 1;
+      cannotRead(i, 'denied'); // an I/O error while reading an opened file
     }
   }
+  if (folder) closeFolder(folder);
   // Hand back only what was kept (copy when binaries or skips left much of the block unused).
   if (keptBytes < block.length)
     block =
       keptBytes > capacity * 0.9 ? block.subarray(0, keptBytes) : Uint8Array.prototype.slice.call(block, 0, keptBytes);
-  return { block, offset, length, oids, hashed, binary, missing, size, skippedForBudget, skippedForHashBudget };
+  return {
+    block,
+    offset,
+    length,
+    oids,
+    hashed,
+    binary,
+    missing,
+    unreadable,
+    size,
+    skippedForBudget,
+    skippedForHashBudget,
+  };
 }

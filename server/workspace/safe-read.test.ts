@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asUnprivileged } from '../test-support/index.ts';
 import { keyFromText } from './path-bytes.ts';
-import { readInside, safeRoot } from './safe-read.ts';
+import { closeFolder, openFolderInside, openInFolder, readInside, safeRoot, type OpenResult } from './safe-read.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -71,5 +71,58 @@ describe('readInside: the one way a workspace file is read', () => {
     fs.chmodSync(base, 0o755);
     fs.chmodSync(path.join(ws, 'a.txt'), 0);
     expect(asUnprivileged(() => readInside(root, 'a.txt'))).toMatchObject({ kind: 'unreadable', reason: 'denied' });
+  });
+});
+
+describe('openFolderInside / openInFolder: a folder checked once, its files opened through it', () => {
+  const readAll = (r: OpenResult): string | OpenResult['kind'] => {
+    if (r.kind !== 'file') return r.kind;
+    try {
+      return fs.readFileSync(r.fd, 'utf8');
+    } finally {
+      fs.closeSync(r.fd);
+    }
+  };
+
+  it('keeps reading the folder it opened when the name is swapped for a symlink to outside afterwards', () => {
+    const { base, ws, root } = layout();
+    fs.writeFileSync(path.join(ws, 'dir', 'secret.txt'), 'inside\n');
+    const folder = openFolderInside(root, 'dir');
+    expect(folder).not.toBeNull();
+    try {
+      fs.renameSync(path.join(ws, 'dir'), path.join(ws, 'dir.old'));
+      fs.symlinkSync(path.join(base, 'out'), path.join(ws, 'dir'));
+      expect(fs.readFileSync(path.join(ws, 'dir', 'secret.txt'), 'utf8')).toBe('secret\n'); // control
+      expect(readAll(openInFolder(folder!, 'secret.txt'))).toBe('inside\n');
+    } finally {
+      closeFolder(folder!);
+    }
+  });
+
+  it('refuses a folder that is a symlink to outside (its files then go through openInside)', () => {
+    const { base, ws, root } = layout();
+    fs.rmSync(path.join(ws, 'dir'), { recursive: true });
+    fs.symlinkSync(path.join(base, 'out'), path.join(ws, 'dir'));
+    expect(openFolderInside(root, 'dir')).toBeNull();
+    const inner = path.join(ws, 'inner');
+    fs.mkdirSync(inner);
+    fs.symlinkSync(path.join(base, 'out'), path.join(inner, 'via'));
+    expect(openFolderInside(root, 'inner/via')).toBeNull();
+  });
+
+  it('never follows a final symlink, never waits on a FIFO, and says a missing name is absent', () => {
+    const { base, ws, root } = layout();
+    fs.symlinkSync(path.join(base, 'out', 'secret.txt'), path.join(ws, 'link'));
+    execFileSync('mkfifo', [path.join(ws, 'pipe')]);
+    const folder = openFolderInside(root, '')!;
+    try {
+      expect(readAll(openInFolder(folder, 'a.txt'))).toBe('hello\n');
+      expect(openInFolder(folder, 'link')).toEqual({ kind: 'symlink' });
+      expect(openInFolder(folder, 'pipe')).toEqual({ kind: 'unreadable', reason: 'not_regular' });
+      expect(openInFolder(folder, 'dir')).toEqual({ kind: 'unreadable', reason: 'not_regular' });
+      expect(openInFolder(folder, 'nope')).toEqual({ kind: 'absent' });
+    } finally {
+      closeFolder(folder);
+    }
   });
 });

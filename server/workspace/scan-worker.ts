@@ -20,7 +20,7 @@ parentPort?.on('message', (msg: WorkerRequest) => {
       const r = readContents(msg.req);
       parentPort!.postMessage(
         { id: msg.id, ok: true, result: r },
-        [r.block, r.offset, r.length, r.oids, r.hashed, r.binary, r.missing, r.size].map(own),
+        [r.block, r.offset, r.length, r.oids, r.hashed, r.binary, r.missing, r.unreadable, r.size].map(own),
       );
     }
   } catch (err) {

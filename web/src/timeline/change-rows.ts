@@ -39,6 +39,7 @@ const LETTERS: Record<ChangeType, ChangeRow['letter']> = {
  * `budget` keeps exact counts (only the patch is missing), so it shows counts.
  */
 export function statsNote(file: Pick<ChangeRowInput, 'binary' | 'truncated' | 'omitted_reason'>): string | null {
+  if (file.omitted_reason === 'unreadable') return 'unreadable';
   if (file.binary || file.omitted_reason === 'binary') return 'binary changed';
   if (file.omitted_reason === 'too_large') return 'too large';
   if (file.omitted_reason === 'no_snapshot') return 'no snapshot';

@@ -22,6 +22,7 @@ const OMITTED_WORDS: Record<OmittedReason, string> = {
   too_complex: 'the diff was too complex to compute in time',
   budget: "the run's patch size budget was used up by earlier files",
   no_snapshot: 'no copy of the earlier content was kept',
+  unreadable: 'the file could not be read (no permission, or not a regular file)',
 };
 
 export function omittedReasonText(reason: string | null): string {
