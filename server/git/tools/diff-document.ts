@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
 import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
-import { runGit } from '../runner.ts';
+import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
 import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
 import { cutPage, type PageCut } from './paging.ts';
@@ -45,7 +45,7 @@ export interface DiffDocument {
 
 export interface CollectOptions {
   top: string;
-  config: readonly string[];
+  config: readonly GitConfigPair[];
   /** Arguments between `diff` and `--`: `--cached`, object ids. */
   revArgs: readonly string[];
   pathspec: readonly string[];

@@ -5,7 +5,7 @@ import type { CommitPlan, GitCommitOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
 import { comparePathKeys, displayPath, type PathKey } from '../../workspace/path-bytes.ts';
 import { checkAttrs } from '../repo.ts';
-import { runGit } from '../runner.ts';
+import { runGit, type GitConfigPair } from '../runner.ts';
 import type { ToolRun } from './context.ts';
 import { parseDiffOutput } from './diff-parse.ts';
 import { identityEnv, resolveIdentity } from './identity.ts';
@@ -29,11 +29,11 @@ export interface GitCommitArgs {
 }
 
 /** Extra overrides for the commit: no signing program, no status run for a template. */
-const COMMIT_CONFIG = [
-  'commit.gpgSign=false',
-  'commit.verbose=false',
-  'commit.status=false',
-  'core.hooksPath=/dev/null',
+const COMMIT_CONFIG: readonly GitConfigPair[] = [
+  ['commit.gpgSign', 'false'],
+  ['commit.verbose', 'false'],
+  ['commit.status', 'false'],
+  ['core.hooksPath', '/dev/null'],
 ];
 
 function shown(keys: readonly PathKey[]): string[] {
