@@ -3,13 +3,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
-import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
+import { AppError } from '../../errors.ts';
+import {
+  comparePathKeys,
+  displayPath,
+  keyFromBytes,
+  keyFromText,
+  splitNul,
+  type PathKey,
+} from '../../workspace/path-bytes.ts';
+import { openInside, readFdExact, readInside, safeRoot } from '../../workspace/safe-read.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
 import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
 import { cutPage, type PageCut } from './paging.ts';
-import { absPath, type ObjectFormat } from './repo-state.ts';
+import { gitFileMode, type ObjectFormat } from './repo-state.ts';
 import { DIFF_FLAGS } from './safety.ts';
 
 /**
@@ -31,7 +40,7 @@ export interface DocFile {
   /** Byte range of the file's stanza in the document text, or null when it is not in the text. */
   range: { start: number; end: number } | null;
   omitted: GitDiffOmittedReason | null;
-  /** Work-tree content the stanza showed (blob id or `absent`), for diffs whose new side is the work tree. */
+  /** Work-tree mode and content the stanza showed (`<mode> <blob id>` or `absent`), for diffs whose new side is the work tree. */
   shownWorktree: string | null;
 }
 
@@ -66,20 +75,35 @@ interface Part {
 /**
  * Runs `fn` with a private copy of the index in GIT_INDEX_FILE. `git diff` against the work tree
  * refreshes the index and writes it back whenever it can take the lock (GIT_OPTIONAL_LOCKS does not
- * stop it); on a copy, the user's `.git/index` stays byte-identical.
+ * stop it); on a copy, the user's `.git/index` stays byte-identical. The index is read like any
+ * workspace file: a symlink or FIFO in its place is refused, never followed or waited on.
  */
 async function withPrivateIndex<T>(gitDir: string, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-index-'));
   try {
     const copy = path.join(dir, 'index');
-    const real = path.join(gitDir, 'index');
-    if (fs.existsSync(real)) {
-      fs.copyFileSync(real, copy);
+    const opened = openInside(safeRoot(gitDir), keyFromText('index'));
+    if (opened.kind === 'file') {
+      try {
+        const buf = Buffer.allocUnsafe(opened.stat.size + 1);
+        if (!readFdExact(opened.fd, buf, 0, opened.stat.size)) {
+          throw new AppError('git_failed', 'the index changed while it was read', {
+            hint: 'Another git command was writing the index; retry.',
+          });
+        }
+        fs.writeFileSync(copy, buf.subarray(0, opened.stat.size), { mode: 0o600 });
+      } finally {
+        fs.closeSync(opened.fd);
+      }
       // git trusts an entry's stat data only when the file is older than the index file (the
       // "racy git" rule); a fresh copy would look newer, so it is dated before the original.
-      const st = fs.statSync(real);
-      const earlier = new Date(st.mtimeMs - 2000);
+      const earlier = new Date(opened.stat.mtimeMs - 2000);
       fs.utimesSync(copy, earlier, earlier);
+    } else if (opened.kind !== 'absent') {
+      throw new AppError('git_failed', 'the repository index is not a regular file', {
+        hint: 'Something replaced .git/index (with a link, a pipe or a folder); restore it, for example with git reset.',
+        details: { index: opened.kind === 'unreadable' ? opened.reason : opened.kind },
+      });
     }
     return await fn({ GIT_INDEX_FILE: copy });
   } finally {
@@ -105,7 +129,10 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
     let shown: string | null = null;
     if (opts.worktreeSide && stanza) {
       if (e.status === 'D') shown = 'absent';
-      else shown = stanzaNewOid(stanza) ?? (e.oldOid && !/^0+$/.test(e.oldOid) ? e.oldOid : null);
+      else {
+        const oid = stanzaNewOid(stanza) ?? (e.oldOid && !/^0+$/.test(e.oldOid) ? e.oldOid : null);
+        shown = oid === null ? null : `${e.newMode} ${oid}`;
+      }
     }
     return {
       file: {
@@ -123,11 +150,6 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
   });
 }
 
-function fileMode(st: fs.Stats): string {
-  if (st.isSymbolicLink()) return '120000';
-  return st.mode & 0o111 ? '100755' : '100644';
-}
-
 async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
   const res = await runGit({
     cwd: opts.top,
@@ -138,6 +160,7 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
   const files = keys.filter((k) => !k.endsWith('/'));
   const attrs = await checkAttrs(opts.top, files, ['binary', 'diff']);
   let budget = MAX_UNTRACKED_READ_BYTES;
+  const root = safeRoot(opts.top);
   const parts: Part[] = [];
   for (const key of keys) {
     const base: DocFile = {
@@ -155,27 +178,26 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
       parts.push({ file: { ...base, path: key.slice(0, -1), omitted: 'nested_repository' }, stanza: null });
       continue;
     }
-    const abs = absPath(opts.top, key);
-    let st: fs.Stats;
-    let content: Buffer;
-    try {
-      st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) content = fs.readlinkSync(abs, { encoding: 'buffer' });
-      else if (!st.isFile()) throw new Error('not a file');
-      else if (st.size > budget || st.size > MAX_DIFF_TEXT_BYTES) {
-        parts.push({ file: { ...base, omitted: 'too_large' }, stanza: null });
-        continue;
-      } else content = fs.readFileSync(abs);
-    } catch {
+    // Opened without following a link or waiting on a FIFO, and only below the top level: a file
+    // swapped for a link to something outside is shown as the link it is, never as its target.
+    const entry = readInside(root, key, Math.min(budget, MAX_DIFF_TEXT_BYTES));
+    if (entry.kind === 'too_large') {
+      parts.push({ file: { ...base, omitted: 'too_large' }, stanza: null });
+      continue;
+    }
+    if (entry.kind !== 'file' && entry.kind !== 'symlink') {
       parts.push({ file: { ...base, omitted: 'unreadable' }, stanza: null });
       continue;
     }
+    const link = entry.kind === 'symlink';
+    const content = link ? entry.target : entry.bytes;
+    const mode = link ? '120000' : gitFileMode(entry.mode);
     budget -= content.length;
-    const binary = !st.isSymbolicLink() && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
+    const binary = !link && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
     const oid = blobOid(content, opts.format);
-    const stanza = newFileStanza({ path: key, mode: fileMode(st), oid, content, binary });
+    const stanza = newFileStanza({ path: key, mode, oid, content, binary });
     parts.push({
-      file: { ...base, additions: binary ? 0 : countLines(content), binary, shownWorktree: oid },
+      file: { ...base, additions: binary ? 0 : countLines(content), binary, shownWorktree: `${mode} ${oid}` },
       stanza,
     });
   }

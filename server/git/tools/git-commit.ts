@@ -13,7 +13,8 @@ import { countLines } from './new-file-patch.ts';
 import { parseStatusV2, type StatusEntry } from './porcelain.ts';
 import { keyIsUnder, literalPathspec, pathspecFile, resolveToolPath } from './paths.ts';
 import { emptyTree } from './refs.ts';
-import { absPath, objectFormat, readRepoState, worktreeFingerprints } from './repo-state.ts';
+import { objectFormat, readRepoState, readWorktreeEntry, worktreeFingerprints } from './repo-state.ts';
+import { safeRoot } from '../../workspace/safe-read.ts';
 import { evaluateGate, type GateNeed } from './review.ts';
 
 /**
@@ -135,6 +136,7 @@ async function buildPlan(
   const format = await objectFormat(top);
   const base = head ?? emptyTree(format);
   const keys = needs.map((n) => n.path);
+  const root = safeRoot(top);
   const res = await runGit({
     cwd: top,
     args: [
@@ -159,14 +161,8 @@ async function buildPlan(
     if (e)
       return { path: displayPath(key).path, additions: e.additions, deletions: e.deletions, new: e.status === 'A' };
     // Untracked: not in the diff against HEAD; count its lines.
-    let additions = 0;
-    try {
-      const abs = absPath(top, key);
-      const st = fs.lstatSync(abs);
-      if (st.isFile()) additions = countLines(fs.readFileSync(abs));
-    } catch {
-      additions = 0;
-    }
+    const entry = readWorktreeEntry(root, key, format);
+    const additions = entry.bytes !== null && entry.mode !== '120000' ? countLines(entry.bytes) : 0;
     return { path: displayPath(key).path, additions, deletions: 0, new: true };
   });
   return { repository: run.repo.label, message, files };

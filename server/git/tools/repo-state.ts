@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { runGit } from '../runner.ts';
 import { keyToBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { openInside, readFdExact, readLinkInside, safeRoot, type SafeRoot } from '../../workspace/safe-read.ts';
 import { blobOid } from './new-file-patch.ts';
 
 /**
  * Fingerprints the commit gate compares: HEAD plus a hash of the index entries (mode, object id,
  * stage, path; no stat data, so a mere index refresh is no change), and each file's work-tree
- * content as git would hash it with no filter.
+ * mode and content as git would hash it with no filter.
  */
 
 export interface RepoState {
@@ -50,26 +51,68 @@ export function absPath(top: string, key: PathKey): Buffer {
   return Buffer.concat([Buffer.from(top + '/', 'utf8'), keyToBytes(key)]);
 }
 
-/** The work-tree fingerprint of one file: its blob id, `absent`, or a stat signature for huge files and folders. */
+/** git's mode for a regular file: only the owner's execute bit counts. */
+export function gitFileMode(mode: number): '100755' | '100644' {
+  return mode & 0o100 ? '100755' : '100644';
+}
+
+/** One work-tree entry as the commit gate sees it. */
+export interface WorktreeEntry {
+  /**
+   * `<mode> <blob id>` of the bytes read, `absent`, `unreadable:<why>`, or a stat signature for a
+   * file too large to hash. Equal fingerprints mean equal content and mode.
+   */
+  fingerprint: string;
+  /** The bytes behind the fingerprint (a file's content, a link's target), when it names a blob. */
+  bytes: Buffer | null;
+  mode: string | null;
+}
+
+/**
+ * Reads one work-tree entry through the workspace's safe read: never following a symlink, never
+ * blocking on a FIFO, never leaving the top level. The fingerprint is computed from the very bytes
+ * returned, so a caller that stages them stages exactly what was compared.
+ */
+export function readWorktreeEntry(root: SafeRoot, key: PathKey, format: ObjectFormat): WorktreeEntry {
+  const opened = openInside(root, key);
+  if (opened.kind === 'absent') return { fingerprint: 'absent', bytes: null, mode: null };
+  if (opened.kind === 'unreadable') return { fingerprint: `unreadable:${opened.reason}`, bytes: null, mode: null };
+  if (opened.kind === 'symlink') {
+    const link = readLinkInside(root, key);
+    if (link.kind === 'symlink')
+      return { fingerprint: `120000 ${blobOid(link.target, format)}`, bytes: link.target, mode: '120000' };
+    if (link.kind === 'absent') return { fingerprint: 'absent', bytes: null, mode: null };
+    return {
+      fingerprint: `unreadable:${link.kind === 'unreadable' ? link.reason : 'changing'}`,
+      bytes: null,
+      mode: null,
+    };
+  }
+  const { fd, stat } = opened;
+  try {
+    const mode = gitFileMode(stat.mode);
+    if (stat.size > MAX_HASHED_BYTES) {
+      return { fingerprint: `stat:${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ino}`, bytes: null, mode };
+    }
+    const buf = Buffer.allocUnsafe(stat.size + 1);
+    if (!readFdExact(fd, buf, 0, stat.size)) return { fingerprint: 'unreadable:changing', bytes: null, mode: null };
+    const bytes = buf.subarray(0, stat.size);
+    return { fingerprint: `${mode} ${blobOid(bytes, format)}`, bytes, mode };
+  } catch {
+    return { fingerprint: 'unreadable:denied', bytes: null, mode: null };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The work-tree fingerprint of one file (see `readWorktreeEntry`). */
 export function worktreeFingerprint(top: string, key: PathKey, format: ObjectFormat): string {
-  const abs = absPath(top, key);
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(abs);
-  } catch {
-    return 'absent';
-  }
-  try {
-    if (st.isSymbolicLink()) return blobOid(fs.readlinkSync(abs, { encoding: 'buffer' }), format);
-    if (st.isFile() && st.size <= MAX_HASHED_BYTES) return blobOid(fs.readFileSync(abs), format);
-  } catch {
-    return 'unreadable';
-  }
-  return `stat:${st.mode}:${st.size}:${st.mtimeMs}:${st.ino}`;
+  return readWorktreeEntry(safeRoot(top), key, format).fingerprint;
 }
 
 export function worktreeFingerprints(top: string, keys: Iterable<PathKey>, format: ObjectFormat): Map<PathKey, string> {
+  const root = safeRoot(top);
   const out = new Map<PathKey, string>();
-  for (const key of keys) if (!out.has(key)) out.set(key, worktreeFingerprint(top, key, format));
+  for (const key of keys) if (!out.has(key)) out.set(key, readWorktreeEntry(root, key, format).fingerprint);
   return out;
 }
