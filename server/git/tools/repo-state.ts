@@ -38,8 +38,12 @@ export async function readHeadOid(top: string): Promise<string | null> {
   return res.exitCode === 0 ? res.stdout.toString('utf8').trim() : null;
 }
 
-export async function readRepoState(top: string): Promise<RepoState> {
-  const [head, index] = await Promise.all([readHeadOid(top), runGit({ cwd: top, args: ['ls-files', '-s', '-z'] })]);
+/** HEAD and the index hash; `env` may name another index file (GIT_INDEX_FILE). */
+export async function readRepoState(top: string, env: Readonly<Record<string, string>> = {}): Promise<RepoState> {
+  const [head, index] = await Promise.all([
+    readHeadOid(top),
+    runGit({ cwd: top, args: ['ls-files', '-s', '-z'], env }),
+  ]);
   return { head, indexHash: createHash('sha256').update(index.stdout).digest('hex') };
 }
 
