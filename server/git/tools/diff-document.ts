@@ -1,14 +1,24 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
-import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
-import { readInside, safeRoot } from '../../workspace/safe-read.ts';
-import { withPrivateIndex } from './private-index.ts';
+import { AppError } from '../../errors.ts';
+import {
+  comparePathKeys,
+  displayPath,
+  keyFromBytes,
+  keyToBytes,
+  splitNul,
+  type PathKey,
+} from '../../workspace/path-bytes.ts';
+import { openInside, pathBelow, readInside, safeRoot } from '../../workspace/safe-read.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
 import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
 import { cutPage, type PageCut } from './paging.ts';
 import { gitFileMode, type ObjectFormat } from './repo-state.ts';
+import { excludePathspec } from './paths.ts';
+import { withPrivateIndex } from './private-index.ts';
 import { DIFF_FLAGS } from './safety.ts';
 
 /**
@@ -62,20 +72,100 @@ interface Part {
   stanza: Buffer | null;
 }
 
+/**
+ * Tracked files git could not read from the work tree: a permission-denied file, or a FIFO, socket
+ * or device where a file was. git fails the whole diff on one of them ("cannot hash"), so they are
+ * found first, among the files whose stat data differs from the index (the only ones git reads),
+ * and left out of git's pathspec. Each is probed with the safe open, which never blocks.
+ */
+async function unreadableTracked(
+  opts: CollectOptions,
+  env: Record<string, string>,
+): Promise<{ candidates: PathKey[]; unreadable: PathKey[] }> {
+  const res = await runGit({
+    cwd: opts.top,
+    args: ['diff-files', '-z', '--name-only', '--', ...opts.pathspec],
+    config: opts.config,
+    env,
+    timeoutMs: 30_000,
+  });
+  const root = safeRoot(opts.top);
+  const candidates = splitNul(res.stdout).map(keyFromBytes);
+  const unreadable: PathKey[] = [];
+  for (const key of candidates) {
+    const opened = openInside(root, key);
+    if (opened.kind === 'file') fs.closeSync(opened.fd);
+    if (opened.kind !== 'unreadable' || opened.reason === 'outside_root') continue;
+    // A folder where a file was is a deletion git shows itself.
+    if (opened.reason === 'not_regular' && isDirectory(pathBelow(opts.top, key))) continue;
+    unreadable.push(key);
+  }
+  return { candidates, unreadable };
+}
+
+/** The candidate git named in a "cannot hash <path>" failure (a file that changed under it). */
+function namedInFailure(stderr: string, candidates: readonly PathKey[]): PathKey | null {
+  const m = /(?:cannot|unable to) hash (.+)$/m.exec(stderr);
+  if (!m) return null;
+  return candidates.find((c) => keyToBytes(c).toString('utf8') === m[1]) ?? null;
+}
+
+function isDirectory(abs: string | Buffer): boolean {
+  try {
+    return fs.lstatSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** git's complaint when it cannot read a tracked work-tree file. */
+const UNREADABLE_STDERR =
+  /cannot hash|unable to hash|unsupported file type|Permission denied|failed to read|unable to read/i;
+
 async function trackedParts(opts: CollectOptions): Promise<Part[]> {
-  const diff = (env: Record<string, string> = {}) =>
+  const diff = (env: Record<string, string>, skip: readonly PathKey[]) =>
     runGit({
       cwd: opts.top,
-      args: ['diff', ...DIFF_FLAGS, '--raw', '--numstat', '-p', '-z', ...opts.revArgs, '--', ...opts.pathspec],
+      args: [
+        'diff',
+        ...DIFF_FLAGS,
+        '--raw',
+        '--numstat',
+        '-p',
+        '-z',
+        ...opts.revArgs,
+        '--',
+        ...opts.pathspec,
+        ...skip.map(excludePathspec),
+      ],
       config: opts.config,
       env,
       // The raw and numstat records come first, so the file list is complete even when the patch is cut.
       maxStdoutBytes: MAX_DIFF_TEXT_BYTES + 8 * 1024 * 1024,
       timeoutMs: 30_000,
     });
-  const res = opts.worktreeSide ? await withPrivateIndex(opts.gitDir, diff) : await diff();
+  let skipped: PathKey[] = [];
+  const res = !opts.worktreeSide
+    ? await diff({}, [])
+    : await withPrivateIndex(opts.gitDir, async (env) => {
+        // A file can change kind between the probe and git's read (git then fails on it): the
+        // file git names is left out as well, and the diff retried a bounded number of times.
+        const changing = new Set<PathKey>();
+        for (let attempt = 1; ; attempt++) {
+          const probe = await unreadableTracked(opts, env);
+          skipped = [...new Set([...probe.unreadable, ...changing])];
+          try {
+            return await diff(env, skipped);
+          } catch (err) {
+            const stderr = err instanceof AppError ? String(err.details?.stderr ?? '') : '';
+            if (attempt >= 5 || !UNREADABLE_STDERR.test(stderr)) throw err;
+            const named = namedInFailure(stderr, probe.candidates);
+            if (named !== null) changing.add(named);
+          }
+        }
+      });
   const parsed = parseDiffOutput(res.stdout, res.stdoutTruncated);
-  return parsed.entries.map((e) => {
+  const parts: Part[] = parsed.entries.map((e) => {
     const stanza = e.stanza ? parsed.patch.subarray(e.stanza.start, e.stanza.end) : null;
     let shown: string | null = null;
     if (opts.worktreeSide && stanza) {
@@ -99,6 +189,24 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
       stanza,
     };
   });
+  const listed = new Set(parts.map((p) => p.file.path));
+  for (const key of skipped) {
+    if (listed.has(key)) continue;
+    parts.push({
+      file: {
+        path: key,
+        oldPath: null,
+        additions: 0,
+        deletions: 0,
+        binary: false,
+        range: null,
+        omitted: 'unreadable',
+        shownWorktree: null,
+      },
+      stanza: null,
+    });
+  }
+  return parts;
 }
 
 async function untrackedParts(opts: CollectOptions): Promise<Part[]> {

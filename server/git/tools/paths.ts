@@ -58,6 +58,11 @@ export function literalPathspec(key: PathKey): string {
   return ':(literal)' + keyToBytes(key).toString('utf8');
 }
 
+/** `:(exclude,literal)<path>`: leaves one path out of a command's pathspec. */
+export function excludePathspec(key: PathKey): string {
+  return ':(exclude,literal)' + keyToBytes(key).toString('utf8');
+}
+
 /** Pathspec arguments after `--` for an optional path key (`''` = none). */
 export function pathspecArgs(key: PathKey | null): string[] {
   return key === null || key === '' ? [] : [literalPathspec(key)];

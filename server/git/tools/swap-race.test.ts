@@ -32,15 +32,23 @@ function setup(): { repo: TempRepo; secret: string; stage: string } {
 /**
  * Starts a process that keeps replacing `target` (by an atomic rename) with, in turn, a regular
  * file, a symlink to `secret` and a FIFO, prepared once in `stage` and hard-linked for each swap.
- * Bounded: it stops after `rounds` swaps or 60 s. Resolves once the first swap is done.
+ * `holdMs` > 0 keeps each kind in place up to that long (random). Bounded: it stops after `rounds`
+ * swaps or 60 s. Resolves once the first swap is done.
  */
-async function startSwapper(stage: string, target: string, secret: string, rounds = 200_000): Promise<ChildProcess> {
+async function startSwapper(
+  stage: string,
+  target: string,
+  secret: string,
+  holdMs = 0,
+  rounds = 200_000,
+): Promise<ChildProcess> {
   fs.writeFileSync(path.join(stage, 'regular'), 'regular content\n');
   fs.symlinkSync(secret, path.join(stage, 'link'));
   execFileSync('mkfifo', [path.join(stage, 'fifo')]);
   const script = `
     const fs = require('node:fs');
-    const [stage, target, rounds] = process.argv.slice(1);
+    const [stage, target, rounds, holdMs] = process.argv.slice(1);
+    const cell = new Int32Array(new SharedArrayBuffer(4));
     const kinds = ['regular', 'link', 'fifo'];
     const tmp = stage + '/tmp';
     const end = Date.now() + 60000;
@@ -49,9 +57,10 @@ async function startSwapper(stage: string, target: string, secret: string, round
       fs.linkSync(stage + '/' + kinds[i % 3], tmp);
       fs.renameSync(tmp, target);
       if (i === 2) process.stdout.write('ready\\n');
+      if (Number(holdMs) > 0) Atomics.wait(cell, 0, 0, Math.random() * Number(holdMs));
     }
   `;
-  const child = spawn(process.execPath, ['-e', script, stage, target, String(rounds)], {
+  const child = spawn(process.execPath, ['-e', script, stage, target, String(rounds), String(holdMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   cleanups.push(() => {
@@ -92,6 +101,31 @@ describe('git_diff reads work-tree files only through the safe read', () => {
     // Positive control: the swap really happened under the tool (it saw the link and the file).
     expect(seen.link).toBeGreaterThan(0);
     expect(seen.regular).toBeGreaterThan(0);
+    expect(seen.calls).toBeGreaterThanOrEqual(20);
+  }, 60_000);
+
+  it('race: a tracked file swapped the same way never leaks the secret, and every call answers', async () => {
+    const { repo, secret, stage } = setup();
+    repo.write('t.txt', 'tracked\n');
+    repo.commit('track t.txt');
+    // Each kind held up to 4 ms: long enough for git to see a whole link or file now and then.
+    const swapper = await startSwapper(stage, path.join(repo.dir, 't.txt'), secret, 4);
+    const h = toolHarness(repo);
+    const seen = { shown: 0, unreadable: 0, calls: 0 };
+    const deadline = Date.now() + 20_000;
+    for (let i = 0; i < 100 && Date.now() < deadline; i++) {
+      // h.call fails the test on any error: every call must answer with a diff.
+      const out = await h.call<GitDiffOutput>('git_diff', i % 2 === 0 ? {} : { spec: 'HEAD' });
+      seen.calls++;
+      expect(JSON.stringify(out)).not.toContain(SECRET);
+      if (/new file mode 120000|\+regular content/.test(out.diff)) seen.shown++;
+      if (out.omitted.some((o) => o.path === 't.txt' && o.reason === 'unreadable')) seen.unreadable++;
+    }
+    swapper.kill('SIGKILL');
+    // Positive control: the tool met the swapped-in file or link, and the FIFO (or a kind change
+    // under git), in place of the tracked file.
+    expect(seen.shown).toBeGreaterThan(0);
+    expect(seen.unreadable).toBeGreaterThan(0);
     expect(seen.calls).toBeGreaterThanOrEqual(20);
   }, 60_000);
 });
