@@ -115,3 +115,19 @@ describe('git_commit commits exactly what the review showed', () => {
     expect(outcome.committed).toBeGreaterThan(0);
   }, 90_000);
 });
+
+describe('core.fileMode=false', () => {
+  it('the execute bit is ignored as git ignores it: reviewed, committed and shown with the index mode', async () => {
+    const repo = fresh();
+    repo.git('config', 'core.fileMode', 'false');
+    repo.write('a.txt', 'two\n');
+    repo.write('new.txt', 'n\n');
+    fs.chmodSync(path.join(repo.dir, 'a.txt'), 0o755);
+    fs.chmodSync(path.join(repo.dir, 'new.txt'), 0o755);
+    const h = toolHarness(repo);
+    const diff = await h.call<GitDiffOutput>('git_diff');
+    expect(diff.diff).not.toContain('100755');
+    await h.call('git_commit', { message: 'm', paths: ['a.txt', 'new.txt'] });
+    expect(repo.git('ls-tree', 'HEAD', 'a.txt', 'new.txt')).toMatch(/^100644 blob .*a\.txt\n100644 blob .*new\.txt\n$/);
+  });
+});

@@ -16,7 +16,7 @@ import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
 import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
 import { cutPage, type PageCut } from './paging.ts';
-import { gitFileMode, type ObjectFormat } from './repo-state.ts';
+import { gitFileMode, type ModeRule, type ObjectFormat } from './repo-state.ts';
 import { excludePathspec } from './paths.ts';
 import { withPrivateIndex } from './private-index.ts';
 import { DIFF_FLAGS } from './safety.ts';
@@ -65,6 +65,8 @@ export interface CollectOptions {
   format: ObjectFormat;
   /** The git dir holding the index (a linked worktree's own). */
   gitDir: string;
+  /** How file permissions become git modes (`core.fileMode`). */
+  modeRule?: ModeRule;
 }
 
 interface Part {
@@ -250,7 +252,7 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
     }
     const link = entry.kind === 'symlink';
     const content = link ? entry.target : entry.bytes;
-    const mode = link ? '120000' : gitFileMode(entry.mode);
+    const mode = link ? '120000' : gitFileMode(entry.mode, key, opts.modeRule);
     budget -= content.length;
     const binary = !link && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
     const oid = blobOid(content, opts.format);

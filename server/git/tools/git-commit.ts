@@ -13,7 +13,7 @@ import { countLines } from './new-file-patch.ts';
 import { parseStatusV2, type StatusEntry } from './porcelain.ts';
 import { keyIsUnder, literalPathspec, resolveToolPath } from './paths.ts';
 import { emptyTree } from './refs.ts';
-import { objectFormat, readRepoState, readWorktreeEntry, type WorktreeEntry } from './repo-state.ts';
+import { objectFormat, readModeRule, readRepoState, readWorktreeEntry, type WorktreeEntry } from './repo-state.ts';
 import { buildPathsCommit } from './commit-build.ts';
 import { withPrivateIndex } from './private-index.ts';
 import { safeRoot } from '../../workspace/safe-read.ts';
@@ -183,8 +183,9 @@ async function snapshot(run: ToolRun, needs: GateNeed[], env: Record<string, str
   const state = await readRepoState(top, env);
   const format = await objectFormat(top);
   const root = safeRoot(top);
+  const rule = await readModeRule(top, run.safety.config);
   const entries = new Map<PathKey, WorktreeEntry>();
-  for (const n of needs) if (!entries.has(n.path)) entries.set(n.path, readWorktreeEntry(root, n.path, format));
+  for (const n of needs) if (!entries.has(n.path)) entries.set(n.path, readWorktreeEntry(root, n.path, format, rule));
   return { ...state, entries };
 }
 

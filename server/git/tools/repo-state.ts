@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { runGit } from '../runner.ts';
-import { keyToBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { runGit, type GitConfigPair } from '../runner.ts';
+import { keyFromBytes, keyToBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
 import { openInside, readFdExact, readLinkInside, safeRoot, type SafeRoot } from '../../workspace/safe-read.ts';
 import { blobOid } from './new-file-patch.ts';
 
@@ -55,8 +55,41 @@ export function absPath(top: string, key: PathKey): Buffer {
   return Buffer.concat([Buffer.from(top + '/', 'utf8'), keyToBytes(key)]);
 }
 
-/** git's mode for a regular file: only the owner's execute bit counts. */
-export function gitFileMode(mode: number): '100755' | '100644' {
+/**
+ * How git turns a regular file's permission bits into its mode. With `core.fileMode=false` (file
+ * systems without a usable execute bit) git ignores the bit: a tracked file keeps its index mode
+ * and a new file is 100644. The gate and the commit follow the same rule, so a mode is never
+ * reported, compared or committed differently from what git itself would do.
+ */
+export interface ModeRule {
+  trustExecBit: boolean;
+  /** Index modes of regular files, consulted only when the bit is not trusted. */
+  indexModes: ReadonlyMap<PathKey, string>;
+}
+
+export const TRUST_EXEC_BIT: ModeRule = { trustExecBit: true, indexModes: new Map() };
+
+export async function readModeRule(top: string, config: readonly GitConfigPair[]): Promise<ModeRule> {
+  const res = await runGit({
+    cwd: top,
+    args: ['config', '--type=bool', '--get', 'core.filemode'],
+    config,
+    okExitCodes: [0, 1],
+  });
+  if (res.exitCode !== 0 || res.stdout.toString('latin1').trim() !== 'false') return TRUST_EXEC_BIT;
+  const index = await runGit({ cwd: top, args: ['ls-files', '-s', '-z'], config });
+  const indexModes = new Map<PathKey, string>();
+  for (const rec of splitNul(index.stdout)) {
+    const tab = rec.indexOf(9);
+    const mode = rec.subarray(0, 6).toString('latin1');
+    if (mode === '100644' || mode === '100755') indexModes.set(keyFromBytes(rec.subarray(tab + 1)), mode);
+  }
+  return { trustExecBit: false, indexModes };
+}
+
+/** git's mode for a regular file: only the owner's execute bit counts (when git trusts it). */
+export function gitFileMode(mode: number, key?: PathKey, rule: ModeRule = TRUST_EXEC_BIT): '100755' | '100644' {
+  if (!rule.trustExecBit) return key !== undefined && rule.indexModes.get(key) === '100755' ? '100755' : '100644';
   return mode & 0o100 ? '100755' : '100644';
 }
 
@@ -77,7 +110,12 @@ export interface WorktreeEntry {
  * blocking on a FIFO, never leaving the top level. The fingerprint is computed from the very bytes
  * returned, so a caller that stages them stages exactly what was compared.
  */
-export function readWorktreeEntry(root: SafeRoot, key: PathKey, format: ObjectFormat): WorktreeEntry {
+export function readWorktreeEntry(
+  root: SafeRoot,
+  key: PathKey,
+  format: ObjectFormat,
+  rule: ModeRule = TRUST_EXEC_BIT,
+): WorktreeEntry {
   const opened = openInside(root, key);
   if (opened.kind === 'absent') return { fingerprint: 'absent', bytes: null, mode: null };
   if (opened.kind === 'unreadable') return { fingerprint: `unreadable:${opened.reason}`, bytes: null, mode: null };
@@ -94,7 +132,7 @@ export function readWorktreeEntry(root: SafeRoot, key: PathKey, format: ObjectFo
   }
   const { fd, stat } = opened;
   try {
-    const mode = gitFileMode(stat.mode);
+    const mode = gitFileMode(stat.mode, key, rule);
     if (stat.size > MAX_HASHED_BYTES) {
       return { fingerprint: `stat:${stat.mode}:${stat.size}:${stat.mtimeMs}:${stat.ino}`, bytes: null, mode };
     }
@@ -110,13 +148,6 @@ export function readWorktreeEntry(root: SafeRoot, key: PathKey, format: ObjectFo
 }
 
 /** The work-tree fingerprint of one file (see `readWorktreeEntry`). */
-export function worktreeFingerprint(top: string, key: PathKey, format: ObjectFormat): string {
-  return readWorktreeEntry(safeRoot(top), key, format).fingerprint;
-}
-
-export function worktreeFingerprints(top: string, keys: Iterable<PathKey>, format: ObjectFormat): Map<PathKey, string> {
-  const root = safeRoot(top);
-  const out = new Map<PathKey, string>();
-  for (const key of keys) if (!out.has(key)) out.set(key, readWorktreeEntry(root, key, format).fingerprint);
-  return out;
+export function worktreeFingerprint(top: string, key: PathKey, format: ObjectFormat, rule?: ModeRule): string {
+  return readWorktreeEntry(safeRoot(top), key, format, rule).fingerprint;
 }
