@@ -68,13 +68,6 @@ export function pathspecArgs(key: PathKey | null): string[] {
   return key === null || key === '' ? [] : [literalPathspec(key)];
 }
 
-/** NUL-separated `:(literal)` pathspecs as bytes (for `--pathspec-from-file --pathspec-file-nul`: any name). */
-export function pathspecFile(keys: readonly PathKey[]): Buffer {
-  return Buffer.concat(
-    keys.map((k) => Buffer.concat([Buffer.from(':(literal)', 'latin1'), keyToBytes(k), Buffer.from([0])])),
-  );
-}
-
 /** True when `key` is `dir` or lies below it (`''` = everything). */
 export function keyIsUnder(dir: PathKey, key: PathKey): boolean {
   return dir === '' || key === dir || key.startsWith(dir + '/');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { runGit, type GitConfigPair } from '../runner.ts';
-import { keyFromBytes, keyToBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
+import { keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
 import { openInside, readFdExact, readLinkInside, safeRoot, type SafeRoot } from '../../workspace/safe-read.ts';
 import { blobOid } from './new-file-patch.ts';
 
@@ -49,11 +49,6 @@ export async function readRepoState(top: string, env: Readonly<Record<string, st
 
 /** Files above this size are fingerprinted by stat data rather than read. */
 const MAX_HASHED_BYTES = 64 * 1024 * 1024;
-
-/** Absolute path bytes of a repository-relative path key (Buffer paths keep any name intact). */
-export function absPath(top: string, key: PathKey): Buffer {
-  return Buffer.concat([Buffer.from(top + '/', 'utf8'), keyToBytes(key)]);
-}
 
 /**
  * How git turns a regular file's permission bits into its mode. With `core.fileMode=false` (file
