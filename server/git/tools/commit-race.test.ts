@@ -137,3 +137,22 @@ describe('core.fileMode=false', () => {
     expect(repo.git('ls-tree', 'HEAD', 'a.txt', 'new.txt')).toMatch(/^100644 blob .*a\.txt\n100644 blob .*new\.txt\n$/);
   });
 });
+
+describe('a staged commit from the checked copy of the index', () => {
+  it('concludes a merge in progress: two parents, the merge state cleared, the index clean', async () => {
+    const repo = fresh();
+    repo.git('checkout', '-q', '-b', 'side');
+    repo.write('b.txt', 'side\n');
+    repo.commit('side');
+    repo.git('checkout', '-q', 'main');
+    repo.write('a.txt', 'main\n');
+    repo.commit('main');
+    repo.git('merge', '-q', '--no-ff', '--no-commit', 'side');
+    const h = toolHarness(repo);
+    await h.call('git_diff', { staged: true });
+    await h.call('git_commit', { message: 'Merge side' });
+    expect(repo.git('rev-list', '--parents', '-1', 'HEAD').trim().split(' ')).toHaveLength(3);
+    expect(fs.existsSync(path.join(repo.dir, '.git', 'MERGE_HEAD'))).toBe(false);
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+});
