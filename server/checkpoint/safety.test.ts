@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
+import { ALL_PLANTS_RAN, plantControls } from '../test-support/planted.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { rows, runChange, testEngine } from './test-helpers.ts';
 
@@ -64,6 +65,8 @@ test('B26: a tracked run never executes planted fsmonitor, filters, textconv, ex
   expect(rows(delta)).toEqual(['M a.txt +1 -1', 'M bin.dat +1 -1', 'D gone.txt +0 -1', 'A new.txt +1 -0']);
   expect(fs.existsSync(marker)).toBe(false);
   expect(digestTree(path.join(repo.dir, '.git'))).toEqual(before);
+  // Positive control: plain git runs each planted mechanism.
+  expect(plantControls(repo, 'x', marker)).toEqual(ALL_PLANTS_RAN);
   repo.cleanup();
   fs.rmSync(markerDir, { recursive: true, force: true });
 });

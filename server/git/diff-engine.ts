@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runGit } from './runner.ts';
+import { runGit, type GitConfigPair } from './runner.ts';
 import { keyFromBytes, keyToBytes, type PathKey } from '../workspace/path-bytes.ts';
 import type {
   BatchDiff,
@@ -43,12 +43,17 @@ export interface GitDiffEngine {
 /** Spawn and start-up allowance on top of the per-file budgets (ms): a busy machine needs it. */
 const SPAWN_SLACK_MS = 1_000;
 /** A user's global attributes file must not turn text binary or pick a diff driver here. */
-const NO_ATTRIBUTES = ['core.attributesFile=/dev/null'];
+const NO_ATTRIBUTES: readonly GitConfigPair[] = [['core.attributesFile', '/dev/null']];
 /**
  * The scratch objects only need to exist until the folder is removed: no delta search, no
  * compression, one pack kept as is (not exploded into loose files), no fsync.
  */
-const FAST_IMPORT_CONFIG = ['core.compression=0', 'pack.compression=0', 'fastimport.unpackLimit=0', 'core.fsync=none'];
+const FAST_IMPORT_CONFIG: readonly GitConfigPair[] = [
+  ['core.compression', '0'],
+  ['pack.compression', '0'],
+  ['fastimport.unpackLimit', '0'],
+  ['core.fsync', 'none'],
+];
 const DEFAULT_MAX_RENAME_BYTES = 128 * 1024 * 1024;
 
 export function createGitDiffEngine(opts: GitDiffEngineOptions = {}): GitDiffEngine {

@@ -1,4 +1,4 @@
-import { runGit, type GitRunOptions } from './runner.ts';
+import { runGit, type GitConfigPair, type GitRunOptions } from './runner.ts';
 import { keyFromBytes, splitNul, type PathKey } from '../workspace/path-bytes.ts';
 import { AppError } from '../errors.ts';
 
@@ -113,7 +113,7 @@ export function parseIndexDebug(buf: Buffer): IndexEntry[] {
 /** Untracked files that git does not ignore, one by one (new folders expanded), relative to `cwd`. */
 export async function listUntracked(
   cwd: string,
-  opts: Common & { config?: readonly string[] } = {},
+  opts: Common & { config?: readonly GitConfigPair[] } = {},
 ): Promise<PathKey[]> {
   const res = await runGit({ ...opts, cwd, args: ['ls-files', '--others', '--exclude-standard', '-z'] });
   return splitNul(res.stdout).map(keyFromBytes);
@@ -129,7 +129,7 @@ export interface IgnoredListing {
 /** What git ignores under `cwd`. Git never descends into an ignored folder, so this is cheap. */
 export async function listIgnored(
   cwd: string,
-  opts: Common & { config?: readonly string[] } = {},
+  opts: Common & { config?: readonly GitConfigPair[] } = {},
 ): Promise<IgnoredListing> {
   const res = await runGit({
     ...opts,
@@ -236,24 +236,57 @@ export async function readHead(cwd: string, opts: Common = {}): Promise<HeadStat
   };
 }
 
+/** A filter driver's name as bytes, shown for an error: text when it is UTF-8, else escaped bytes. */
+function showName(bytes: Buffer): string {
+  return [...bytes]
+    .map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`))
+    .join('');
+}
+
 /**
- * `-c` overrides that neutralise every filter driver the repository's config defines, for the git
- * tools that must read the work tree through git (status, diff, commit). An empty command is "no
- * filter" to git, and `required=false` keeps a missing driver from failing the call.
+ * Overrides that neutralise every filter driver the repository's config defines, for the git tools
+ * that must read the work tree through git (status, diff, commit). An empty command is "no filter"
+ * to git, and `required=false` keeps a missing driver from failing the call.
+ *
+ * Names are taken as bytes from `git config --name-only -z`; the overrides travel to git as
+ * key/value pairs in the environment, which can carry only text. A driver whose name is not valid
+ * UTF-8 therefore cannot be switched off, and the call is refused rather than run with it live.
  */
 export async function filterOverrides(
   cwd: string,
   opts: Common = {},
-): Promise<{ config: string[]; drivers: string[] }> {
+): Promise<{ config: GitConfigPair[]; drivers: string[] }> {
   const res = await runGit({ ...opts, cwd, args: ['config', '--name-only', '-z', '--list'], okExitCodes: [0, 1] });
   const drivers = new Set<string>();
+  const unusable: string[] = [];
+  const prefix = Buffer.from('filter.', 'latin1');
   for (const rec of splitNul(res.stdout)) {
-    const m = /^filter\.(.+)\.(clean|smudge|process|required)$/s.exec(rec.toString('utf8'));
-    if (m) drivers.add(m[1]!);
+    if (!rec.subarray(0, prefix.length).equals(prefix)) continue;
+    const m = /^filter\.(.+)\.(clean|smudge|process|required)$/s.exec(rec.toString('latin1'));
+    if (!m) continue;
+    const bytes = Buffer.from(m[1]!, 'latin1');
+    const text = bytes.toString('utf8');
+    if (!Buffer.from(text, 'utf8').equals(bytes) || text.includes('\n')) unusable.push(showName(bytes));
+    else drivers.add(text);
   }
-  const config: string[] = [];
+  if (unusable.length > 0) {
+    throw new AppError(
+      'filter_required',
+      `the repository configures a filter driver whose name cannot be switched off safely: ${unusable.join(', ')}`,
+      {
+        hint: 'Filter driver names must be valid UTF-8 for the git tools to disable them. Rename or remove that [filter] section in the repository config (git config --list shows it), or use git yourself.',
+        details: { drivers: unusable },
+      },
+    );
+  }
+  const config: GitConfigPair[] = [];
   for (const d of drivers) {
-    config.push(`filter.${d}.clean=`, `filter.${d}.smudge=`, `filter.${d}.process=`, `filter.${d}.required=false`);
+    config.push(
+      [`filter.${d}.clean`, ''],
+      [`filter.${d}.smudge`, ''],
+      [`filter.${d}.process`, ''],
+      [`filter.${d}.required`, 'false'],
+    );
   }
   return { config, drivers: [...drivers] };
 }

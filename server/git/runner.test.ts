@@ -147,7 +147,7 @@ describe('hardened git runner', () => {
     expect(head.branch).toBe('main');
     expect(blobs.get(index.find((e) => e.path === 'a.txt')!.oid)?.toString()).toBe('one\n');
     expect(filters.drivers).toEqual(['evil']);
-    expect(filters.config).toContain('filter.evil.clean=');
+    expect(filters.config).toContainEqual(['filter.evil.clean', '']);
 
     expect(markerExists()).toBe(false);
     expect(gitFingerprint(path.join(repo.dir, '.git'))).toBe(before);

@@ -8,6 +8,13 @@ import { AppError } from '../errors.ts';
  * after which the process is killed. Output stays bytes (Buffer); parsers in this folder decode it.
  */
 
+/**
+ * One config override: the full key (`section.subsection.name`) and its value. Kept as a pair all
+ * the way to git: `-c key=value` is split by git at the first `=`, so a subsection holding `=` (a
+ * filter driver named `x=y`) would override a different key and leave the real one in force.
+ */
+export type GitConfigPair = readonly [key: string, value: string];
+
 export interface GitRunOptions {
   /** Folder git runs in (passed as the child's cwd). */
   cwd: string;
@@ -20,8 +27,8 @@ export interface GitRunOptions {
   okExitCodes?: readonly number[];
   /** Extra environment entries on top of the scrubbed base (e.g. GIT_INDEX_FILE for a private index). */
   env?: Readonly<Record<string, string>>;
-  /** Extra `-c key=value` overrides placed before the subcommand. */
-  config?: readonly string[];
+  /** Extra config overrides (key, value), passed the same way as the hardening list. */
+  config?: readonly GitConfigPair[];
   /** Stop reading stdout past this many bytes (the child is killed; `stdoutTruncated` set). Default 512 MiB. */
   maxStdoutBytes?: number;
   /** The git executable; tests point it at a missing file. Default `git` on PATH. */
@@ -42,20 +49,40 @@ export const DEFAULT_GIT_TIMEOUT_MS = 10_000;
  * `.git/config`, so nothing a workspace planted there runs: no fsmonitor daemon or hook, no pager,
  * no external diff; the untracked cache is neither read nor written.
  */
-export const HARDENING_CONFIG: readonly string[] = Object.freeze([
-  'core.fsmonitor=false',
-  'core.hooksPath=/dev/null',
-  'core.pager=cat',
-  'core.untrackedCache=false',
-  'core.quotePath=false',
-  'core.askPass=',
-  'core.sshCommand=',
-  'color.ui=false',
-  'gc.auto=0',
-  'maintenance.auto=false',
-  'advice.detachedHead=false',
-  'protocol.allow=never',
-]);
+export const HARDENING_CONFIG: readonly GitConfigPair[] = Object.freeze([
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.pager', 'cat'],
+  ['core.untrackedCache', 'false'],
+  ['core.quotePath', 'false'],
+  ['core.askPass', ''],
+  ['core.sshCommand', ''],
+  ['color.ui', 'false'],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['advice.detachedHead', 'false'],
+  ['protocol.allow', 'never'],
+] as const);
+
+/**
+ * The overrides as `GIT_CONFIG_COUNT` / `GIT_CONFIG_KEY_<n>` / `GIT_CONFIG_VALUE_<n>` (git 2.31+):
+ * git takes each key whole, so any key git can store arrives intact. A key or value git could not
+ * receive this way (a NUL, or a newline in the key, which git refuses) is an error, never skipped.
+ */
+export function configEnv(config: readonly GitConfigPair[] = []): Record<string, string> {
+  const all = [...HARDENING_CONFIG, ...config];
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(all.length) };
+  all.forEach(([key, value], i) => {
+    if (key.includes('\0') || value.includes('\0') || key.includes('\n') || key === '') {
+      throw new AppError('git_failed', 'a config override cannot be passed to git', {
+        details: { key: JSON.stringify(key) },
+      });
+    }
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
 
 /** Environment variables passed through from the parent; every other one (all of GIT_*) is dropped. */
 const PASSTHROUGH_ENV = ['PATH', 'HOME', 'XDG_CONFIG_HOME', 'TMPDIR', 'SYSTEMROOT'] as const;
@@ -100,10 +127,9 @@ const PATCH_COMMANDS = new Set([
   'format-patch',
 ]);
 
-/** Full argument vector: hardening overrides, caller overrides, then the subcommand. */
-export function gitArgv(args: readonly string[], config: readonly string[] = []): string[] {
+/** Full argument vector: global options, then the subcommand (overrides travel in the environment). */
+export function gitArgv(args: readonly string[]): string[] {
   const argv: string[] = ['--no-pager', '--no-replace-objects'];
-  for (const c of [...HARDENING_CONFIG, ...config]) argv.push('-c', c);
   const [sub, ...rest] = args;
   if (sub === undefined) return argv;
   argv.push(sub);
@@ -123,13 +149,21 @@ export function runGit(opts: GitRunOptions): Promise<GitResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const okCodes = opts.okExitCodes ?? [0];
   const maxStdout = opts.maxStdoutBytes ?? 512 * 1024 * 1024;
-  const argv = gitArgv(opts.args, opts.config);
+  const argv = gitArgv(opts.args);
   return new Promise<GitResult>((resolve, reject) => {
+    let env: Record<string, string>;
+    try {
+      // The caller's extra entries cannot replace the overrides: those are set last.
+      env = { ...scrubbedGitEnv(opts.env), ...configEnv(opts.config) };
+    } catch (err) {
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
     let child;
     try {
       child = spawn(opts.gitBinary ?? 'git', argv, {
         cwd: opts.cwd,
-        env: scrubbedGitEnv(opts.env),
+        env,
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         windowsHide: true,

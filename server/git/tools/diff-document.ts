@@ -1,15 +1,24 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
-import { comparePathKeys, displayPath, keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
+import { AppError } from '../../errors.ts';
+import {
+  comparePathKeys,
+  displayPath,
+  keyFromBytes,
+  keyToBytes,
+  splitNul,
+  type PathKey,
+} from '../../workspace/path-bytes.ts';
+import { openInside, pathBelow, readInside, safeRoot } from '../../workspace/safe-read.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
-import { runGit } from '../runner.ts';
+import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';
 import { blobOid, countLines, looksBinary, newFileStanza } from './new-file-patch.ts';
 import { cutPage, type PageCut } from './paging.ts';
-import { absPath, type ObjectFormat } from './repo-state.ts';
+import { gitFileMode, type ModeRule, type ObjectFormat } from './repo-state.ts';
+import { excludePathspec } from './paths.ts';
+import { withPrivateIndex } from './private-index.ts';
 import { DIFF_FLAGS } from './safety.ts';
 
 /**
@@ -31,7 +40,7 @@ export interface DocFile {
   /** Byte range of the file's stanza in the document text, or null when it is not in the text. */
   range: { start: number; end: number } | null;
   omitted: GitDiffOmittedReason | null;
-  /** Work-tree content the stanza showed (blob id or `absent`), for diffs whose new side is the work tree. */
+  /** Work-tree mode and content the stanza showed (`<mode> <blob id>` or `absent`), for diffs whose new side is the work tree. */
   shownWorktree: string | null;
 }
 
@@ -45,7 +54,7 @@ export interface DiffDocument {
 
 export interface CollectOptions {
   top: string;
-  config: readonly string[];
+  config: readonly GitConfigPair[];
   /** Arguments between `diff` and `--`: `--cached`, object ids. */
   revArgs: readonly string[];
   pathspec: readonly string[];
@@ -56,6 +65,8 @@ export interface CollectOptions {
   format: ObjectFormat;
   /** The git dir holding the index (a linked worktree's own). */
   gitDir: string;
+  /** How file permissions become git modes (`core.fileMode`). */
+  modeRule?: ModeRule;
 }
 
 interface Part {
@@ -64,48 +75,107 @@ interface Part {
 }
 
 /**
- * Runs `fn` with a private copy of the index in GIT_INDEX_FILE. `git diff` against the work tree
- * refreshes the index and writes it back whenever it can take the lock (GIT_OPTIONAL_LOCKS does not
- * stop it); on a copy, the user's `.git/index` stays byte-identical.
+ * Tracked files git could not read from the work tree: a permission-denied file, or a FIFO, socket
+ * or device where a file was. git fails the whole diff on one of them ("cannot hash"), so they are
+ * found first, among the files whose stat data differs from the index (the only ones git reads),
+ * and left out of git's pathspec. Each is probed with the safe open, which never blocks.
  */
-async function withPrivateIndex<T>(gitDir: string, fn: (env: Record<string, string>) => Promise<T>): Promise<T> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-index-'));
+async function unreadableTracked(
+  opts: CollectOptions,
+  env: Record<string, string>,
+): Promise<{ candidates: PathKey[]; unreadable: PathKey[] }> {
+  const res = await runGit({
+    cwd: opts.top,
+    args: ['diff-files', '-z', '--name-only', '--', ...opts.pathspec],
+    config: opts.config,
+    env,
+    timeoutMs: 30_000,
+  });
+  const root = safeRoot(opts.top);
+  const candidates = splitNul(res.stdout).map(keyFromBytes);
+  const unreadable: PathKey[] = [];
+  for (const key of candidates) {
+    const opened = openInside(root, key);
+    if (opened.kind === 'file') fs.closeSync(opened.fd);
+    if (opened.kind !== 'unreadable' || opened.reason === 'outside_root') continue;
+    // A folder where a file was is a deletion git shows itself.
+    if (opened.reason === 'not_regular' && isDirectory(pathBelow(opts.top, key))) continue;
+    unreadable.push(key);
+  }
+  return { candidates, unreadable };
+}
+
+/** The candidate git named in a "cannot hash <path>" failure (a file that changed under it). */
+function namedInFailure(stderr: string, candidates: readonly PathKey[]): PathKey | null {
+  const m = /(?:cannot|unable to) hash (.+)$/m.exec(stderr);
+  if (!m) return null;
+  return candidates.find((c) => keyToBytes(c).toString('utf8') === m[1]) ?? null;
+}
+
+function isDirectory(abs: string | Buffer): boolean {
   try {
-    const copy = path.join(dir, 'index');
-    const real = path.join(gitDir, 'index');
-    if (fs.existsSync(real)) {
-      fs.copyFileSync(real, copy);
-      // git trusts an entry's stat data only when the file is older than the index file (the
-      // "racy git" rule); a fresh copy would look newer, so it is dated before the original.
-      const st = fs.statSync(real);
-      const earlier = new Date(st.mtimeMs - 2000);
-      fs.utimesSync(copy, earlier, earlier);
-    }
-    return await fn({ GIT_INDEX_FILE: copy });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    return fs.lstatSync(abs).isDirectory();
+  } catch {
+    return false;
   }
 }
 
+/** git's complaint when it cannot read a tracked work-tree file. */
+const UNREADABLE_STDERR =
+  /cannot hash|unable to hash|unsupported file type|Permission denied|failed to read|unable to read/i;
+
 async function trackedParts(opts: CollectOptions): Promise<Part[]> {
-  const diff = (env: Record<string, string> = {}) =>
+  const diff = (env: Record<string, string>, skip: readonly PathKey[]) =>
     runGit({
       cwd: opts.top,
-      args: ['diff', ...DIFF_FLAGS, '--raw', '--numstat', '-p', '-z', ...opts.revArgs, '--', ...opts.pathspec],
+      args: [
+        'diff',
+        ...DIFF_FLAGS,
+        '--raw',
+        '--numstat',
+        '-p',
+        '-z',
+        ...opts.revArgs,
+        '--',
+        ...opts.pathspec,
+        ...skip.map(excludePathspec),
+      ],
       config: opts.config,
       env,
       // The raw and numstat records come first, so the file list is complete even when the patch is cut.
       maxStdoutBytes: MAX_DIFF_TEXT_BYTES + 8 * 1024 * 1024,
       timeoutMs: 30_000,
     });
-  const res = opts.worktreeSide ? await withPrivateIndex(opts.gitDir, diff) : await diff();
+  let skipped: PathKey[] = [];
+  const res = !opts.worktreeSide
+    ? await diff({}, [])
+    : await withPrivateIndex(opts.gitDir, async (env) => {
+        // A file can change kind between the probe and git's read (git then fails on it): the
+        // file git names is left out as well, and the diff retried a bounded number of times.
+        const changing = new Set<PathKey>();
+        for (let attempt = 1; ; attempt++) {
+          const probe = await unreadableTracked(opts, env);
+          skipped = [...new Set([...probe.unreadable, ...changing])];
+          try {
+            return await diff(env, skipped);
+          } catch (err) {
+            const stderr = err instanceof AppError ? String(err.details?.stderr ?? '') : '';
+            if (attempt >= 5 || !UNREADABLE_STDERR.test(stderr)) throw err;
+            const named = namedInFailure(stderr, probe.candidates);
+            if (named !== null) changing.add(named);
+          }
+        }
+      });
   const parsed = parseDiffOutput(res.stdout, res.stdoutTruncated);
-  return parsed.entries.map((e) => {
+  const parts: Part[] = parsed.entries.map((e) => {
     const stanza = e.stanza ? parsed.patch.subarray(e.stanza.start, e.stanza.end) : null;
     let shown: string | null = null;
     if (opts.worktreeSide && stanza) {
       if (e.status === 'D') shown = 'absent';
-      else shown = stanzaNewOid(stanza) ?? (e.oldOid && !/^0+$/.test(e.oldOid) ? e.oldOid : null);
+      else {
+        const oid = stanzaNewOid(stanza) ?? (e.oldOid && !/^0+$/.test(e.oldOid) ? e.oldOid : null);
+        shown = oid === null ? null : `${e.newMode} ${oid}`;
+      }
     }
     return {
       file: {
@@ -121,11 +191,24 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
       stanza,
     };
   });
-}
-
-function fileMode(st: fs.Stats): string {
-  if (st.isSymbolicLink()) return '120000';
-  return st.mode & 0o111 ? '100755' : '100644';
+  const listed = new Set(parts.map((p) => p.file.path));
+  for (const key of skipped) {
+    if (listed.has(key)) continue;
+    parts.push({
+      file: {
+        path: key,
+        oldPath: null,
+        additions: 0,
+        deletions: 0,
+        binary: false,
+        range: null,
+        omitted: 'unreadable',
+        shownWorktree: null,
+      },
+      stanza: null,
+    });
+  }
+  return parts;
 }
 
 async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
@@ -138,6 +221,7 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
   const files = keys.filter((k) => !k.endsWith('/'));
   const attrs = await checkAttrs(opts.top, files, ['binary', 'diff']);
   let budget = MAX_UNTRACKED_READ_BYTES;
+  const root = safeRoot(opts.top);
   const parts: Part[] = [];
   for (const key of keys) {
     const base: DocFile = {
@@ -155,27 +239,26 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
       parts.push({ file: { ...base, path: key.slice(0, -1), omitted: 'nested_repository' }, stanza: null });
       continue;
     }
-    const abs = absPath(opts.top, key);
-    let st: fs.Stats;
-    let content: Buffer;
-    try {
-      st = fs.lstatSync(abs);
-      if (st.isSymbolicLink()) content = fs.readlinkSync(abs, { encoding: 'buffer' });
-      else if (!st.isFile()) throw new Error('not a file');
-      else if (st.size > budget || st.size > MAX_DIFF_TEXT_BYTES) {
-        parts.push({ file: { ...base, omitted: 'too_large' }, stanza: null });
-        continue;
-      } else content = fs.readFileSync(abs);
-    } catch {
+    // Opened without following a link or waiting on a FIFO, and only below the top level: a file
+    // swapped for a link to something outside is shown as the link it is, never as its target.
+    const entry = readInside(root, key, Math.min(budget, MAX_DIFF_TEXT_BYTES));
+    if (entry.kind === 'too_large') {
+      parts.push({ file: { ...base, omitted: 'too_large' }, stanza: null });
+      continue;
+    }
+    if (entry.kind !== 'file' && entry.kind !== 'symlink') {
       parts.push({ file: { ...base, omitted: 'unreadable' }, stanza: null });
       continue;
     }
+    const link = entry.kind === 'symlink';
+    const content = link ? entry.target : entry.bytes;
+    const mode = link ? '120000' : gitFileMode(entry.mode, key, opts.modeRule);
     budget -= content.length;
-    const binary = !st.isSymbolicLink() && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
+    const binary = !link && (looksBinary(content) || isBinaryByAttrs(attrs.get(key)));
     const oid = blobOid(content, opts.format);
-    const stanza = newFileStanza({ path: key, mode: fileMode(st), oid, content, binary });
+    const stanza = newFileStanza({ path: key, mode, oid, content, binary });
     parts.push({
-      file: { ...base, additions: binary ? 0 : countLines(content), binary, shownWorktree: oid },
+      file: { ...base, additions: binary ? 0 : countLines(content), binary, shownWorktree: `${mode} ${oid}` },
       stanza,
     });
   }

@@ -3,7 +3,13 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommitPlan, GitCommitOutput, GitDiffOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
-import { createTempRepo, plantHostileConfig, type TempRepo } from '../../test-support/index.ts';
+import {
+  ALL_PLANTS_RAN,
+  createTempRepo,
+  plantControls,
+  plantHostileConfig,
+  type TempRepo,
+} from '../../test-support/index.ts';
 import { ToolSession } from './review.ts';
 import { toolHarness, withIdentity } from './testing.ts';
 
@@ -165,7 +171,7 @@ describe('git_commit refusals', () => {
 
   it('runs no hook and refuses filter_required for a path that needs a configured filter driver', async () => {
     const repo = fresh({ 'a.txt': 'one\n', 'lfs.bin': 'pointer\n' });
-    const { markerExists } = plantHostileConfig(repo);
+    const { marker, markerExists } = plantHostileConfig(repo);
     // Only lfs.bin uses the filter; the planted `* filter=evil` is replaced.
     fs.writeFileSync(path.join(repo.dir, '.git', 'info', 'attributes'), 'lfs.bin filter=evil\n');
     repo.write('a.txt', 'two\n');
@@ -176,6 +182,9 @@ describe('git_commit refusals', () => {
     expect(err.code).toBe('filter_required');
     await h.call('git_commit', { message: 'm', paths: ['a.txt'] });
     expect(markerExists()).toBe(false);
+    // Positive control: plain git runs each planted mechanism on the still-modified lfs.bin.
+    fs.appendFileSync(path.join(repo.dir, '.git', 'info', 'attributes'), 'lfs.bin diff=evil\n');
+    expect(plantControls(repo, 'evil', marker)).toEqual(ALL_PLANTS_RAN);
   });
 
   it('asks approve(plan) before writing; a denial commits nothing', async () => {

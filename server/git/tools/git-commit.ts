@@ -5,15 +5,18 @@ import type { CommitPlan, GitCommitOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
 import { comparePathKeys, displayPath, type PathKey } from '../../workspace/path-bytes.ts';
 import { checkAttrs } from '../repo.ts';
-import { runGit } from '../runner.ts';
+import { runGit, type GitConfigPair } from '../runner.ts';
 import type { ToolRun } from './context.ts';
 import { parseDiffOutput } from './diff-parse.ts';
 import { identityEnv, resolveIdentity } from './identity.ts';
 import { countLines } from './new-file-patch.ts';
 import { parseStatusV2, type StatusEntry } from './porcelain.ts';
-import { keyIsUnder, literalPathspec, pathspecFile, resolveToolPath } from './paths.ts';
+import { keyIsUnder, literalPathspec, resolveToolPath } from './paths.ts';
 import { emptyTree } from './refs.ts';
-import { absPath, objectFormat, readRepoState, worktreeFingerprints } from './repo-state.ts';
+import { objectFormat, readModeRule, readRepoState, readWorktreeEntry, type WorktreeEntry } from './repo-state.ts';
+import { buildPathsCommit } from './commit-build.ts';
+import { withPrivateIndex } from './private-index.ts';
+import { safeRoot } from '../../workspace/safe-read.ts';
 import { evaluateGate, type GateNeed } from './review.ts';
 
 /**
@@ -29,11 +32,11 @@ export interface GitCommitArgs {
 }
 
 /** Extra overrides for the commit: no signing program, no status run for a template. */
-const COMMIT_CONFIG = [
-  'commit.gpgSign=false',
-  'commit.verbose=false',
-  'commit.status=false',
-  'core.hooksPath=/dev/null',
+const COMMIT_CONFIG: readonly GitConfigPair[] = [
+  ['commit.gpgSign', 'false'],
+  ['commit.verbose', 'false'],
+  ['commit.status', 'false'],
+  ['core.hooksPath', '/dev/null'],
 ];
 
 function shown(keys: readonly PathKey[]): string[] {
@@ -135,6 +138,7 @@ async function buildPlan(
   const format = await objectFormat(top);
   const base = head ?? emptyTree(format);
   const keys = needs.map((n) => n.path);
+  const root = safeRoot(top);
   const res = await runGit({
     cwd: top,
     args: [
@@ -159,32 +163,40 @@ async function buildPlan(
     if (e)
       return { path: displayPath(key).path, additions: e.additions, deletions: e.deletions, new: e.status === 'A' };
     // Untracked: not in the diff against HEAD; count its lines.
-    let additions = 0;
-    try {
-      const abs = absPath(top, key);
-      const st = fs.lstatSync(abs);
-      if (st.isFile()) additions = countLines(fs.readFileSync(abs));
-    } catch {
-      additions = 0;
-    }
+    const entry = readWorktreeEntry(root, key, format);
+    const additions = entry.bytes !== null && entry.mode !== '120000' ? countLines(entry.bytes) : 0;
     return { path: displayPath(key).path, additions, deletions: 0, new: true };
   });
   return { repository: run.repo.label, message, files };
 }
 
-async function checkGate(run: ToolRun, needs: GateNeed[], pathCommit: boolean): Promise<void> {
+/** What the gate compares now: HEAD, the index hash, and each needed path read from the work tree. */
+interface GateSnapshot {
+  head: string | null;
+  indexHash: string;
+  entries: Map<PathKey, WorktreeEntry>;
+}
+
+/** Reads the state the gate compares; `env` may point at a private copy of the index. */
+async function snapshot(run: ToolRun, needs: GateNeed[], env: Record<string, string> = {}): Promise<GateSnapshot> {
   const top = run.repo.top;
-  const state = await readRepoState(top);
-  const fingerprints = worktreeFingerprints(
-    top,
-    needs.map((n) => n.path),
-    await objectFormat(top),
-  );
-  const verdict = evaluateGate(run.ctx.session.reviewsFor(top), needs, { ...state, fingerprints }, pathCommit);
+  const state = await readRepoState(top, env);
+  const format = await objectFormat(top);
+  const root = safeRoot(top);
+  const rule = await readModeRule(top, run.safety.config);
+  const entries = new Map<PathKey, WorktreeEntry>();
+  for (const n of needs) if (!entries.has(n.path)) entries.set(n.path, readWorktreeEntry(root, n.path, format, rule));
+  return { ...state, entries };
+}
+
+function checkGate(run: ToolRun, needs: GateNeed[], pathCommit: boolean, now: GateSnapshot): void {
+  const top = run.repo.top;
+  const fingerprints = new Map([...now.entries].map(([k, e]) => [k, e.fingerprint]));
+  const verdict = evaluateGate(run.ctx.session.reviewsFor(top), needs, { ...now, fingerprints }, pathCommit);
   const what = pathCommit ? 'git_diff (or git_diff with path)' : 'git_diff with staged: true';
   if (verdict.stale.length > 0) {
     throw new AppError('stale_review', `changed since the review: ${shown(verdict.stale).join(', ')}`, {
-      hint: `The index, HEAD or these files changed after git_diff showed them. Run ${what} again, check it, then commit.`,
+      hint: `The index, HEAD or these files (content or mode) changed after git_diff showed them. Run ${what} again, check it, then commit.`,
       details: { files: shown(verdict.stale), uncovered: shown(verdict.uncovered) },
     });
   }
@@ -228,42 +240,80 @@ export async function gitCommit(run: ToolRun, input: GitCommitArgs): Promise<Git
 
   const needs = (await commitNeeds(run, pathKeys)).sort((a, b) => comparePathKeys(a.path, b.path));
   const pathCommit = pathKeys !== null;
-  if (pathCommit)
+  if (pathCommit) {
+    if (fs.existsSync(path.join(run.repo.gitDir, 'MERGE_HEAD'))) mapCommitFailure(partialMergeError(), run.repo.gitDir);
     await checkFilters(
       run,
       needs.map((n) => n.path),
     );
-  await checkGate(run, needs, pathCommit);
+  }
+  checkGate(run, needs, pathCommit, await snapshot(run, needs));
   const identity = await resolveIdentity(top, run.ctx.env ?? process.env, run.ctx.homeDir ?? os.homedir());
 
   if (run.ctx.approve) {
     const state = await readRepoState(top);
     await run.ctx.approve(await buildPlan(run, input.message, needs, pathCommit, state.head));
-    // Waiting for a person takes time: what is committed must still be what was reviewed.
-    await checkGate(run, needs, pathCommit);
   }
 
+  // The last check compares exactly what is committed: the bytes and modes read here for a
+  // `paths` commit, a private copy of the index for a staged commit. A write racing the commit
+  // changes the work tree or the real index, never what this check saw.
   const config = [...run.safety.config, ...COMMIT_CONFIG];
   const env = identityEnv(identity);
-  let specDir: string | null = null;
   try {
-    const commitArgs = ['commit', '--no-verify', '--no-gpg-sign', '--no-edit', '--untracked-files=no', '-F', '-'];
     if (pathCommit) {
-      specDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-commit-'));
-      const specFile = path.join(specDir, 'pathspec');
-      fs.writeFileSync(specFile, pathspecFile(needs.map((n) => n.path)), { mode: 0o600 });
-      const pathspec = [`--pathspec-from-file=${specFile}`, '--pathspec-file-nul'];
-      await runGit({ cwd: top, args: ['add', '-A', ...pathspec], config, env, timeoutMs: 60_000 });
-      commitArgs.push('--only', ...pathspec);
+      const now = await snapshot(run, needs);
+      checkGate(run, needs, pathCommit, now);
+      const { records } = await buildPathsCommit({
+        top,
+        head: now.head,
+        entries: now.entries,
+        message: input.message,
+        format: await objectFormat(top),
+        config,
+        env,
+      });
+      await syncIndex(top, records, config);
+    } else {
+      await withPrivateIndex(run.repo.gitDir, async (indexEnv) => {
+        checkGate(run, needs, pathCommit, await snapshot(run, needs, indexEnv));
+        const commitArgs = ['commit', '--no-verify', '--no-gpg-sign', '--no-edit', '--untracked-files=no', '-F', '-'];
+        await runGit({
+          cwd: top,
+          args: commitArgs,
+          input: input.message,
+          config,
+          env: { ...env, ...indexEnv },
+          timeoutMs: 60_000,
+        });
+      });
     }
-    await runGit({ cwd: top, args: commitArgs, input: input.message, config, env, timeoutMs: 60_000 });
   } catch (err) {
     mapCommitFailure(err, run.repo.gitDir);
-  } finally {
-    if (specDir) fs.rmSync(specDir, { recursive: true, force: true });
   }
   run.ctx.session.consume(top);
   return describeCommit(run);
+}
+
+function partialMergeError(): AppError {
+  return new AppError('git_failed', 'cannot do a partial commit during a merge', {
+    details: { stderr: 'cannot do a partial commit during a merge.' },
+  });
+}
+
+/**
+ * Brings the user's index in line with a `paths` commit (as `git commit --only` does), so those
+ * paths no longer show as staged reversals. The commit has landed either way; a failure here is
+ * logged and left for the user's next `git add`.
+ */
+async function syncIndex(top: string, records: Buffer, config: readonly GitConfigPair[]): Promise<void> {
+  try {
+    await runGit({ cwd: top, args: ['update-index', '-z', '--index-info'], input: records, config });
+  } catch (err) {
+    process.stderr.write(
+      `rundiff: committed, but the index could not be updated for the committed paths: ${(err as Error).message}\n`,
+    );
+  }
 }
 
 /** The new commit: its id, a one-line summary and its files with line counts (against its first parent). */

@@ -5,7 +5,7 @@ import type { ToolRun } from './context.ts';
 import { collectDiff, pageOf, toDiffFile, type DocFile } from './diff-document.ts';
 import { pathspecArgs, resolveToolPath } from './paths.ts';
 import { mergeBase, resolveSpec } from './refs.ts';
-import { objectFormat, readRepoState, worktreeFingerprint } from './repo-state.ts';
+import { objectFormat, readModeRule, readRepoState, worktreeFingerprint, type ModeRule } from './repo-state.ts';
 import type { ReviewKind } from './review.ts';
 
 /**
@@ -87,6 +87,7 @@ export async function gitDiff(run: ToolRun, input: GitDiffArgs): Promise<GitDiff
   const state = await readRepoState(top);
   const plan = await planDiff(run, input, state.head);
   const format = await objectFormat(top);
+  const modeRule = await readModeRule(top, run.safety.config);
   const doc = await collectDiff({
     top,
     config: run.safety.config,
@@ -96,6 +97,7 @@ export async function gitDiff(run: ToolRun, input: GitDiffArgs): Promise<GitDiff
     worktreeSide: plan.worktreeSide,
     format,
     gitDir: run.repo.gitDir,
+    modeRule,
   });
   const page = pageOf(doc, offset, maxBytes);
 
@@ -118,7 +120,7 @@ export async function gitDiff(run: ToolRun, input: GitDiffArgs): Promise<GitDiff
     }
     if (review) {
       review.nextOffset = page.cut.next;
-      for (const f of page.completed) coverFile(review.covered, top, f, plan.worktreeSide, format);
+      for (const f of page.completed) coverFile(review.covered, top, f, plan.worktreeSide, format, modeRule);
     }
   }
 
@@ -143,9 +145,10 @@ function coverFile(
   f: DocFile,
   worktreeSide: boolean,
   format: 'sha1' | 'sha256',
+  modeRule: ModeRule,
 ): void {
   for (const key of f.oldPath === null ? [f.path] : [f.path, f.oldPath]) {
-    const now = worktreeFingerprint(top, key, format);
+    const now = worktreeFingerprint(top, key, format, modeRule);
     if (worktreeSide && key === f.path && f.shownWorktree !== null && f.shownWorktree !== now) continue;
     covered.set(key, now);
   }

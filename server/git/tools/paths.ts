@@ -58,16 +58,14 @@ export function literalPathspec(key: PathKey): string {
   return ':(literal)' + keyToBytes(key).toString('utf8');
 }
 
+/** `:(exclude,literal)<path>`: leaves one path out of a command's pathspec. */
+export function excludePathspec(key: PathKey): string {
+  return ':(exclude,literal)' + keyToBytes(key).toString('utf8');
+}
+
 /** Pathspec arguments after `--` for an optional path key (`''` = none). */
 export function pathspecArgs(key: PathKey | null): string[] {
   return key === null || key === '' ? [] : [literalPathspec(key)];
-}
-
-/** NUL-separated `:(literal)` pathspecs as bytes (for `--pathspec-from-file --pathspec-file-nul`: any name). */
-export function pathspecFile(keys: readonly PathKey[]): Buffer {
-  return Buffer.concat(
-    keys.map((k) => Buffer.concat([Buffer.from(':(literal)', 'latin1'), keyToBytes(k), Buffer.from([0])])),
-  );
 }
 
 /** True when `key` is `dir` or lies below it (`''` = everything). */

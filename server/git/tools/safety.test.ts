@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTempDir,
   createTempRepo,
+  ALL_PLANTS_RAN,
   gitFingerprint,
+  plantControls,
   plantHostileConfig,
   type TempRepo,
 } from '../../test-support/index.ts';
@@ -47,7 +49,7 @@ describe('B26: read tools never run planted code and never write .git', () => {
       // A touched file with unchanged content makes git re-read it (through the clean filter, if not neutralised).
       const future = new Date(Date.now() + 5000);
       fs.utimesSync(path.join(repo.dir, 'b.txt'), future, future);
-      const { markerExists } = plantHostileConfig(repo);
+      const { marker, markerExists } = plantHostileConfig(repo);
       const script = path.join(repo.dir, '.git', 'evil.sh');
       repo.git('config', 'log.showSignature', 'true');
       repo.git('config', 'gpg.program', script);
@@ -58,6 +60,8 @@ describe('B26: read tools never run planted code and never write .git', () => {
       expect(markerExists()).toBe(false);
       expect(fs.readFileSync(path.join(repo.dir, '.git', 'index')).equals(indexBefore)).toBe(true);
       expect(gitFingerprint(path.join(repo.dir, '.git'))).toBe(before);
+      // Positive control: plain git runs each planted mechanism.
+      expect(plantControls(repo, 'evil', marker)).toEqual(ALL_PLANTS_RAN);
     },
   );
 
@@ -79,6 +83,9 @@ describe('B26: read tools never run planted code and never write .git', () => {
     await h.call('git_log');
     await h.call('git_show', { ref: 'HEAD' });
     expect(markerExists()).toBe(false);
+    // Positive control: plain git verifies the signature with the planted program.
+    repo.git('-c', 'core.pager=cat', 'log', '-1');
+    expect(markerExists()).toBe(true);
   });
 });
 

@@ -1,4 +1,5 @@
 import { filterOverrides } from '../repo.ts';
+import type { GitConfigPair } from '../runner.ts';
 
 /**
  * What every tool passes to git on top of the runner's hardening, so that nothing a repository
@@ -6,15 +7,15 @@ import { filterOverrides } from '../repo.ts';
  */
 
 /** Config overrides for reading: signatures are not verified (that would run `gpg.program`), prefixes and paths stay standard. */
-export const READ_CONFIG: readonly string[] = Object.freeze([
-  'log.showSignature=false',
-  'diff.noprefix=false',
-  'diff.mnemonicPrefix=false',
-  'diff.relative=false',
-  'diff.submodule=short',
-  'status.submoduleSummary=false',
-  'i18n.logOutputEncoding=UTF-8',
-]);
+export const READ_CONFIG: readonly GitConfigPair[] = Object.freeze([
+  ['log.showSignature', 'false'],
+  ['diff.noprefix', 'false'],
+  ['diff.mnemonicPrefix', 'false'],
+  ['diff.relative', 'false'],
+  ['diff.submodule', 'short'],
+  ['status.submoduleSummary', 'false'],
+  ['i18n.logOutputEncoding', 'UTF-8'],
+] as const);
 
 /** Flags of every diff the tools run: no external diff or textconv driver, full object ids, 3 lines of context. */
 export const DIFF_FLAGS: readonly string[] = Object.freeze([
@@ -34,8 +35,8 @@ export const DIFF_FLAGS: readonly string[] = Object.freeze([
 ]);
 
 export interface RepoSafety {
-  /** `-c` overrides: READ_CONFIG plus every filter driver of the repository emptied. */
-  config: string[];
+  /** Config overrides: READ_CONFIG plus every filter driver of the repository emptied. */
+  config: GitConfigPair[];
   /** Filter drivers the repository's config defines (they are never run). */
   drivers: string[];
 }
