@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { resolved, rows, runChange, testEngine } from './test-helpers.ts';
 
@@ -96,6 +96,20 @@ describe('registry', () => {
     e.drop('s', 'run:2');
     expect(await e.complete('s', 'run:2')).toBeNull();
     repo.cleanup();
+  });
+
+  test('B20: a checkpoint past its TTL is swept even while a progress peek is reading it', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
+    let clock = 1_000_000;
+    const e = engineWith({ checkpointTtlMs: 1_000 }, { now: () => clock });
+    await e.start({ sessionId: 's', changeId: 'run:P', runId: 'P', workspace: await resolved(repo.dir) });
+    const peek = e.peek('s', 'run:P'); // in flight: the live feed's catch-up does this on its own
+    clock += 1_000;
+    expect(e.sweep()).toEqual([{ sessionId: 's', changeId: 'run:P' }]);
+    expect(e.has('s', 'run:P')).toBe(false);
+    expect(await peek).not.toBeNull(); // the peek that was reading still gets its answer
+    expect(await e.complete('s', 'run:P')).toBeNull();
   });
 
   test("B20: the TTL counts from the run's last event (fake clock)", async () => {

@@ -24,7 +24,11 @@ interface Entry {
   checkpoint: Checkpoint | null;
   lastEventAt: number;
   overlapping: boolean;
-  /** Computations in flight (a busy checkpoint is never evicted or swept). */
+  /**
+   * Computations in flight. A busy checkpoint is never evicted for memory; the TTL sweep spares
+   * only one whose completion is in flight (a progress peek holds its own reference, so expiry
+   * need not wait for it).
+   */
   busy: number;
   completing: Promise<DeltaResult | null> | null;
   memoryBytes: number;
@@ -254,7 +258,8 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     const dropped: { sessionId: string; changeId: string }[] = [];
     const t = now();
     for (const [key, e] of entries) {
-      if (e.busy === 0 && e.checkpoint !== null && t - e.lastEventAt >= limits.checkpointTtlMs) {
+      const completingNow = e.completing !== null && e.busy > 0;
+      if (!completingNow && e.checkpoint !== null && t - e.lastEventAt >= limits.checkpointTtlMs) {
         remove(key);
         dropped.push({ sessionId: e.sessionId, changeId: e.changeId });
       }
