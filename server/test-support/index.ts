@@ -1,3 +1,4 @@
 export * from './temp-repo.ts';
 export * from './planted.ts';
 export * from './privileges.ts';
+export * from './blocking-scan.ts';
