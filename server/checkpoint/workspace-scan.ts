@@ -1,9 +1,14 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import type { PathKey, ScanTable, Scanner } from '../workspace/index.ts';
+import {
+  readInside,
+  safeRoot,
+  ScanDeadlineError,
+  type PathKey,
+  type ScanTable,
+  type Scanner,
+} from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
@@ -58,12 +63,33 @@ export interface ScanPhase {
   gitFailed: boolean;
 }
 
+/** The root `.gitignore` through the safe reader: a FIFO or device planted there must not block this thread. */
 function readRootGitignore(root: string): string | null {
   try {
-    return fs.readFileSync(path.join(root, '.gitignore'), 'utf8');
+    const r = readInside(safeRoot(root), '.gitignore');
+    return r.kind === 'file' ? r.bytes.toString('utf8') : null;
   } catch {
     return null;
   }
+}
+
+/** The walk that never came back (deadline missed or worker lost): no files, nothing listed or seen. */
+function emptyTable(truncated: ScanTable['truncated']): ScanTable {
+  return {
+    paths: [],
+    size: new Float64Array(0),
+    mtimeMs: new Float64Array(0),
+    ctimeMs: new Float64Array(0),
+    ino: new Float64Array(0),
+    mode: new Uint8Array(0),
+    nestedRepos: [],
+    prunedDirs: [],
+    truncated,
+    listedDirs: [],
+    seenDirs: [],
+    skippedFiles: [],
+    durationMs: 0,
+  };
 }
 
 function mergeTables(tables: ScanTable[]): ScanTable {
@@ -150,9 +176,10 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   let remaining = input.limits.maxScannedFiles;
   // The soft deadline bounds the walk (from its start); each git call has its own kill deadline.
   let deadline = Infinity;
+  let walkFailed = false;
   const walk = (starts: PathKey[], ig: IgnoreState): Promise<ScanTable> => {
     if (deadline === Infinity) deadline = performance.now() + input.limits.scanTimeoutMs;
-    return traced(
+    const asked = traced(
       `walk${starts.length === 1 && starts[0] === '' ? '' : ' nested'}`,
       input.scanner.scan({
         root: input.root,
@@ -165,6 +192,14 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
         timeoutMs: Math.max(0, deadline - performance.now()),
       }),
     );
+    // A walk that misses its hard deadline (its worker was terminated) is a scan cut at time zero;
+    // a lost worker degrades the phase. Either way nothing it would have seen is claimed.
+    return asked.catch((err: unknown) => {
+      walkFailed = true;
+      if (err instanceof ScanDeadlineError) return emptyTable('scan_time');
+      addReason(reasons, 'degraded');
+      return emptyTable(null);
+    });
   };
   const accept = (t: ScanTable): ScanTable => {
     tables.push(t);
@@ -213,7 +248,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   }
   table ??= accept(await walk([''], ignore));
   // Nested repositories and submodules: their own index and ignore rules, files reported as files (B16).
-  let pending = table.truncated ? [] : table.nestedRepos;
+  let pending = table.truncated || walkFailed ? [] : table.nestedRepos;
   const unlisted: PathKey[] = table.truncated ? [...table.nestedRepos] : [];
   for (let depth = 0; pending.length > 0 && depth < MAX_NESTED_DEPTH; depth++) {
     const starts: PathKey[] = [];
@@ -261,6 +296,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   }
   const merged = mergeTables(tables);
   const complete =
+    !walkFailed &&
     merged.truncated === null &&
     unlisted.length === 0 &&
     !reasons.includes('scan_files') &&
