@@ -20,7 +20,11 @@ parentPort?.on('message', (msg: { op?: string; req?: { root?: string } }) => {
   } catch {
     isFifo = false;
   }
-  if (isFifo) fs.closeSync(fs.openSync(fifo, 'r'));
+  if (isFifo) {
+    // Tells a test the walk is now waiting (a test of another process cannot see the thread).
+    fs.writeFileSync(`${fifo}.waiting`, '');
+    fs.closeSync(fs.openSync(fifo, 'r'));
+  }
   if (fs.existsSync(`${msg.req.root}/exit-worker`)) process.exit(1);
 });
 

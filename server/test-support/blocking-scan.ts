@@ -5,6 +5,9 @@ import path from 'node:path';
 /** Tests only: folders whose walk really blocks in the worker of `blocking-scan-worker.ts`. */
 
 export const BLOCKING_SCAN_WORKER = new URL('./blocking-scan-worker.ts', import.meta.url);
+
+/** Exists once a walk waits on the FIFO `fifo`. */
+export const waitingMarker = (fifo: string): string => `${fifo}.waiting`;
 const BLOCK_FIFO = 'block.fifo';
 
 /** Puts the FIFO that blocks the walk of `dir`; returns its path. */
@@ -25,4 +28,5 @@ export function unblockFifo(fifo: string): void {
     // no reader waiting
   }
   fs.rmSync(fifo, { force: true });
+  fs.rmSync(waitingMarker(fifo), { force: true });
 }
