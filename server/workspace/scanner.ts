@@ -168,6 +168,7 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
         slot.ready = true;
         startedOnce = true;
         startFailures = 0;
+        w.unref();
         pump();
         return;
       }
@@ -240,6 +241,8 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
       if (slots.size < maxWorkers && starting < queue.length) {
         if (spawn() || inThread) continue;
       }
+      // Calls wait for starting workers: those keep the process alive until they answer.
+      for (const s of slots) if (!s.ready) s.worker.ref();
       return;
     }
   }
