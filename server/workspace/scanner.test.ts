@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -125,5 +126,26 @@ describe('scan worker pool', () => {
     expect(scanner.stuck()).toBe(1);
     unblockFifo(fifo);
     await vi.waitFor(() => expect(scanner.stuck()).toBe(0), { timeout: 10_000 });
+  });
+
+  it('a call made while its worker is still starting keeps the process alive until it answers', async () => {
+    // A script with nothing else to do: the process would end before the answer if the starting
+    // worker did not hold the event loop open for the waiting call.
+    const dir = temp({ 'x.txt': 'x\n' });
+    const script = path.join(dir, 'scan-once.mts');
+    const scanner = new URL('./scanner.ts', import.meta.url).href;
+    fs.writeFileSync(
+      script,
+      `import { createScanner } from ${JSON.stringify(scanner)};\n` +
+        `const t = await createScanner().scan(${JSON.stringify(request(dir))});\n` +
+        `process.stdout.write('answered ' + t.paths.join(','));\n`,
+    );
+    const tsx = new URL('../../bin/tsx.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [tsx, script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(out).toBe('answered scan-once.mts,x.txt');
+    expect(code).toBe(0);
   });
 });
