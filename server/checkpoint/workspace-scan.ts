@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
 import {
+  keyFromText,
+  pseudoMountsBelow,
   readInside,
   safeRoot,
   ScanDeadlineError,
@@ -172,6 +174,11 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     ...input.ownFiles,
   ];
 
+  // A kernel or device file system mounted inside the workspace is never walked.
+  const pseudoMounts = pseudoMountsBelow(input.root).map(keyFromText);
+  const pruneList = (ig: IgnoreState): PathKey[] =>
+    pseudoMounts.length > 0 ? [...ig.pruneDirs, ...pseudoMounts] : ig.pruneDirs;
+
   const tables: ScanTable[] = [];
   let remaining = input.limits.maxScannedFiles;
   // The soft deadline bounds the walk (from its start); each git call has its own kill deadline.
@@ -184,7 +191,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
       input.scanner.scan({
         root: input.root,
         starts,
-        pruneDirs: ig.pruneDirs,
+        pruneDirs: pruneList(ig),
         skipFiles: skipList(ig),
         mode: scanMode,
         gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
@@ -241,7 +248,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     const t = await guessed;
     const agrees =
       scanMode === 'git' &&
-      walkAgrees(t, { pruneDirs: new Set(ignore.pruneDirs), skipFiles: new Set(skipList(ignore)) });
+      walkAgrees(t, { pruneDirs: new Set(pruneList(ignore)), skipFiles: new Set(skipList(ignore)) });
     mark(agrees ? 'guessed walk kept' : 'guessed walk dropped');
     if (agrees) table = accept(t);
     else deadline = Infinity; // walked again with git's answer: its own deadline, as if unguessed

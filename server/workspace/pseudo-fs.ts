@@ -100,3 +100,16 @@ export function pseudoFsRefusal(real: string, mounts: Mount[] = readMounts()): s
     if (p === path.dirname(p)) return null;
   }
 }
+
+/**
+ * Kernel and device file systems mounted below `root` (a container's root folder holding its own
+ * /proc, say), as paths relative to it: the walk never enters them.
+ */
+export function pseudoMountsBelow(root: string, mounts: Mount[] = readMounts()): string[] {
+  const out: string[] = [];
+  for (const m of mounts) {
+    if (m.mountPoint === root || !below(root, m.mountPoint)) continue;
+    if (pseudoFsName(null, m.fsType)) out.push(path.relative(root, m.mountPoint));
+  }
+  return out.sort();
+}

@@ -8,6 +8,7 @@ import {
   parseMountInfo,
   pseudoFsName,
   pseudoFsRefusal,
+  pseudoMountsBelow,
   resolveWorkspace,
   type WorkspacePolicy,
 } from './index.ts';
@@ -176,6 +177,20 @@ describe('kernel and device file systems are never workspaces', () => {
     expect(mounts).toContainEqual({ mountPoint: '/mnt/my ram', fsType: 'tmpfs' });
     expect(pseudoFsRefusal('/dev/shm/x', mounts)).toMatch(/devtmpfs/);
     expect(pseudoFsRefusal('/developer', mounts)).toBeNull();
+  });
+
+  it('kernel file systems mounted inside a workspace are listed so the walk never enters them', () => {
+    const mounts = parseMountInfo(
+      [
+        '27 1 254:0 / / rw - ext4 /dev/vda rw',
+        '40 27 0:50 / /srv/box/proc rw - proc proc rw',
+        '41 27 0:51 / /srv/box/sys rw - sysfs sysfs rw',
+        '42 27 0:52 / /srv/box/run rw - tmpfs tmpfs rw',
+        '43 27 0:53 / /srv/boxes/proc rw - proc proc rw',
+      ].join('\n'),
+    );
+    expect(pseudoMountsBelow('/srv/box', mounts)).toEqual(['proc', 'sys']);
+    expect(pseudoMountsBelow('/srv/box/run', mounts)).toEqual([]);
   });
 
   it('a temporary folder (tmpfs or disk) is still tracked', async () => {
