@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [bridge]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [bridge] [loop]`: runs the named benchmarks (all by default) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -15,4 +15,9 @@ if (all || wanted.has('bridge')) {
   const { benchBridge, bridgeReport } = await import('./bridge.ts');
   const r = await benchBridge();
   process.stdout.write(`${bridgeReport(r)}\n`);
+}
+if (all || wanted.has('loop')) {
+  const { benchEventLoop, formatEventLoopBench } = await import('./event-loop.ts');
+  const r = await benchEventLoop();
+  process.stdout.write(`${formatEventLoopBench(r)}\n`);
 }

@@ -35,6 +35,8 @@ export interface ServerOptions {
   /** How often the age sweep runs (ms). Default hourly. */
   retentionIntervalMs?: number;
   log?: (message: string) => void;
+  /** The scan worker module (tests use one whose walks really block). Default the real one. */
+  scanWorkerUrl?: URL;
 }
 
 /** The parts of a running server that other modules (and tests) reach. */
@@ -89,7 +91,12 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   const store = openStore(config.dbPath);
-  const engine = createEngine({ limits: config.limits, dbPath: config.dbPath, ...(opts.now ? { now: opts.now } : {}) });
+  const engine = createEngine({
+    limits: config.limits,
+    dbPath: config.dbPath,
+    ...(opts.now ? { now: opts.now } : {}),
+    scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
+  });
   // The request handler exists before socket.io attaches: socket.io wraps the listeners present at
   // attach time and keeps its own /socket.io/ requests (long-polling) away from them. A listener
   // added later would also answer those requests (ERR_HTTP_HEADERS_SENT).
@@ -182,9 +189,11 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       retention.stop();
       approvals.close();
       await live.close();
+      // Scans first: their workers are terminated (bounded wait), so nothing below waits on them.
+      await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));
       httpServer.closeAllConnections();
       await socket.close(); // also closes the HTTP server
-      await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));
+      httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
       store.close();
     })());
 

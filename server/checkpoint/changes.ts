@@ -21,6 +21,7 @@ import {
 } from './model.ts';
 import { span, traced } from './trace.ts';
 import { runScanPhase } from './workspace-scan.ts';
+import { createYielder } from './yield.ts';
 
 /**
  * Completion, up to the delta: scan again, pick candidates by stat (changed size, mtime, ctime,
@@ -50,8 +51,13 @@ const hex = (oids: Uint8Array, i: number): string =>
 export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
   const f = cp.files;
   const step = span();
+  // Every per-file loop below gives the event loop a turn now and then (50,000 new files).
+  const y = createYielder();
   const known = new Map<PathKey, number>();
-  for (let i = 0; i < f.paths.length; i++) known.set(f.paths[i]!, i);
+  for (let i = 0; i < f.paths.length; i++) {
+    known.set(f.paths[i]!, i);
+    if (y.due()) await y.pause();
+  }
   const phase = await runScanPhase({
     root: cp.root,
     scanMode: cp.scanMode,
@@ -75,6 +81,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   const compare: { ci: number; ni: number; statChanged: boolean }[] = [];
   const added: number[] = [];
   for (let ni = 0; ni < now.paths.length; ni++) {
+    if (y.due()) await y.pause();
     const p = now.paths[ni]!;
     const ci = known.get(p);
     if (ci === undefined) {
@@ -92,6 +99,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   }
   const deleted: number[] = [];
   for (let ci = 0; ci < f.paths.length; ci++) {
+    if (y.due()) await y.pause();
     if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true }))
       deleted.push(ci);
   }
@@ -168,14 +176,16 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   };
 
   const changes: CandidateChange[] = [];
-  compare.forEach(({ ci, ni, statChanged }, j) => {
+  for (let j = 0; j < compare.length; j++) {
+    if (y.due()) await y.pause();
+    const { ci, ni, statChanged } = compare[j]!;
     const after = curSide(j, ni);
     if (after === null) {
       changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
-      return;
+      continue;
     }
     // Compared only because its stat was racy, and unreadable now: nothing says it changed.
-    if (after.unavailable === 'unreadable' && !statChanged) return;
+    if (after.unavailable === 'unreadable' && !statChanged) continue;
     const origin = f.origin[ci];
     let same = false;
     if (f.mode[ci] === now.mode[ni]) {
@@ -189,12 +199,17 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       }
     }
     if (!same) changes.push({ path: f.paths[ci]!, before: startSide(ci), after });
-  });
-  added.forEach((ni, k) => {
+  }
+  for (let k = 0; k < added.length; k++) {
+    if (y.due()) await y.pause();
+    const ni = added[k]!;
     const after = curSide(compare.length + k, ni);
     if (after) changes.push({ path: now.paths[ni]!, before: null, after });
-  });
-  for (const ci of deleted) changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
+  }
+  for (const ci of deleted) {
+    if (y.due()) await y.pause();
+    changes.push({ path: f.paths[ci]!, before: startSide(ci), after: null });
+  }
 
   // Blobs of changed clean files (one cat-file per repository: objects only, no filters, B26) and
   // the attributes of the changed paths are independent: both git calls run at once.
@@ -242,6 +257,9 @@ async function fillBlobs(
   }
 }
 
+/** Paths per check-attr call. */
+const ATTR_BATCH = 5_000;
+
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */
 async function markBinaryByAttributes(
   cp: Checkpoint,
@@ -252,26 +270,34 @@ async function markBinaryByAttributes(
   // Longest prefix first: a nested repository's own attributes apply inside it.
   const areas = cp.areas.map((a, i) => ({ a, i })).sort((x, y) => y.a.prefix.length - x.a.prefix.length);
   const byArea = new Map<number, CandidateChange[]>();
+  const yb = createYielder();
   for (const c of changes) {
+    if (yb.due()) await yb.pause();
     const hit = areas.find(({ a }) => c.path.startsWith(a.prefix));
     if (!hit) continue;
     const list = byArea.get(hit.i) ?? [];
     list.push(c);
     byArea.set(hit.i, list);
   }
-  for (const [i, list] of byArea) {
+  const y = createYielder();
+  for (const [i, all] of byArea) {
     const area = cp.areas[i]!;
     try {
-      const attrs = await checkAttrs(
-        area.cwd,
-        list.map((c) => c.path.slice(area.prefix.length)),
-        ['binary', 'diff'],
-        { timeoutMs },
-      );
-      for (const c of list) {
-        if (!isBinaryByAttrs(attrs.get(c.path.slice(area.prefix.length)))) continue;
-        if (c.before) c.before.binaryAttr = true;
-        if (c.after) c.after.binaryAttr = true;
+      // In batches: parsing one answer for 50,000 paths would hold the event loop for ~100 ms.
+      for (let from = 0; from < all.length; from += ATTR_BATCH) {
+        const list = all.slice(from, from + ATTR_BATCH);
+        const attrs = await checkAttrs(
+          area.cwd,
+          list.map((c) => c.path.slice(area.prefix.length)),
+          ['binary', 'diff'],
+          { timeoutMs },
+        );
+        for (const c of list) {
+          if (y.due()) await y.pause();
+          if (!isBinaryByAttrs(attrs.get(c.path.slice(area.prefix.length)))) continue;
+          if (c.before) c.before.binaryAttr = true;
+          if (c.after) c.after.binaryAttr = true;
+        }
       }
     } catch (err) {
       addReason(reasons, reasonFor(err));

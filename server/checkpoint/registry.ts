@@ -1,7 +1,14 @@
 import { TRUNCATED_REASONS, type TruncatedReason } from '../../shared/index.ts';
 import { computeDelta } from '../delta/index.ts';
 import { createGitDiffEngine } from '../git/index.ts';
-import { createScanner, isInside, keyFromText, ownFilesUnder, type Scanner } from '../workspace/index.ts';
+import {
+  createScanner,
+  isInside,
+  keyFromText,
+  ownFilesUnder,
+  type Scanner,
+  type ScannerOptions,
+} from '../workspace/index.ts';
 import { captureCheckpoint } from './capture.ts';
 import { collectChanges } from './changes.ts';
 import type { Checkpoint, IgnoreState } from './model.ts';
@@ -43,13 +50,15 @@ const keyOf = (sessionId: string, changeId: string): string => `${sessionId}\0${
 export interface EngineInternals {
   /** Run scans in this thread instead of the worker (tests of the fallback). */
   inThread?: boolean;
+  /** Scan worker pool settings (deadlines, worker module, log). */
+  scanner?: ScannerOptions;
 }
 
 export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
   const limits = opts.limits;
   const now = opts.now ?? Date.now;
   const gitTimeoutMs = Math.max(2_000, 5 * limits.scanTimeoutMs);
-  const scanner: Scanner = createScanner({ inThread: opts.inThread === true });
+  const scanner: Scanner = createScanner({ ...opts.scanner, inThread: opts.inThread === true });
   const diffEngine = createGitDiffEngine();
   const entries = new Map<string, Entry>();
   let reservedBytes = 0;
@@ -308,6 +317,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       for (const e of entries.values()) n += e.memoryBytes;
       return n;
     },
+    stuckWorkers: () => scanner.stuck(),
     close: async () => {
       clearInterval(timer);
       entries.clear();

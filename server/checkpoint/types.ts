@@ -77,4 +77,6 @@ export interface CheckpointEngine {
   memoryBytes(): number;
   /** Stops timers and worker threads. */
   close(): Promise<void>;
+  /** Scan threads stopped but blocked in a system call: the process cannot exit normally while any remain. */
+  stuckWorkers(): number;
 }

@@ -1,7 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import { readInside, safeRoot, type PathKey, type ScanTable, type Scanner } from '../workspace/index.ts';
+import {
+  keyFromText,
+  pseudoMountsBelow,
+  readInside,
+  safeRoot,
+  ScanDeadlineError,
+  type PathKey,
+  type ScanTable,
+  type Scanner,
+} from '../workspace/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';
@@ -70,6 +79,25 @@ function readRootGitignore(root: string): string | null {
   } catch {
     return null; // the root itself vanished: the walk finds nothing either
   }
+}
+
+/** The walk that never came back (deadline missed or worker lost): no files, nothing listed or seen. */
+function emptyTable(truncated: ScanTable['truncated']): ScanTable {
+  return {
+    paths: [],
+    size: new Float64Array(0),
+    mtimeMs: new Float64Array(0),
+    ctimeMs: new Float64Array(0),
+    ino: new Float64Array(0),
+    mode: new Uint8Array(0),
+    nestedRepos: [],
+    prunedDirs: [],
+    truncated,
+    listedDirs: [],
+    seenDirs: [],
+    skippedFiles: [],
+    durationMs: 0,
+  };
 }
 
 function mergeTables(tables: ScanTable[]): ScanTable {
@@ -152,18 +180,24 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     ...input.ownFiles,
   ];
 
+  // A kernel or device file system mounted inside the workspace is never walked.
+  const pseudoMounts = pseudoMountsBelow(input.root).map(keyFromText);
+  const pruneList = (ig: IgnoreState): PathKey[] =>
+    pseudoMounts.length > 0 ? [...ig.pruneDirs, ...pseudoMounts] : ig.pruneDirs;
+
   const tables: ScanTable[] = [];
   let remaining = input.limits.maxScannedFiles;
   // The soft deadline bounds the walk (from its start); each git call has its own kill deadline.
   let deadline = Infinity;
+  let walkFailed = false;
   const walk = (starts: PathKey[], ig: IgnoreState): Promise<ScanTable> => {
     if (deadline === Infinity) deadline = performance.now() + input.limits.scanTimeoutMs;
-    return traced(
+    const asked = traced(
       `walk${starts.length === 1 && starts[0] === '' ? '' : ' nested'}`,
       input.scanner.scan({
         root: input.root,
         starts,
-        pruneDirs: ig.pruneDirs,
+        pruneDirs: pruneList(ig),
         skipFiles: skipList(ig),
         mode: scanMode,
         gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
@@ -171,6 +205,14 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
         timeoutMs: Math.max(0, deadline - performance.now()),
       }),
     );
+    // A walk that misses its hard deadline (its worker was terminated) is a scan cut at time zero;
+    // a lost worker degrades the phase. Either way nothing it would have seen is claimed.
+    return asked.catch((err: unknown) => {
+      walkFailed = true;
+      if (err instanceof ScanDeadlineError) return emptyTable('scan_time');
+      addReason(reasons, 'degraded');
+      return emptyTable(null);
+    });
   };
   const accept = (t: ScanTable): ScanTable => {
     tables.push(t);
@@ -212,14 +254,14 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     const t = await guessed;
     const agrees =
       scanMode === 'git' &&
-      walkAgrees(t, { pruneDirs: new Set(ignore.pruneDirs), skipFiles: new Set(skipList(ignore)) });
+      walkAgrees(t, { pruneDirs: new Set(pruneList(ignore)), skipFiles: new Set(skipList(ignore)) });
     mark(agrees ? 'guessed walk kept' : 'guessed walk dropped');
     if (agrees) table = accept(t);
     else deadline = Infinity; // walked again with git's answer: its own deadline, as if unguessed
   }
   table ??= accept(await walk([''], ignore));
   // Nested repositories and submodules: their own index and ignore rules, files reported as files (B16).
-  let pending = table.truncated ? [] : table.nestedRepos;
+  let pending = table.truncated || walkFailed ? [] : table.nestedRepos;
   const unlisted: PathKey[] = table.truncated ? [...table.nestedRepos] : [];
   for (let depth = 0; pending.length > 0 && depth < MAX_NESTED_DEPTH; depth++) {
     const starts: PathKey[] = [];
@@ -267,6 +309,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   }
   const merged = mergeTables(tables);
   const complete =
+    !walkFailed &&
     merged.truncated === null &&
     unlisted.length === 0 &&
     !reasons.includes('scan_files') &&

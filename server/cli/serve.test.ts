@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { BLOCKING_SCAN_WORKER, plantBlockingFifo, unblockFifo, waitingMarker } from '../test-support/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
@@ -19,7 +21,22 @@ function serve(args: string[], env: Record<string, string> = {}) {
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, stderr: () => stderr };
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, exited, ended, stderr: () => stderr };
+}
+
+async function urlOf(s: ReturnType<typeof serve>): Promise<string> {
+  let url: string | undefined;
+  await vi.waitFor(
+    () => {
+      url = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1];
+      if (!url) throw new Error('not serving yet');
+    },
+    { timeout: 20_000, interval: 50 },
+  );
+  return url!;
 }
 
 describe('rundiff serve', () => {
@@ -40,6 +57,65 @@ describe('rundiff serve', () => {
     expect(fs.existsSync(db)).toBe(true);
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);
+  });
+
+  it('stops on SIGTERM while a scan is blocked in a system call, with a keep-alive connection open', async () => {
+    const dir = createTempDir();
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+    const fifo = plantBlockingFifo(ws);
+    const s = serve(['--port', '0', '--db', path.join(dir, 'r.db'), '--scan-timeout-ms', '600000'], {
+      RUNDIFF_TEST_SCAN_WORKER: fileURLToPath(BLOCKING_SCAN_WORKER),
+    });
+    // Registered so that the FIFO is released and the folder removed even if the server survives.
+    dirs.push(dir);
+    onTestFinished(() => {
+      s.child.kill('SIGKILL');
+      unblockFifo(fifo);
+    });
+    const url = await urlOf(s);
+    // A run.started whose checkpoint walk blocks: its answer never comes while the walk waits.
+    const pending = fetch(`${url}/api/bridge/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'keep-alive' },
+      body: JSON.stringify({ type: 'run.started', session_id: 's', run_id: 'r', workspace: ws }),
+    }).catch((err: unknown) => err);
+    await vi.waitFor(() => expect(fs.existsSync(waitingMarker(fifo))).toBe(true), { timeout: 20_000, interval: 50 });
+    s.child.kill('SIGTERM');
+    const end = await s.ended;
+    // Exited: by the signal's default action when a thread cannot be ended, else normally.
+    expect(end.code === 0 || end.signal === 'SIGTERM').toBe(true);
+    expect(s.stderr()).toMatch(/SIGTERM, closing/);
+    await pending;
+  });
+
+  it('control: the blocked scan really holds its run.started answer back while the server runs', async () => {
+    const dir = createTempDir();
+    dirs.push(dir);
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    const fifo = plantBlockingFifo(ws);
+    const s = serve(['--port', '0', '--db', path.join(dir, 'r.db'), '--scan-timeout-ms', '600000'], {
+      RUNDIFF_TEST_SCAN_WORKER: fileURLToPath(BLOCKING_SCAN_WORKER),
+    });
+    onTestFinished(() => {
+      s.child.kill('SIGKILL');
+      unblockFifo(fifo);
+    });
+    const url = await urlOf(s);
+    let answered = false;
+    const pending = fetch(`${url}/api/bridge/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'run.started', session_id: 's', run_id: 'r', workspace: ws }),
+    }).then((r) => ((answered = true), r.json()));
+    await vi.waitFor(() => expect(fs.existsSync(waitingMarker(fifo))).toBe(true), { timeout: 20_000, interval: 50 });
+    const health = await fetch(`${url}/api/health`);
+    expect(health.ok).toBe(true);
+    expect(answered).toBe(false);
+    unblockFifo(fifo);
+    expect(await pending).toMatchObject({ tracking: true, scanned_files: 0 });
   });
 
   it('refuses a non-loopback --host without RUNDIFF_TOKEN (exit 2, clear message)', async () => {

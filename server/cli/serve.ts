@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, LIMIT_ENV, type Limits } from '../../shared/index.ts';
 import { limitFlagName, resolveConfig, type ConfigFlags } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -31,6 +34,39 @@ function help(): string {
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Longest wait for a graceful close after SIGINT/SIGTERM before the process ends anyway. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Tests only: the scan worker module named by RUNDIFF_TEST_SCAN_WORKER, accepted only when it is a
+ * file of the project's own test-support folder (so the variable can never load other code).
+ */
+function testScanWorker(): URL | undefined {
+  const named = process.env.RUNDIFF_TEST_SCAN_WORKER;
+  if (!named) return undefined;
+  try {
+    const allowed = fs.realpathSync(fileURLToPath(new URL('../test-support/', import.meta.url)));
+    const real = fs.realpathSync(named);
+    if (path.dirname(real) === allowed) return pathToFileURL(real);
+  } catch {
+    // missing file: refused below
+  }
+  say(`rundiff serve: RUNDIFF_TEST_SCAN_WORKER ignored (not a test-support module)`);
+  return undefined;
+}
+
+/**
+ * Ends the process the way the signal would have without a handler. Needed when a scan thread is
+ * blocked in a system call: Node waits for every thread at exit, and that one never returns.
+ */
+function dieBySignal(signal: NodeJS.Signals): never {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+  // The default action of SIGINT/SIGTERM ends the process before this line; SIGKILL if it did not.
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+}
 
 /** `rundiff serve`: prints the URL on stderr and serves until SIGINT/SIGTERM; returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
@@ -76,7 +112,8 @@ export async function run(argv: string[]): Promise<number> {
 
   let server;
   try {
-    server = await createServer(config);
+    const scanWorkerUrl = testScanWorker();
+    server = await createServer(config, scanWorkerUrl ? { scanWorkerUrl } : {});
   } catch (err) {
     if (err instanceof AppError) {
       say(`rundiff serve: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}`);
@@ -92,6 +129,29 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   say(`rundiff: ${signal}, closing`);
-  await server.close();
+  // A second signal while closing ends the process at once.
+  process.once('SIGINT', () => dieBySignal('SIGINT'));
+  process.once('SIGTERM', () => dieBySignal('SIGTERM'));
+  let timer: NodeJS.Timeout | undefined;
+  const closed = await Promise.race([
+    server.close().then(
+      () => true,
+      (err: unknown) => {
+        say(`rundiff: close failed: ${(err as Error).message}`);
+        return true;
+      },
+    ),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS))),
+  ]);
+  clearTimeout(timer);
+  const stuck = server.engine.stuckWorkers();
+  if (!closed || stuck > 0) {
+    say(
+      closed
+        ? `rundiff: ${stuck} scan thread(s) blocked in the file system; ending the process`
+        : `rundiff: close did not finish in ${CLOSE_GRACE_MS} ms; ending the process`,
+    );
+    dieBySignal(signal);
+  }
   return 0;
 }

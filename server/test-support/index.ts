@@ -2,3 +2,4 @@ export * from './temp-repo.ts';
 export * from './planted.ts';
 export * from './privileges.ts';
 export * from './rename-storm.ts';
+export * from './blocking-scan.ts';

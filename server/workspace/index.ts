@@ -1,5 +1,6 @@
 export * from './path-bytes.ts';
 export * from './resolve.ts';
+export * from './pseudo-fs.ts';
 export * from './fs-ignore.ts';
 export * from './scan-tree.ts';
 export * from './read-contents.ts';

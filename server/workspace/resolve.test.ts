@@ -3,7 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
-import { ownFilesUnder, resolveWorkspace, type WorkspacePolicy } from './index.ts';
+import {
+  ownFilesUnder,
+  parseMountInfo,
+  pseudoFsName,
+  pseudoFsRefusal,
+  pseudoMountsBelow,
+  resolveWorkspace,
+  type WorkspacePolicy,
+} from './index.ts';
 
 const open: WorkspacePolicy = { workspaceRoots: null, homeDir: os.homedir() };
 const dirs: string[] = [];
@@ -114,5 +122,79 @@ describe('workspace resolution', () => {
     ]);
     expect(ownFilesUnder(path.join(d, 'ws'), path.join(d, 'rundiff.db'))).toEqual([]);
     expect(ownFilesUnder(d, ':memory:')).toEqual([]);
+  });
+});
+
+describe('kernel and device file systems are never workspaces', () => {
+  const realDir = (p: string): boolean => {
+    try {
+      return fs.statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+
+  it('refuses /proc, /sys, /dev and folders below them, naming the file-system type', async () => {
+    const cases: [string, RegExp][] = [
+      ['/proc', /\bproc\b/],
+      ['/proc/self/fd', /\bproc\b/],
+      ['/sys', /\bsysfs\b/],
+      ['/sys/fs/cgroup', /\bsysfs\b|\bcgroup/],
+      ['/dev', /\bdevtmpfs\b/],
+      ['/dev/pts', /\bdevtmpfs\b|\bdevpts\b/],
+    ];
+    let checked = 0;
+    for (const [dir, named] of cases) {
+      if (!realDir(dir)) continue;
+      const r = await resolveWorkspace(dir, open);
+      expect(r, dir).toMatchObject({ ok: false, reason: 'workspace_not_allowed' });
+      expect(r.ok ? '' : r.message, dir).toMatch(named);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('the same folders are accepted by everything else resolution checks (control: only the file-system type refuses them)', () => {
+    // refusalFor without the file-system check would allow /proc: it is neither / nor home nor outside the roots.
+    expect(pseudoFsName(0x9fa0, null)).toBe('proc');
+    expect(pseudoFsRefusal('/proc', [])).toMatch(/proc/);
+    expect(realDir('/proc') ? fs.statfsSync('/proc').type : 0x9fa0).toBe(0x9fa0);
+  });
+
+  it('tmpfs and ordinary disks are allowed; devtmpfs is told apart from tmpfs by the mount table', () => {
+    expect(pseudoFsName(0x01021994, 'tmpfs')).toBeNull();
+    expect(pseudoFsName(0x01021994, null)).toBeNull();
+    expect(pseudoFsName(0xef53, 'ext4')).toBeNull();
+    expect(pseudoFsName(0x01021994, 'devtmpfs')).toBe('devtmpfs');
+    const mounts = parseMountInfo(
+      [
+        '22 27 0:21 / /proc rw,relatime - proc proc rw',
+        '24 27 0:6 / /dev rw,relatime - devtmpfs devtmpfs rw,mode=755',
+        '30 27 0:40 / /mnt/my\\040ram rw,relatime - tmpfs tmpfs rw',
+        '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw',
+      ].join('\n'),
+    );
+    expect(mounts).toContainEqual({ mountPoint: '/mnt/my ram', fsType: 'tmpfs' });
+    expect(pseudoFsRefusal('/dev/shm/x', mounts)).toMatch(/devtmpfs/);
+    expect(pseudoFsRefusal('/developer', mounts)).toBeNull();
+  });
+
+  it('kernel file systems mounted inside a workspace are listed so the walk never enters them', () => {
+    const mounts = parseMountInfo(
+      [
+        '27 1 254:0 / / rw - ext4 /dev/vda rw',
+        '40 27 0:50 / /srv/box/proc rw - proc proc rw',
+        '41 27 0:51 / /srv/box/sys rw - sysfs sysfs rw',
+        '42 27 0:52 / /srv/box/run rw - tmpfs tmpfs rw',
+        '43 27 0:53 / /srv/boxes/proc rw - proc proc rw',
+      ].join('\n'),
+    );
+    expect(pseudoMountsBelow('/srv/box', mounts)).toEqual(['proc', 'sys']);
+    expect(pseudoMountsBelow('/srv/box/run', mounts)).toEqual([]);
+  });
+
+  it('a temporary folder (tmpfs or disk) is still tracked', async () => {
+    const d = temp();
+    expect(await resolveWorkspace(d, open)).toMatchObject({ ok: true });
   });
 });

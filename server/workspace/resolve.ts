@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { UntrackedReason, WorkspaceKind } from '../../shared/index.ts';
 import { findRepo, type RepoInfo } from '../git/index.ts';
+import { pseudoFsRefusal } from './pseudo-fs.ts';
 
 export type WorkspaceRefusal = Exclude<UntrackedReason, 'no_checkpoint'>;
 
@@ -45,7 +46,7 @@ export function refusalFor(real: string, policy: WorkspacePolicy): string | null
     const roots = policy.workspaceRoots.map(realpathOrSelf);
     if (!roots.some((r) => isInside(r, real))) return 'outside RUNDIFF_WORKSPACE_ROOTS';
   }
-  return null;
+  return pseudoFsRefusal(real);
 }
 
 /**
