@@ -4,7 +4,7 @@ import { AppError } from './errors.ts';
 import { defaultDbPath, limitFlagName, resolveConfig } from './config.ts';
 
 describe('config', () => {
-  it('defaults follow CONTRACT sections 1 and 7', () => {
+  it('defaults follow docs/contract.md sections 1 and 7', () => {
     const c = resolveConfig({}, { HOME: '/home/u' });
     expect(c).toMatchObject({
       host: '127.0.0.1',

@@ -32,7 +32,7 @@ type Fields<E> = Omit<E, 'type'>;
 export interface RundiffOptions {
   /** SQLite file. Default: RUNDIFF_DB, else $XDG_DATA_HOME/rundiff/rundiff.db. */
   db?: string;
-  /** Bounds to override (CONTRACT section 7); the rest come from the environment or defaults. */
+  /** Bounds to override (docs/contract.md section 7); the rest come from the environment or defaults. */
   limits?: Partial<Limits>;
   /** Environment to read RUNDIFF_* settings from. Default process.env. */
   env?: Record<string, string | undefined>;

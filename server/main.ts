@@ -62,7 +62,7 @@ export interface RunningServer extends ServerContext {
   close(): Promise<void>;
 }
 
-/** Refuses a bind a stranger could reach unless a token guards it (CONTRACT section 6). */
+/** Refuses a bind a stranger could reach unless a token guards it (docs/contract.md section 6). */
 export function assertSafeBind(config: Pick<Config, 'host' | 'token'>): void {
   if (!isLoopbackHost(config.host) && !config.token) {
     throw new AppError('invalid_input', `refusing to listen on ${config.host} without a token`, {

@@ -1,4 +1,4 @@
-/** Bridge events of CONTRACT section 2: `POST /api/bridge/events`, one event per request. */
+/** Bridge events of docs/contract.md section 2: `POST /api/bridge/events`, one event per request. */
 import type {
   ChangeSummary,
   FileSummary,

@@ -1,4 +1,4 @@
-/** REST shapes of CONTRACT section 3. All field names snake_case, times epoch ms. */
+/** REST shapes of docs/contract.md section 3. All field names snake_case, times epoch ms. */
 
 export type ChangeType = 'added' | 'modified' | 'deleted' | 'renamed';
 export type WorkspaceKind = 'git' | 'filesystem';
@@ -8,7 +8,7 @@ export type ChangeSource = RunSource | 'tool';
 export type RunStatus = 'running' | 'completed' | 'failed';
 export type MessageRole = 'user' | 'assistant' | 'tool';
 
-/** Why a bound cut a change short (CONTRACT section 3, `truncated_reasons`). */
+/** Why a bound cut a change short (docs/contract.md section 3, `truncated_reasons`). */
 export type TruncatedReason =
   'scan_files' | 'scan_time' | 'rows' | 'file_patch' | 'run_budget' | 'memory_cap' | 'git_timeout' | 'degraded';
 

@@ -1,4 +1,4 @@
-/** Every error code of CONTRACT section 6, with its HTTP status. */
+/** Every error code of docs/contract.md section 6, with its HTTP status. */
 export const ERROR_STATUS = {
   invalid_input: 400,
   invalid_ref: 400,

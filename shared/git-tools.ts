@@ -1,4 +1,4 @@
-/** Git tools for agents, CONTRACT section 5: inputs and outputs shared by REST, MCP and the web UI. */
+/** Git tools for agents, docs/contract.md section 5: inputs and outputs shared by REST, MCP and the web UI. */
 import type { ChangeSummary, UntrackedReason } from './dto.ts';
 
 export type GitToolName =

@@ -1,4 +1,4 @@
-/** The bounds of CONTRACT section 7. Every value is overridable by its environment variable or `--max-...` flag. */
+/** The bounds of docs/contract.md section 7. Every value is overridable by its environment variable or `--max-...` flag. */
 export interface Limits {
   /** Files scanned per workspace (count). Default 20,000. RUNDIFF_MAX_SCANNED_FILES */
   maxScannedFiles: number;

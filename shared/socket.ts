@@ -1,4 +1,4 @@
-/** socket.io event maps of CONTRACT section 4 (default namespace). */
+/** socket.io event maps of docs/contract.md section 4 (default namespace). */
 import type { ChangeSource, ChangeType, Message, OmittedReason, Run, Session, ToolCall } from './dto.ts';
 
 export interface DiffCompletedFile {

@@ -276,7 +276,7 @@ describe('bridge input validation: malformed events are a clear 4xx and store no
   });
 });
 
-describe('security (CONTRACT section 6)', () => {
+describe('security (docs/contract.md section 6)', () => {
   it('with a token every /api route needs it (401 otherwise); the web UI page does not', async () => {
     const t = await setup({ env: { RUNDIFF_TOKEN: 's3cret' } });
     expectError(await t.get('/api/health'), 401, 'unauthorized');

@@ -13,7 +13,7 @@ import type { Db, Store } from '../store/index.ts';
 import { isInside, refusalFor } from '../workspace/index.ts';
 
 /**
- * The repositories the REST git tools may use (CONTRACT section 5): the workspaces of stored
+ * The repositories the REST git tools may use (docs/contract.md section 5): the workspaces of stored
  * sessions and runs that lie in a git repository, plus each RUNDIFF_WORKSPACE_ROOTS folder that is a
  * repository or, when it is not, the repositories directly inside it (one level: `~/code/<repo>`).
  * Only allowed workspaces count (inside the roots when set; never `/` or the home folder itself).

@@ -29,7 +29,7 @@ import { intQuery } from './params.ts';
 import { restCatalog } from './tools-catalog.ts';
 
 /**
- * The git tools over REST (CONTRACT section 5): `POST /api/tools/<name>` with the tool input plus
+ * The git tools over REST (docs/contract.md section 5): `POST /api/tools/<name>` with the tool input plus
  * `tool_session` (the commit gate's scope) and `session_id` (whose workspace is the default
  * repository); the call log; commit approval. Mounted at `/api/tools` behind the app-wide Host,
  * Origin, token and JSON guards. Every call of a known tool is logged, failures included.

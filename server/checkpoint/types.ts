@@ -9,7 +9,7 @@ import type { DeltaFile } from '../delta/types.ts';
 
 export interface RegistryOptions {
   limits: Readonly<Limits>;
-  /** The server's database file: its files are never reported (B15, CONTRACT section 1). */
+  /** The server's database file: its files are never reported (B15, docs/contract.md section 1). */
   dbPath: string | null;
   /** Clock (ms), injectable for TTL tests. Default Date.now. */
   now?: () => number;

@@ -28,7 +28,7 @@ export function renameTimeoutMs(diffTimeoutMs: number): number {
 
 /**
  * Classifies the candidate changes, pairs renames, counts lines exactly like `git diff --numstat`,
- * formats each file's stanza and applies the bounds of CONTRACT section 7. Never throws for a
+ * formats each file's stanza and applies the bounds of docs/contract.md section 7. Never throws for a
  * failing engine: renames degrade to exact matches, diffs to other engines, then `too_complex`.
  */
 export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {

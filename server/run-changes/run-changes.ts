@@ -14,14 +14,14 @@ import type { Store } from '../store/index.ts';
 import { toNewChange, toNewFile } from '../runs/index.ts';
 
 /**
- * `run_changes {session_id, run_id?}` (CONTRACT section 5): a finished run's stored change, or for a
+ * `run_changes {session_id, run_id?}` (docs/contract.md section 5): a finished run's stored change, or for a
  * run still open the delta from its live checkpoint so far (computed now, nothing stored, the
  * checkpoint kept). A finished run with no changed file has no stored change: its answer is built
  * from the run row with zero counts. An untracked run answers `tracking: false` with its reason, so
  * "nothing changed" is never confused with "nothing was watched".
  */
 
-/** The bridge's id rule (CONTRACT section 2): 1-200 printable characters. */
+/** The bridge's id rule (docs/contract.md section 2): 1-200 printable characters. */
 const NOT_PRINTABLE = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
 const id = z
   .string()

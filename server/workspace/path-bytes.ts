@@ -36,7 +36,7 @@ export function displayPath(key: PathKey): DisplayPath {
   }
 }
 
-/** Byte-order comparison of two path keys (CONTRACT "path order"). */
+/** Byte-order comparison of two path keys (the contract's "path order", docs/contract.md). */
 export function comparePathKeys(a: PathKey, b: PathKey): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { findRepo } from '../repo.ts';
 
 /**
- * Which repository a tool call means (CONTRACT section 5). Known repositories come from the
+ * Which repository a tool call means (docs/contract.md section 5). Known repositories come from the
  * workspace folders (a folder inside a repository is that repository; a folder that is not holds
  * the repositories found below it). `repository` is matched by label, then root path, then a unique
  * folder name; an unknown or ambiguous name is answered with the valid ones, never a guess.

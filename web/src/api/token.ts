@@ -1,4 +1,4 @@
-/** The API token, kept for this browser tab only (CONTRACT section 6: asked once, kept for the tab). */
+/** The API token, kept for this browser tab only (docs/contract.md section 6: asked once, kept for the tab). */
 const KEY = 'rundiff.token';
 
 export function getToken(): string | null {

@@ -1,4 +1,4 @@
-/** REST paths of CONTRACT section 3. Every id is percent-encoded (a change_id contains `:`). */
+/** REST paths of docs/contract.md section 3. Every id is percent-encoded (a change_id contains `:`). */
 const enc = encodeURIComponent;
 const base = '/api/hermes/sessions';
 

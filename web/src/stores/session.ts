@@ -16,7 +16,7 @@ import {
   prependMessages,
 } from '../timeline/index.ts';
 
-/** The server's default and our page size for messages (CONTRACT: newest 500 by default). */
+/** The server's default and our page size for messages (the contract: newest 500 by default). */
 const MESSAGES_PAGE = 500;
 
 /** The open session page: detail from REST, then kept live by the session's socket events. */
