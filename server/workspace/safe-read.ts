@@ -104,6 +104,20 @@ function errnoCode(err: unknown): string | undefined {
  */
 export function openInside(root: SafeRoot, key: PathKey): OpenResult {
   const abs = pathBelow(root.root, key);
+  return openChecked(abs, (fd, stat) => openedInside(root, fd, abs, stat));
+}
+
+const denied = (err: unknown): OpenResult => {
+  const code = errnoCode(err);
+  return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+};
+
+/**
+ * Opens `abs` without following a final link or blocking, and hands back the descriptor only when
+ * it is a regular file that `inside` accepts (the caller's containment check); otherwise closes it
+ * and says why.
+ */
+function openChecked(abs: string | Buffer, inside: ((fd: number, stat: fs.Stats) => boolean) | null): OpenResult {
   let fd: number;
   try {
     fd = fs.openSync(abs, OPEN_FLAGS);
@@ -112,7 +126,7 @@ export function openInside(root: SafeRoot, key: PathKey): OpenResult {
     if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
     if (code === 'ELOOP') return { kind: 'symlink' };
     if (code === 'ENXIO') return { kind: 'unreadable', reason: 'not_regular', code }; // a socket
-    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+    return denied(err);
   }
   try {
     const stat = fs.fstatSync(fd);
@@ -120,15 +134,14 @@ export function openInside(root: SafeRoot, key: PathKey): OpenResult {
       fs.closeSync(fd);
       return { kind: 'unreadable', reason: 'not_regular' };
     }
-    if (!openedInside(root, fd, abs, stat)) {
+    if (inside !== null && !inside(fd, stat)) {
       fs.closeSync(fd);
       return { kind: 'unreadable', reason: 'outside_root' };
     }
     return { kind: 'file', fd, stat };
   } catch (err) {
     fs.closeSync(fd);
-    const code = errnoCode(err);
-    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
+    return denied(err);
   }
 }
 
@@ -270,24 +283,6 @@ export function closeFolder(folder: FolderInside): void {
  */
 export function openInFolder(folder: FolderInside, name: PathKey): OpenResult {
   const abs = NON_ASCII.test(name) ? Buffer.concat([Buffer.from(folder.base), keyToBytes(name)]) : folder.base + name;
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, OPEN_FLAGS);
-  } catch (err) {
-    const code = errnoCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
-    if (code === 'ELOOP') return { kind: 'symlink' };
-    if (code === 'ENXIO') return { kind: 'unreadable', reason: 'not_regular', code };
-    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (stat.isFile()) return { kind: 'file', fd, stat };
-    fs.closeSync(fd);
-    return { kind: 'unreadable', reason: 'not_regular' };
-  } catch (err) {
-    fs.closeSync(fd);
-    const code = errnoCode(err);
-    return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
-  }
+  // The folder was checked once when it was opened; its files are reached through its descriptor.
+  return openChecked(abs, null);
 }

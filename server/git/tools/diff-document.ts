@@ -195,20 +195,25 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
   for (const key of skipped) {
     if (listed.has(key)) continue;
     parts.push({
-      file: {
-        path: key,
-        oldPath: null,
-        additions: 0,
-        deletions: 0,
-        binary: false,
-        range: null,
-        omitted: 'unreadable',
-        shownWorktree: null,
-      },
+      file: { ...emptyDocFile(key), omitted: 'unreadable' },
       stanza: null,
     });
   }
   return parts;
+}
+
+/** A file of the document with nothing shown yet: no counts, no patch, nothing omitted. */
+function emptyDocFile(key: PathKey): DocFile {
+  return {
+    path: key,
+    oldPath: null,
+    additions: 0,
+    deletions: 0,
+    binary: false,
+    range: null,
+    omitted: null,
+    shownWorktree: null,
+  };
 }
 
 async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
@@ -224,16 +229,7 @@ async function untrackedParts(opts: CollectOptions): Promise<Part[]> {
   const root = safeRoot(opts.top);
   const parts: Part[] = [];
   for (const key of keys) {
-    const base: DocFile = {
-      path: key,
-      oldPath: null,
-      additions: 0,
-      deletions: 0,
-      binary: false,
-      range: null,
-      omitted: null,
-      shownWorktree: null,
-    };
+    const base = emptyDocFile(key);
     if (key.endsWith('/')) {
       // git lists an untracked folder holding its own repository as `dir/`.
       parts.push({ file: { ...base, path: key.slice(0, -1), omitted: 'nested_repository' }, stanza: null });
