@@ -4,21 +4,19 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { createTempDir, createTempRepo, withoutPermissionOverride, type TempRepo } from '../test-support/index.ts';
 import { rows } from './test-helpers.ts';
 import type { DeltaResult } from './types.ts';
 
 /**
  * A file the server cannot read is its own state: never `deleted`, never a stanza that deletes it,
- * and no row at all when nothing about it changed. The engine runs in a child process as an
- * unprivileged user (uid 65534 when the tests run as root), so `chmod 000` really denies it.
+ * and no row at all when nothing about it changed. The engine runs in a child process that cannot
+ * override file permissions (as root: without CAP_DAC_OVERRIDE), so `chmod 000` really denies it.
  */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = path.join(here, '../../bin/tsx.js');
 const CHILD = path.join(here, 'engine-child.ts');
-const asRoot = process.getuid?.() === 0;
-const UNPRIVILEGED = 65534;
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -34,11 +32,10 @@ interface ChildResult {
 
 /** Checkpoint in a child process, run `during` (as this process), complete, and return the result. */
 async function completeInChild(dir: string, probes: string[], during: () => void): Promise<ChildResult> {
-  if (asRoot) execFileSync('chown', ['-R', `${UNPRIVILEGED}:${UNPRIVILEGED}`, dir]);
-  const child = spawn(process.execPath, [TSX, CHILD, dir, ...probes], {
+  const [cmd, args] = withoutPermissionOverride(process.execPath, [TSX, CHILD, dir, ...probes]);
+  const child = spawn(cmd, args, {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, HOME: '/nonexistent-home' },
-    ...(asRoot ? { uid: UNPRIVILEGED, gid: UNPRIVILEGED } : {}),
   });
   cleanups.push(() => child.kill());
   let stderr = '';
@@ -91,7 +88,6 @@ describe.each([
       },
     });
     cleanups.push(() => repo.cleanup());
-    fs.chmodSync(repo.dir, 0o755);
     if (useGit) {
       // Committed and untouched: clean by the index, its start content is its blob.
       repo.write('locked-clean.txt', 'committed, then unreadable\n');
@@ -115,7 +111,6 @@ describe.each([
     });
     // Positive control: the engine's user really cannot read the locked file (but can read others).
     expect(res.probeErrors).toEqual(['EACCES', null]);
-    if (asRoot) expect(res.uid).toBe(UNPRIVILEGED);
 
     const delta = res.delta!;
     expect(rows(delta)).toEqual([
