@@ -164,9 +164,8 @@ describe('bounds', () => {
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [path.join(repo.dir, '.git/index')]);
     const e = engineWith({ scanTimeoutMs: 100 });
-    const t0 = Date.now();
+    // git blocks forever on the FIFO: any answer at all means it was killed at its deadline.
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
-    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(start.truncated_reasons).toContain('git_timeout');
     expect(rows(delta)).toEqual(['M a.txt +1 -1']);
     repo.cleanup();

@@ -82,14 +82,12 @@ describe('hardened git runner', () => {
     const repo = track(createTempRepo({ files: { 'a.txt': 'a\n' } }));
     const fifo = path.join(repo.dir, 'pipe');
     execFileSync('mkfifo', [fifo]);
-    const started = Date.now();
-    // Reading a FIFO nobody writes to blocks forever: a real hung git.
+    // Reading a FIFO nobody writes to blocks forever: a real hung git, so an answer at all means it was killed.
     const err = await runGit({ cwd: repo.dir, args: ['hash-object', '--', 'pipe'], timeoutMs: 300 }).catch(
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('git_timeout');
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('a missing git binary is git_missing, a missing folder not_found, a failing command git_failed with exit code and stderr', async () => {
