@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
+import { createEngine } from './index.ts';
 import { resolved, rows, runChange, testEngine } from './test-helpers.ts';
 
 const engines: ReturnType<typeof testEngine>[] = [];
@@ -52,15 +54,22 @@ describe('bounds', () => {
   });
 
   test('B18: the soft scan deadline cuts the scan (scan_time) and never reports unscanned files as deleted', async () => {
-    // 400 folders take well over 1 ms to walk; the deadline is checked between folders.
+    // The deadline is checked before each folder. The walk's clock steps 600 ms per reading, so a 1 s
+    // deadline lets exactly the root folder be walked, whatever the machine's speed.
     const tree = Object.fromEntries(
       Array.from({ length: 400 }, (_, i) => [`d${String(i).padStart(3, '0')}/f.txt`, `${i}\n`]),
     );
     const repo = createTempRepo({ files: tree });
-    const e = engineWith({ scanTimeoutMs: 1 });
+    const e = createEngine({
+      limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 1_000 }),
+      dbPath: null,
+      scanner: { walkClockStepMs: 600 },
+    });
+    engines.push(e);
     const { start, delta } = await runChange(e, repo.dir, () => repo.rm('d399/f.txt'));
     expect(start.truncated_reasons).toContain('scan_time');
     expect(start.scanned_files).toBeLessThan(400);
+    expect(start.scanned_files).toBe(0); // only the root was walked, and it holds no file
     expect(delta.truncated).toBe(true);
     expect(delta.truncated_reasons).toContain('scan_time');
     expect(delta.files.map((f) => f.path)).not.toContain('d399/f.txt');
