@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { VERSION } from '../version.ts';
 import { createStore, openDatabase } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
@@ -342,7 +342,7 @@ describe('security (docs/contract.md section 6)', () => {
       connectClient(`http://localhost:${port}`, { headers: { host: `evil.example:${port}` } }),
     ).rejects.toThrow();
     const ok = await connectClient(t.server.url, { headers: { origin: `http://127.0.0.1:${port}` } });
-    ok.close();
+    onTestFinished(() => ok.close());
   });
 
   it('refuses to bind a non-loopback address without a token', async () => {

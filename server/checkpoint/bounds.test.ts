@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { createEngine } from './index.ts';
@@ -22,6 +22,7 @@ const files = (n: number, prefix = 'f'): Record<string, string> =>
 describe('bounds', () => {
   test('B17: exactly maxScannedFiles files is not truncated; one more is, with exact counts over what was scanned', async () => {
     const repo = createTempRepo({ files: files(5) });
+    onTestFinished(() => repo.cleanup());
     const five = engineWith({ maxScannedFiles: 5 });
     expect((await runChange(five, repo.dir, () => undefined)).start).toMatchObject({
       scanned_files: 5,
@@ -37,11 +38,11 @@ describe('bounds', () => {
     expect(start).toMatchObject({ scanned_files: 5, truncated: true, truncated_reasons: ['scan_files'] });
     expect(rows(delta)).toEqual(['M f00.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['scan_files']);
-    repo.cleanup();
   });
 
   test('B18: files in folders a cut scan never reached are neither added nor deleted', async () => {
     const repo = createTempRepo({ files: { 'a/1.txt': '1\n', 'a/2.txt': '2\n', 'z/1.txt': '1\n', 'z/2.txt': '2\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxScannedFiles: 2 });
     const { delta } = await runChange(e, repo.dir, () => {
       repo.rm('z/1.txt');
@@ -50,7 +51,6 @@ describe('bounds', () => {
     });
     expect(rows(delta)).toEqual(['M a/1.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['scan_files']);
-    repo.cleanup();
   });
 
   test('B18: the soft scan deadline cuts the scan (scan_time) and never reports unscanned files as deleted', async () => {
@@ -60,6 +60,7 @@ describe('bounds', () => {
       Array.from({ length: 400 }, (_, i) => [`d${String(i).padStart(3, '0')}/f.txt`, `${i}\n`]),
     );
     const repo = createTempRepo({ files: tree });
+    onTestFinished(() => repo.cleanup());
     const e = createEngine({
       limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 1_000 }),
       dbPath: null,
@@ -73,11 +74,11 @@ describe('bounds', () => {
     expect(delta.truncated).toBe(true);
     expect(delta.truncated_reasons).toContain('scan_time');
     expect(delta.files.map((f) => f.path)).not.toContain('d399/f.txt');
-    repo.cleanup();
   });
 
   test('B17: rows beyond maxChangedFiles are counted, not stored (omitted_count, rows)', async () => {
     const repo = createTempRepo({ files: files(5) });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxChangedFiles: 2 });
     const { delta } = await runChange(e, repo.dir, () => {
       for (let i = 0; i < 5; i++) repo.write(`f0${i}.txt`, `changed ${i}\n`);
@@ -87,12 +88,12 @@ describe('bounds', () => {
     expect(delta.files.map((f) => f.path)).toEqual(['f00.txt', 'f01.txt']);
     expect(delta.omitted_count).toBe(3);
     expect(delta.truncated_reasons).toEqual(['rows']);
-    repo.cleanup();
   });
 
   test('B17: per-file patch cap cuts the patch, counts stay exact (file_patch); the run budget nulls what does not fit (run_budget)', async () => {
     const big = Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('');
     const repo = createTempRepo({ files: { 'a.txt': big, 'b.txt': big } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxFilePatchBytes: 300, maxRunPatchBytes: 400 });
     const { delta } = await runChange(e, repo.dir, () => {
       repo.write('a.txt', big.replace(/line/g, 'LINE'));
@@ -108,7 +109,6 @@ describe('bounds', () => {
       omitted_reason: 'budget',
     });
     expect(delta.truncated_reasons).toEqual(['file_patch', 'run_budget']);
-    repo.cleanup();
   });
 
   test('B17: over the snapshot size: too_large outside git; exact counts for a clean tracked file in git', async () => {
@@ -119,16 +119,17 @@ describe('bounds', () => {
     expect(rows(out.delta)).toEqual(['M big.txt +0 -0 (too_large)']);
     plain.cleanup();
     const repo = createTempRepo({ files: { 'big.txt': big } });
+    onTestFinished(() => repo.cleanup());
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(path.join(repo.dir, 'big.txt'), old, old);
     repo.git('update-index', '--refresh');
     const inGit = await runChange(e, repo.dir, () => repo.write('big.txt', big + 'more\n'));
     expect(rows(inGit.delta)).toEqual(['M big.txt +1 -0']);
-    repo.cleanup();
   });
 
   test('B19: over the memory cap a changed file is still reported (modified, no_snapshot, memory_cap); unchanged ones are not', async () => {
     const repo = createTempRepo({ git: false, files: { 'a.txt': 'aaaa\n', 'b.txt': 'bbbb\n', 'c.txt': 'cccc\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxCheckpointMemoryBytes: 6 });
     const { start, delta } = await runChange(e, repo.dir, () => {
       repo.write('b.txt', 'BBBB\n');
@@ -138,11 +139,11 @@ describe('bounds', () => {
     // a.txt got the one snapshot that fitted; b and c were hashed: their change is found by hash, no bytes for a patch.
     expect(rows(delta)).toEqual(['M b.txt +0 -0 (no_snapshot)', 'M c.txt +0 -0 (no_snapshot)']);
     expect(delta.truncated_reasons).toEqual(['memory_cap']);
-    repo.cleanup();
   });
 
   test('B19: a clean git checkpoint holds no content memory', async () => {
     const repo = createTempRepo({ files: files(30) });
+    onTestFinished(() => repo.cleanup());
     const old = new Date(Date.now() - 60_000);
     for (const f of Object.keys(files(30))) fs.utimesSync(path.join(repo.dir, f), old, old);
     repo.git('update-index', '--refresh');
@@ -152,22 +153,22 @@ describe('bounds', () => {
     repo.write('dirty.txt', 'untracked\n');
     await e.start({ sessionId: 'm', changeId: 'run:m2', runId: 'm2', workspace: await resolved(repo.dir) });
     expect(e.memoryBytes()).toBe('untracked\n'.length);
-    repo.cleanup();
   });
 
   test('B18: a broken git index degrades to a file-system result, never an error or "no changes"', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     fs.writeFileSync(path.join(repo.dir, '.git/index'), 'garbage that is not an index');
     const e = engineWith({});
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
     expect(start).toMatchObject({ workspace_kind: 'git', truncated: true, truncated_reasons: ['degraded'] });
     expect(rows(delta)).toEqual(['M a.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['degraded']);
-    repo.cleanup();
   });
 
   test('B18: a hung git is killed after its deadline (git_timeout) and tracking still answers', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     // A FIFO as the index: git blocks opening it until killed.
     fs.rmSync(path.join(repo.dir, '.git/index'));
     const { execFileSync } = await import('node:child_process');
@@ -177,6 +178,5 @@ describe('bounds', () => {
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
     expect(start.truncated_reasons).toContain('git_timeout');
     expect(rows(delta)).toEqual(['M a.txt +1 -1']);
-    repo.cleanup();
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AppError } from '../errors.ts';
 import {
   createTempDir,
@@ -92,6 +92,7 @@ describe('hardened git runner', () => {
 
   it('a missing git binary is git_missing, a missing folder not_found, a failing command git_failed with exit code and stderr', async () => {
     const dir = createTempDir();
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     const missing = await runGit({ cwd: dir, args: ['status'], gitBinary: path.join(dir, 'no-such-git') }).catch(
       (e: unknown) => e,
     );
@@ -105,7 +106,6 @@ describe('hardened git runner', () => {
     expect((failed as AppError).code).toBe('git_failed');
     expect((failed as AppError).details).toMatchObject({ exit_code: 128 });
     expect(String((failed as AppError).details?.stderr)).toMatch(/deadbeef|Not a valid object/i);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('B26: listing, attributes, HEAD, blob reads and filter discovery run nothing planted and write nothing in .git', async () => {

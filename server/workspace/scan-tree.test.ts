@@ -42,6 +42,7 @@ describe('scanTree', () => {
 
   test('B13: names read as text or as bytes give the same keys: non-UTF-8 folders, a literal U+FFFD, UTF-8, byte order', () => {
     const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const badDir = Buffer.from([0x64, 0xff]); // "d\xff": not UTF-8
     writeBytes(root, Buffer.concat([badDir, Buffer.from('/inner.txt')]), 'a\n');
     writeBytes(root, Buffer.concat([badDir, Buffer.from('/deeper/x.txt')]), 'b\n');
@@ -63,11 +64,11 @@ describe('scanTree', () => {
     expect([...t.size]).toEqual([2, 2, 2, 2, 2, 2]);
     expect(t.truncated).toBeNull();
     expect(t.listedDirs).toEqual(['', d, `${d}/deeper`, keyFromText('ünï')]);
-    fs.rmSync(root, { recursive: true, force: true });
   });
 
   test('B15: a start folder that is not UTF-8 is walked by its bytes; its own .git is skipped, a nested one is reported', () => {
     const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const start = Buffer.from([0x6e, 0xfe]);
     writeBytes(root, Buffer.concat([start, Buffer.from('/f.txt')]), 'x\n');
     writeBytes(root, Buffer.concat([start, Buffer.from('/.git/HEAD')]), 'ref\n');
@@ -76,6 +77,5 @@ describe('scanTree', () => {
     const t = scanTree(request(root, { starts: [key] }));
     expect(t.paths).toEqual([`${key}/f.txt`]);
     expect(t.nestedRepos).toEqual([`${key}/sub`]);
-    fs.rmSync(root, { recursive: true, force: true });
   });
 });
