@@ -129,7 +129,7 @@ describe('rundiff serve', () => {
 
   it('says so when the port is taken (exit 1)', async () => {
     const blocker = net.createServer();
-    onTestFinished(() => blocker.close());
+    onTestFinished(() => void blocker.close());
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as net.AddressInfo).port;
     const dir = createTempDir();

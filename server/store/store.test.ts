@@ -105,7 +105,7 @@ describe('database', () => {
     expect(applyMigrations(db, MIGRATIONS_DIR)).toEqual([]);
     db.close();
     const again = openDatabase(file);
-    onTestFinished(() => again.close());
+    onTestFinished(() => void again.close());
     expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: known.length });
   });
 
@@ -129,7 +129,7 @@ describe('database', () => {
     fs.copyFileSync(new URL('0001_init.sql', MIGRATIONS_DIR), path.join(dir, '0001_init.sql'));
     fs.writeFileSync(path.join(dir, '0002_broken.sql'), 'CREATE TABLE extra (x INTEGER);\nTHIS IS NOT SQL;');
     const db = new Database(':memory:');
-    onTestFinished(() => db.close());
+    onTestFinished(() => void db.close());
     expect(() => applyMigrations(db, dir)).toThrow();
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
