@@ -41,6 +41,7 @@ describe('attribution: checkpoint to checkpoint', () => {
   test('B2: a file modified and restored during the run is not reported (git and non-git)', async () => {
     for (const git of [true, false]) {
       const repo = createTempRepo({ files: { 'a.txt': 'orig\n', 'untracked-later.txt': 'x' }, git });
+      onTestFinished(() => repo.cleanup());
       const { delta } = await runChange(engine, repo.dir, () => {
         repo.write('a.txt', 'changed\n');
         repo.write('a.txt', 'orig\n');
@@ -48,13 +49,13 @@ describe('attribution: checkpoint to checkpoint', () => {
         repo.rm('tmp.txt');
       });
       expect(delta.changed_count).toBe(0);
-      repo.cleanup();
     }
   });
 
   test('B3: an edit keeping size and mtime is found (racy file compared by content)', async () => {
     for (const git of [true, false]) {
       const repo = createTempRepo({ files: { 'a.txt': 'abc\n' }, git });
+      onTestFinished(() => repo.cleanup());
       const abs = path.join(repo.dir, 'a.txt');
       const t = new Date(Math.floor(Date.now() / 1000) * 1000); // a whole second: utimes keeps it exactly
       fs.utimesSync(abs, t, t);
@@ -67,7 +68,6 @@ describe('attribution: checkpoint to checkpoint', () => {
       expect(fs.statSync(abs).mtimeMs).toBe(before.mtimeMs);
       expect(fs.statSync(abs).size).toBe(before.size);
       expect(rows(delta)).toEqual(['M a.txt +1 -1']);
-      repo.cleanup();
     }
   });
 

@@ -114,10 +114,10 @@ describe('bounds', () => {
   test('B17: over the snapshot size: too_large outside git; exact counts for a clean tracked file in git', async () => {
     const big = Array.from({ length: 100 }, (_, i) => `row ${i}\n`).join('');
     const plain = createTempRepo({ git: false, files: { 'big.txt': big } });
+    onTestFinished(() => plain.cleanup());
     const e = engineWith({ maxSnapshotBytes: 100 });
     const out = await runChange(e, plain.dir, () => plain.write('big.txt', big + 'more\n'));
     expect(rows(out.delta)).toEqual(['M big.txt +0 -0 (too_large)']);
-    plain.cleanup();
     const repo = createTempRepo({ files: { 'big.txt': big } });
     onTestFinished(() => repo.cleanup());
     const old = new Date(Date.now() - 60_000);

@@ -120,10 +120,10 @@ describe('classification', () => {
   test('B12: chmod +x is reported as modified +0 -0', async () => {
     for (const git of [true, false]) {
       const repo = createTempRepo({ files: { 'run.sh': 'echo hi\n' }, git });
+      onTestFinished(() => repo.cleanup());
       const { delta } = await runChange(engine, repo.dir, () => fs.chmodSync(path.join(repo.dir, 'run.sh'), 0o755));
       expect(rows(delta)).toEqual(['M run.sh +0 -0']);
       expect(delta.files[0]!.patch).toContain('old mode 100644\nnew mode 100755');
-      repo.cleanup();
     }
   });
 

@@ -246,8 +246,8 @@ describe('repository queries', () => {
 
   it('a folder outside any repository is not a repository', async () => {
     const dir = createTempDir();
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     expect(await findRepo(dir)).toBeNull();
-    fs.rmSync(dir, { recursive: true });
   });
 });
 
