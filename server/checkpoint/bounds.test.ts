@@ -173,7 +173,14 @@ describe('bounds', () => {
     fs.rmSync(path.join(repo.dir, '.git/index'));
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [path.join(repo.dir, '.git/index')]);
-    const e = engineWith({ scanTimeoutMs: 100 });
+    // A short scan deadline makes git's kill deadline its 2 s floor; the walk's clock stands still, so the
+    // walk itself is never cut on a slow machine and only git's deadline is under test.
+    const e = createEngine({
+      limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 100 }),
+      dbPath: null,
+      scanner: { walkClockStepMs: 0 },
+    });
+    engines.push(e);
     // git blocks forever on the FIFO: any answer at all means it was killed at its deadline.
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
     expect(start.truncated_reasons).toContain('git_timeout');

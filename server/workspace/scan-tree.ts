@@ -41,7 +41,8 @@ export interface ScanRequest {
   /**
    * Tests only: the walk's clock reads 0, step, 2 x step, ... (one step per reading) instead of the
    * monotonic clock, so the soft deadline trips after a known number of folders on a fast machine and
-   * a slow one alike. A number, not a function, because the request crosses into a worker thread.
+   * a slow one alike (a step of 0 never trips it). A number, not a function, because the request
+   * crosses into a worker thread.
    */
   clockStepMs?: number;
 }
