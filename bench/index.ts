@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [bridge] [loop]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [diff] [bridge] [loop]`: runs the named benchmarks (all by default) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -10,6 +10,11 @@ const all = wanted.size === 0;
 if (all || wanted.has('engine')) {
   const r = await benchEngine();
   process.stdout.write(`${formatEngineBench(r)}\n`);
+}
+if (all || wanted.has('diff')) {
+  const { benchBigDiff, formatBigDiffBench } = await import('./big-diff.ts');
+  const r = await benchBigDiff();
+  process.stdout.write(`${formatBigDiffBench(r)}\n`);
 }
 if (all || wanted.has('bridge')) {
   const { benchBridge, bridgeReport } = await import('./bridge.ts');

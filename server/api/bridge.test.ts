@@ -487,7 +487,9 @@ describe('bridge: repeats, restarts and untracked runs', () => {
     expect(again.body).toEqual(a.body);
     expect(count(t, 'runs')).toBe(1);
     await c.waitFor('run.started');
-    await new Promise((res) => setTimeout(res, 50));
+    // Events reach one socket in order: a later message's event proves a second start event would be here.
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'after' });
+    await c.waitFor('message.created');
     expect(c.names().filter((n) => n === 'run.started')).toHaveLength(1);
   });
 
@@ -505,7 +507,9 @@ describe('bridge: repeats, restarts and untracked runs', () => {
     expect(later.body).toEqual(a.body);
     expect(count(t, 'workspace_run_changes')).toBe(1);
     await c.waitFor('run.completed');
-    await new Promise((res) => setTimeout(res, 50));
+    // Events reach one socket in order: a later message's event proves a second completion would be here.
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'after' });
+    await c.waitFor('message.created');
     expect(c.names().filter((n) => n === 'workspace.diff.completed' || n.startsWith('run.'))).toEqual([
       'run.started',
       'workspace.diff.completed',

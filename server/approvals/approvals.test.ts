@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { ApprovalRequestedPayload, ApprovalResolvedPayload } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import { createApprovals } from './approvals.ts';
@@ -29,10 +29,10 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 describe('commit approvals', () => {
   it('announces the plan exactly as the contract shapes it and lists it with its deadline', () => {
     const { approvals, requested } = setup(5_000);
+    onTestFinished(() => approvals.close());
     void approvals.request(plan).catch(() => undefined);
     expect(requested).toEqual([{ approval_id: expect.any(String), ...plan }]);
     expect(approvals.pending()).toEqual([{ ...requested[0], created_at: 1_000, expires_at: 6_000 }]);
-    approvals.close();
   });
 
   it('approve resolves, deny rejects approval_denied; each outcome is announced once and the id is then gone', async () => {

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
+import { createEngine } from './index.ts';
 import { resolved, rows, runChange, testEngine } from './test-helpers.ts';
 
 const engines: ReturnType<typeof testEngine>[] = [];
@@ -20,6 +22,7 @@ const files = (n: number, prefix = 'f'): Record<string, string> =>
 describe('bounds', () => {
   test('B17: exactly maxScannedFiles files is not truncated; one more is, with exact counts over what was scanned', async () => {
     const repo = createTempRepo({ files: files(5) });
+    onTestFinished(() => repo.cleanup());
     const five = engineWith({ maxScannedFiles: 5 });
     expect((await runChange(five, repo.dir, () => undefined)).start).toMatchObject({
       scanned_files: 5,
@@ -35,11 +38,11 @@ describe('bounds', () => {
     expect(start).toMatchObject({ scanned_files: 5, truncated: true, truncated_reasons: ['scan_files'] });
     expect(rows(delta)).toEqual(['M f00.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['scan_files']);
-    repo.cleanup();
   });
 
   test('B18: files in folders a cut scan never reached are neither added nor deleted', async () => {
     const repo = createTempRepo({ files: { 'a/1.txt': '1\n', 'a/2.txt': '2\n', 'z/1.txt': '1\n', 'z/2.txt': '2\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxScannedFiles: 2 });
     const { delta } = await runChange(e, repo.dir, () => {
       repo.rm('z/1.txt');
@@ -48,27 +51,34 @@ describe('bounds', () => {
     });
     expect(rows(delta)).toEqual(['M a/1.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['scan_files']);
-    repo.cleanup();
   });
 
   test('B18: the soft scan deadline cuts the scan (scan_time) and never reports unscanned files as deleted', async () => {
-    // 400 folders take well over 1 ms to walk; the deadline is checked between folders.
+    // The deadline is checked before each folder. The walk's clock steps 600 ms per reading, so a 1 s
+    // deadline lets exactly the root folder be walked, whatever the machine's speed.
     const tree = Object.fromEntries(
       Array.from({ length: 400 }, (_, i) => [`d${String(i).padStart(3, '0')}/f.txt`, `${i}\n`]),
     );
     const repo = createTempRepo({ files: tree });
-    const e = engineWith({ scanTimeoutMs: 1 });
+    onTestFinished(() => repo.cleanup());
+    const e = createEngine({
+      limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 1_000 }),
+      dbPath: null,
+      scanner: { walkClockStepMs: 600 },
+    });
+    engines.push(e);
     const { start, delta } = await runChange(e, repo.dir, () => repo.rm('d399/f.txt'));
     expect(start.truncated_reasons).toContain('scan_time');
     expect(start.scanned_files).toBeLessThan(400);
+    expect(start.scanned_files).toBe(0); // only the root was walked, and it holds no file
     expect(delta.truncated).toBe(true);
     expect(delta.truncated_reasons).toContain('scan_time');
     expect(delta.files.map((f) => f.path)).not.toContain('d399/f.txt');
-    repo.cleanup();
   });
 
   test('B17: rows beyond maxChangedFiles are counted, not stored (omitted_count, rows)', async () => {
     const repo = createTempRepo({ files: files(5) });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxChangedFiles: 2 });
     const { delta } = await runChange(e, repo.dir, () => {
       for (let i = 0; i < 5; i++) repo.write(`f0${i}.txt`, `changed ${i}\n`);
@@ -78,12 +88,12 @@ describe('bounds', () => {
     expect(delta.files.map((f) => f.path)).toEqual(['f00.txt', 'f01.txt']);
     expect(delta.omitted_count).toBe(3);
     expect(delta.truncated_reasons).toEqual(['rows']);
-    repo.cleanup();
   });
 
   test('B17: per-file patch cap cuts the patch, counts stay exact (file_patch); the run budget nulls what does not fit (run_budget)', async () => {
     const big = Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join('');
     const repo = createTempRepo({ files: { 'a.txt': big, 'b.txt': big } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxFilePatchBytes: 300, maxRunPatchBytes: 400 });
     const { delta } = await runChange(e, repo.dir, () => {
       repo.write('a.txt', big.replace(/line/g, 'LINE'));
@@ -99,27 +109,27 @@ describe('bounds', () => {
       omitted_reason: 'budget',
     });
     expect(delta.truncated_reasons).toEqual(['file_patch', 'run_budget']);
-    repo.cleanup();
   });
 
   test('B17: over the snapshot size: too_large outside git; exact counts for a clean tracked file in git', async () => {
     const big = Array.from({ length: 100 }, (_, i) => `row ${i}\n`).join('');
     const plain = createTempRepo({ git: false, files: { 'big.txt': big } });
+    onTestFinished(() => plain.cleanup());
     const e = engineWith({ maxSnapshotBytes: 100 });
     const out = await runChange(e, plain.dir, () => plain.write('big.txt', big + 'more\n'));
     expect(rows(out.delta)).toEqual(['M big.txt +0 -0 (too_large)']);
-    plain.cleanup();
     const repo = createTempRepo({ files: { 'big.txt': big } });
+    onTestFinished(() => repo.cleanup());
     const old = new Date(Date.now() - 60_000);
     fs.utimesSync(path.join(repo.dir, 'big.txt'), old, old);
     repo.git('update-index', '--refresh');
     const inGit = await runChange(e, repo.dir, () => repo.write('big.txt', big + 'more\n'));
     expect(rows(inGit.delta)).toEqual(['M big.txt +1 -0']);
-    repo.cleanup();
   });
 
   test('B19: over the memory cap a changed file is still reported (modified, no_snapshot, memory_cap); unchanged ones are not', async () => {
     const repo = createTempRepo({ git: false, files: { 'a.txt': 'aaaa\n', 'b.txt': 'bbbb\n', 'c.txt': 'cccc\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({ maxCheckpointMemoryBytes: 6 });
     const { start, delta } = await runChange(e, repo.dir, () => {
       repo.write('b.txt', 'BBBB\n');
@@ -129,11 +139,11 @@ describe('bounds', () => {
     // a.txt got the one snapshot that fitted; b and c were hashed: their change is found by hash, no bytes for a patch.
     expect(rows(delta)).toEqual(['M b.txt +0 -0 (no_snapshot)', 'M c.txt +0 -0 (no_snapshot)']);
     expect(delta.truncated_reasons).toEqual(['memory_cap']);
-    repo.cleanup();
   });
 
   test('B19: a clean git checkpoint holds no content memory', async () => {
     const repo = createTempRepo({ files: files(30) });
+    onTestFinished(() => repo.cleanup());
     const old = new Date(Date.now() - 60_000);
     for (const f of Object.keys(files(30))) fs.utimesSync(path.join(repo.dir, f), old, old);
     repo.git('update-index', '--refresh');
@@ -143,32 +153,37 @@ describe('bounds', () => {
     repo.write('dirty.txt', 'untracked\n');
     await e.start({ sessionId: 'm', changeId: 'run:m2', runId: 'm2', workspace: await resolved(repo.dir) });
     expect(e.memoryBytes()).toBe('untracked\n'.length);
-    repo.cleanup();
   });
 
   test('B18: a broken git index degrades to a file-system result, never an error or "no changes"', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     fs.writeFileSync(path.join(repo.dir, '.git/index'), 'garbage that is not an index');
     const e = engineWith({});
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
     expect(start).toMatchObject({ workspace_kind: 'git', truncated: true, truncated_reasons: ['degraded'] });
     expect(rows(delta)).toEqual(['M a.txt +1 -1']);
     expect(delta.truncated_reasons).toEqual(['degraded']);
-    repo.cleanup();
   });
 
   test('B18: a hung git is killed after its deadline (git_timeout) and tracking still answers', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     // A FIFO as the index: git blocks opening it until killed.
     fs.rmSync(path.join(repo.dir, '.git/index'));
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [path.join(repo.dir, '.git/index')]);
-    const e = engineWith({ scanTimeoutMs: 100 });
-    const t0 = Date.now();
+    // A short scan deadline makes git's kill deadline its 2 s floor; the walk's clock stands still, so the
+    // walk itself is never cut on a slow machine and only git's deadline is under test.
+    const e = createEngine({
+      limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 100 }),
+      dbPath: null,
+      scanner: { walkClockStepMs: 0 },
+    });
+    engines.push(e);
+    // git blocks forever on the FIFO: any answer at all means it was killed at its deadline.
     const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
-    expect(Date.now() - t0).toBeLessThan(15_000);
     expect(start.truncated_reasons).toContain('git_timeout');
     expect(rows(delta)).toEqual(['M a.txt +1 -1']);
-    repo.cleanup();
   });
 });

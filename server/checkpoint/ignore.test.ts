@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { rows, runChange, testEngine } from './test-helpers.ts';
 
@@ -10,6 +10,7 @@ afterAll(() => engine.close());
 describe('ignore semantics', () => {
   test('B14: git-ignored files are skipped, tracked-but-ignored files stay eligible, new folders list files one by one', async () => {
     const repo = createTempRepo({ files: { '.gitignore': '*.log\nbuild/\n', 'src/a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     repo.write('tracked.log', 'v1\n');
     repo.git('add', '-f', 'tracked.log');
     repo.commit('tracked log');
@@ -24,19 +25,19 @@ describe('ignore semantics', () => {
     });
     expect(start.workspace_kind).toBe('git');
     expect(rows(delta)).toEqual(['A newdir/deeper/one.txt +1 -0', 'A newdir/two.txt +1 -0', 'M tracked.log +1 -1']);
-    repo.cleanup();
   });
 
   test('B14: ignored folders are pruned before descending (their files are not scanned)', async () => {
     const repo = createTempRepo({ files: { '.gitignore': 'node_modules/\n', 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     for (let i = 0; i < 30; i++) repo.write(`node_modules/p/${i}.js`, 'x');
     const { start } = await runChange(engine, repo.dir, () => undefined);
     expect(start.scanned_files).toBe(2);
-    repo.cleanup();
   });
 
   test('B15: non-git default folders, file classes, sidecars and the root .gitignore are skipped', async () => {
     const repo = createTempRepo({ git: false, files: { '.gitignore': 'secret/\n*.tmp\n', 'keep.txt': 'k\n' } });
+    onTestFinished(() => repo.cleanup());
     const { start, delta } = await runChange(engine, repo.dir, () => {
       for (const d of [
         '.git',
@@ -83,11 +84,11 @@ describe('ignore semantics', () => {
     });
     expect(start.workspace_kind).toBe('filesystem');
     expect(rows(delta)).toEqual(['A src/new.txt +1 -0']);
-    repo.cleanup();
   });
 
   test('B15: SQLite sidecars are skipped in a git workspace too, and the server database is never reported', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     const own = testEngine({}, { dbPath: path.join(repo.dir, 'state', 'rundiff.sqlite3') });
     try {
       const { delta } = await runChange(own, repo.dir, () => {
@@ -99,11 +100,11 @@ describe('ignore semantics', () => {
     } finally {
       await own.close();
     }
-    repo.cleanup();
   });
 
   test('B16: a nested repository: changes inside are reported as files, its ignores apply, its .git is untouched', async () => {
     const repo = createTempRepo({ files: { 'outer.txt': 'o\n' } });
+    onTestFinished(() => repo.cleanup());
     const inner = path.join(repo.dir, 'vendor/inner');
     fs.mkdirSync(inner, { recursive: true });
     repo.git('-C', inner, 'init', '-q', '-b', 'main');
@@ -121,11 +122,11 @@ describe('ignore semantics', () => {
     });
     expect(rows(delta)).toEqual(['A vendor/inner/added.txt +1 -0', 'M vendor/inner/lib.txt +1 -0']);
     expect(snapshot()).toEqual(indexBefore);
-    repo.cleanup();
   });
 
   test("B14: ignore rules that change during a run are git's at completion, although the walk starts from the checkpoint's", async () => {
     const repo = createTempRepo({ files: { '.gitignore': 'out/\n*.log\n', 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     repo.write('out/old.txt', 'pruned at the checkpoint\n');
     repo.write('keep.log', 'skipped at the checkpoint\n');
     const { delta } = await runChange(engine, repo.dir, () => {
@@ -134,11 +135,11 @@ describe('ignore semantics', () => {
       repo.write('new.log', 'not ignored now\n');
     });
     expect(rows(delta)).toEqual(['M .gitignore +1 -2', 'A keep.log +1 -0', 'A new.log +1 -0', 'A out/old.txt +1 -0']);
-    repo.cleanup();
   });
 
   test('B14: a folder ignored since the last run is pruned at the next checkpoint (the remembered listing is only a guess)', async () => {
     const repo = createTempRepo({ files: { '.gitignore': 'dist/\n', 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     await runChange(engine, repo.dir, () => repo.write('a.txt', 'first run\n'));
     for (let i = 0; i < 5; i++) repo.write(`dist/${i}.js`, 'built\n');
     repo.write('b.txt', 'b\n');
@@ -148,6 +149,5 @@ describe('ignore semantics', () => {
     });
     expect(start.scanned_files).toBe(3);
     expect(rows(delta)).toEqual(['M b.txt +1 -1']);
-    repo.cleanup();
   });
 });

@@ -1,4 +1,4 @@
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { parseIndexDebug } from '../git/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { listIndexFast } from './index-listing.ts';
@@ -8,6 +8,7 @@ test('B19: the fast index parser reads exactly what the shared parser reads (odd
   const repo = createTempRepo({
     files: { 'a.txt': 'a\n', 'dir/with space.txt': 'b\n', 'new\nline': 'c\n', 'ünï.txt': 'd\n' },
   });
+  onTestFinished(() => repo.cleanup());
   repo.git('checkout', '-q', '-b', 'x');
   repo.write('a.txt', 'x\n');
   repo.commit('x');
@@ -24,5 +25,4 @@ test('B19: the fast index parser reads exactly what the shared parser reads (odd
   expect(fast).toEqual(parseIndexDebug(raw.stdout));
   expect(fast.some((e) => e.stage === 2)).toBe(true);
   expect(fast.length).toBeGreaterThan(4);
-  repo.cleanup();
 });

@@ -16,6 +16,7 @@ const engineWith = (...args: Parameters<typeof testEngine>) => {
 describe('registry', () => {
   test('B6: two overlapping runs each get their own whole delta, both flagged overlapping', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith();
     await e.start({ sessionId: 's1', changeId: 'run:A', runId: 'A', workspace: await resolved(repo.dir) });
     repo.write('a.txt', 'a by A\n');
@@ -35,12 +36,13 @@ describe('registry', () => {
     // A later run alone is not overlapping.
     const alone = await runChange(e, repo.dir, () => repo.write('a.txt', 'again\n'));
     expect(alone.delta.overlapping).toBe(false);
-    repo.cleanup();
   });
 
   test('B6: a run and its own tool calls never make each other overlapping; unrelated folders never overlap', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     const other = createTempRepo({ files: { 'x.txt': 'x\n' } });
+    onTestFinished(() => other.cleanup());
     const e = engineWith();
     const ws = await resolved(repo.dir);
     await e.start({ sessionId: 's', changeId: 'run:R', runId: 'R', workspace: ws });
@@ -54,12 +56,11 @@ describe('registry', () => {
     expect(tool!.overlapping).toBe(false);
     expect(run!.overlapping).toBe(false);
     expect((await e.complete('s', 'run:O'))!.overlapping).toBe(false);
-    repo.cleanup();
-    other.cleanup();
   });
 
   test('a kept completion answers the same delta until dropped, and does not make a later run overlapping', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith();
     const ws = await resolved(repo.dir);
     await e.start({ sessionId: 's', changeId: 'run:K', runId: 'K', workspace: ws });
@@ -75,11 +76,11 @@ describe('registry', () => {
     e.drop('s', 'run:K');
     expect(e.has('s', 'run:K')).toBe(false);
     expect(await e.completeKept('s', 'run:K')).toBeNull();
-    repo.cleanup();
   });
 
   test('B20: a repeated start answers as the first; completion drops the checkpoint; unknown keys answer null', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith();
     const ws = await resolved(repo.dir);
     const first = await e.start({ sessionId: 's', changeId: 'run:1', runId: '1', workspace: ws });
@@ -95,7 +96,6 @@ describe('registry', () => {
     await e.start({ sessionId: 's', changeId: 'run:2', runId: '2', workspace: ws });
     e.drop('s', 'run:2');
     expect(await e.complete('s', 'run:2')).toBeNull();
-    repo.cleanup();
   });
 
   test('B20: a checkpoint past its TTL is swept even while a progress peek is reading it', async () => {
@@ -114,6 +114,7 @@ describe('registry', () => {
 
   test("B20: the TTL counts from the run's last event (fake clock)", async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
     let clock = 1_000_000;
     const e = engineWith({ checkpointTtlMs: 1_000 }, { now: () => clock });
     const ws = await resolved(repo.dir);
@@ -135,7 +136,6 @@ describe('registry', () => {
         .sort(),
     ).toEqual(['run:R', 'tool:T']);
     expect(await e.complete('s', 'run:R')).toBeNull();
-    repo.cleanup();
   });
 
   test('B19: the global memory cap evicts the oldest idle checkpoint to make room', async () => {
@@ -183,12 +183,12 @@ describe('registry', () => {
 
   test('B18: the in-thread scan fallback gives the same answers as the worker', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    onTestFinished(() => repo.cleanup());
     const e = engineWith({}, { inThread: true });
     const { delta } = await runChange(e, repo.dir, () => {
       repo.write('a.txt', 'A\n');
       repo.rm('b.txt');
     });
     expect(rows(delta)).toEqual(['M a.txt +1 -1', 'D b.txt +0 -1']);
-    repo.cleanup();
   });
 });

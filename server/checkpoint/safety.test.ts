@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, expect, test } from 'vitest';
+import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { ALL_PLANTS_RAN, plantControls } from '../test-support/planted.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { rows, runChange, testEngine } from './test-helpers.ts';
@@ -29,7 +29,9 @@ function digestTree(dir: string): Record<string, string> {
 
 test('B26: a tracked run never executes planted fsmonitor, filters, textconv, external diff, pager or hooks, and never writes .git', async () => {
   const repo = createTempRepo({ files: { 'a.txt': 'one\ntwo\n', 'gone.txt': 'bye\n', 'bin.dat': 'x\n' } });
+  onTestFinished(() => repo.cleanup());
   const markerDir = createTempDir('rundiff-marker-');
+  onTestFinished(() => fs.rmSync(markerDir, { recursive: true, force: true }));
   const marker = path.join(markerDir, 'ran');
   const script = path.join(markerDir, 'evil.sh');
   fs.writeFileSync(script, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`, { mode: 0o755 });
@@ -67,6 +69,4 @@ test('B26: a tracked run never executes planted fsmonitor, filters, textconv, ex
   expect(digestTree(path.join(repo.dir, '.git'))).toEqual(before);
   // Positive control: plain git runs each planted mechanism.
   expect(plantControls(repo, 'x', marker)).toEqual(ALL_PLANTS_RAN);
-  repo.cleanup();
-  fs.rmSync(markerDir, { recursive: true, force: true });
 });

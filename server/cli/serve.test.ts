@@ -129,6 +129,7 @@ describe('rundiff serve', () => {
 
   it('says so when the port is taken (exit 1)', async () => {
     const blocker = net.createServer();
+    onTestFinished(() => void blocker.close());
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const port = (blocker.address() as net.AddressInfo).port;
     const dir = createTempDir();
@@ -136,7 +137,6 @@ describe('rundiff serve', () => {
     const s = serve(['--port', String(port), '--db', path.join(dir, 'r.db')]);
     expect(await s.exited).toBe(1);
     expect(s.stderr()).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
-    blocker.close();
   });
 
   it('rejects unknown flags with usage (exit 2) and prints help with every limit flag', async () => {

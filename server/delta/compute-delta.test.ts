@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { keyFromBytes, keyFromText } from '../workspace/path-bytes.ts';
+import { jsdiffLikelyFits, jsdiffLineDiff } from './hunks.ts';
 import { computeDelta, wholeRunPatch } from './index.ts';
 import { cutToBytes, toPatchText } from './patch-text.ts';
 import type { CandidateChange, DeltaInput, FileSide, LineDiff } from './types.ts';
@@ -205,6 +206,9 @@ describe('line counts (B9) without git', () => {
       throw new Error('engine down');
     };
     const limits = { ...LIMITS, diffTimeoutMs: 1 };
+    // Deterministic on any machine: the cost estimate (not a clock) keeps jsdiff out of a 3,000-line
+    // rewrite on a 1 ms budget, so the per-file engine alone decides.
+    expect(jsdiffLikelyFits(before, after, limits.diffTimeoutMs)).toBe(false);
     const viaFallback = await computeDelta({
       changes: [change('big', side(before), side(after))],
       limits,
@@ -227,6 +231,38 @@ describe('line counts (B9) without git', () => {
       truncated: false,
     });
     expect(none.changed_count).toBe(1);
+  });
+});
+
+describe('the per-file jsdiff budget', () => {
+  const before = Buffer.from(Array.from({ length: 200 }, (_, i) => `old ${i}\n`).join(''));
+  const after = Buffer.from(Array.from({ length: 200 }, (_, i) => `new ${i}\n`).join(''));
+
+  it('B9: jsdiff gives up (null) once its clock passes the budget, and answers within it', () => {
+    // Control: the real clock and a generous budget give the full diff.
+    expect(jsdiffLineDiff(before, after, 60_000)).toMatchObject({ additions: 200, deletions: 200 });
+    // jsdiff reads the wall clock itself: a clock that jumps 1 s per reading is past a 100 ms budget
+    // at its first check, whatever the machine's speed.
+    let t = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (t += 1_000));
+    onTestFinished(() => void vi.restoreAllMocks());
+    expect(jsdiffLineDiff(before, after, 100)).toBeNull();
+  });
+
+  it('B9: with no engine to answer, a jsdiff past its budget leaves the file too_complex, counted', async () => {
+    const failing = async () => {
+      throw new Error('engine down');
+    };
+    let t = Date.now();
+    vi.spyOn(Date, 'now').mockImplementation(() => (t += 1_000));
+    onTestFinished(() => void vi.restoreAllMocks());
+    const out = await computeDelta({
+      changes: [change('big', side(before), side(after))],
+      limits: LIMITS,
+      batchDiff: failing,
+    });
+    expect(out.files[0]).toMatchObject({ additions: 0, deletions: 0, patch: null, omitted_reason: 'too_complex' });
+    expect(out.changed_count).toBe(1);
   });
 });
 

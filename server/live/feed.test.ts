@@ -31,8 +31,10 @@ async function waitFor<T>(fn: () => T | undefined, ms = 5_000): Promise<T> {
   }
 }
 
-// chokidar reports "ready" asynchronously; give the watcher a moment before touching files.
-const settle = () => new Promise((r) => setTimeout(r, 300));
+/** chokidar reports "ready" asynchronously: files are touched only once the run's watcher is ready. */
+async function watching(feed: LiveFeed, changeId = 'run:r'): Promise<void> {
+  expect(await feed.ready('s', changeId)).toBe(true);
+}
 
 describe('live touched-files feed', () => {
   it('a touched file is reported while the run is open, with an exact count', async () => {
@@ -41,12 +43,33 @@ describe('live touched-files feed', () => {
     const { events, feed } = setup();
     const run = { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir };
     expect(feed.open(run, { scannedFiles: 1, truncated: false }, keepAll)).toBe(true);
-    await settle();
+    await watching(feed);
     repo.write('a.txt', 'changed\n');
     repo.write('src/new.ts', 'x\n');
     const last = await waitFor(() => events.find((e) => e.touched_count === 2));
     expect(last).toMatchObject({ session_id: 's', run_id: 'r', change_id: 'run:r', available: true });
     expect(last.touched.sort()).toEqual(['a.txt', 'src/new.ts']);
+  });
+
+  it("ready() is true once a followed run's watcher is ready; false for a run not followed or closed before", async () => {
+    const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
+    repos.push(repo);
+    const { feed } = setup();
+    expect(await feed.ready('s', 'run:none')).toBe(false);
+    feed.open(
+      { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir },
+      { scannedFiles: 1, truncated: false },
+      keepAll,
+    );
+    const early = feed.ready('s', 'run:r');
+    await feed.close('s', 'run:r');
+    expect(await early).toBe(false);
+    feed.open(
+      { sessionId: 's', runId: 'r', changeId: 'run:r', root: repo.dir },
+      { scannedFiles: 1, truncated: false },
+      keepAll,
+    );
+    expect(await feed.ready('s', 'run:r')).toBe(true);
   });
 
   it('B14: paths git ignores are not reported, tracked files are', async () => {
@@ -59,12 +82,14 @@ describe('live touched-files feed', () => {
       { scannedFiles: 2, truncated: false },
       await gitFeedIgnore(repo.dir),
     );
-    await settle();
+    await watching(feed);
     repo.write('logs/x.log', 'l\n');
     repo.write('scratch.tmp', 't\n');
     repo.write('keep.txt', 'k2\n');
     const e = await waitFor(() => events.find((x) => x.touched.includes('keep.txt')));
-    await new Promise((r) => setTimeout(r, 300));
+    // A file written after the ignored ones: once its event is in, theirs would have been too.
+    repo.write('later.txt', 'l\n');
+    await waitFor(() => events.find((x) => x.touched.includes('later.txt')));
     const all = new Set(events.flatMap((x) => x.touched));
     expect(e.available).toBe(true);
     expect(all.has('logs/x.log')).toBe(false);
@@ -108,7 +133,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 1, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed);
     repo.write('b.txt', 'b\n');
     await waitFor(() => events.find((e) => e.touched.includes('b.txt')));
   });
@@ -122,7 +147,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 1, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed, 'run:r1');
     repo.write('first.txt', '1\n');
     await waitFor(() => events.find((e) => e.run_id === 'r1' && e.touched.includes('first.txt')));
     feed.open(
@@ -150,7 +175,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 0, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed);
     const start = Date.now();
     for (let i = 0; i < 30; i++) {
       repo.write(`f${i}.txt`, `${i}\n`);
@@ -183,7 +208,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 1, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed);
     const stats = await storm(repo.dir, feed, () => events.some((e) => !e.available));
     const off = await waitFor(() => events.find((e) => !e.available));
     expect(off).toMatchObject({ run_id: 'r', available: false, reason: 'too_many_events', touched_count: 0 });
@@ -204,7 +229,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 1, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed);
     const stats = await storm(repo.dir, feed, () => feed.stats().eventsHandled > 3 * stormBudget.maxEventsPerWindow);
     expect(stats.eventsHandled).toBeGreaterThan(3 * stormBudget.maxEventsPerWindow);
     expect(events.some((e) => !e.available)).toBe(false);
@@ -220,7 +245,7 @@ describe('live touched-files feed', () => {
       { scannedFiles: 0, truncated: false },
       keepAll,
     );
-    await settle();
+    await watching(feed);
     for (let i = 0; i < 30; i++) repo.write(`f${i}.txt`, `${i}\n`);
     const off = await waitFor(() => events.find((e) => !e.available));
     expect(off).toMatchObject({ available: false, reason: 'too_many_paths' });

@@ -76,6 +76,9 @@ interface RunState {
 interface Shared {
   watcher: FSWatcher;
   ready: boolean;
+  /** Settles when the watcher is ready or closed, whichever comes first. */
+  settled: Promise<void>;
+  markSettled: () => void;
   runs: Map<string, RunState>;
   /** Set once the feed of this folder switched itself off; later events are dropped unseen. */
   off: boolean;
@@ -151,6 +154,8 @@ export class LiveFeed {
   }
 
   private startWatcher(root: string, ignore: FeedIgnore): Shared {
+    let markSettled = () => {};
+    const settled = new Promise<void>((resolve) => (markSettled = resolve));
     const shared: Shared = {
       watcher: watch(root, {
         ignoreInitial: true,
@@ -167,6 +172,8 @@ export class LiveFeed {
       }),
       runs: new Map(),
       ready: false,
+      settled,
+      markSettled,
       off: false,
       windowStartMs: this.now(),
       windowEvents: 0,
@@ -176,6 +183,7 @@ export class LiveFeed {
     shared.watcher.on('raw', () => this.countEvent(root, shared));
     shared.watcher.on('ready', () => {
       shared.ready = true;
+      shared.markSettled();
       for (const state of shared.runs.values()) this.catchUp(state);
     });
     shared.watcher.on('all', (event: string, abs: string) => {
@@ -297,6 +305,7 @@ export class LiveFeed {
     shared.runs.delete(k);
     if (shared.runs.size === 0) {
       this.byRoot.delete(root);
+      shared.markSettled();
       await shared.watcher.close();
     }
   }
@@ -312,6 +321,20 @@ export class LiveFeed {
       const [sessionId, changeId] = k.split('\u0000') as [string, string];
       await this.close(sessionId, changeId);
     }
+  }
+
+  /**
+   * Resolves once the watcher of a run's folder reports every later file event: true when it is
+   * ready, false when the run is not followed or its watcher closed first. Edits made before that
+   * moment reach the run only through `catchUp`.
+   */
+  async ready(sessionId: string, changeId: string): Promise<boolean> {
+    const root = this.byRun.get(feedKey(sessionId, changeId));
+    if (root === undefined) return false;
+    const shared = this.byRoot.get(root);
+    if (!shared) return false;
+    await shared.settled;
+    return shared.ready && this.byRoot.get(root) === shared;
   }
 
   /** Watchers currently open (one per followed folder). */

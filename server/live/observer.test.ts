@@ -51,11 +51,17 @@ describe('live feed over the bridge and socket', () => {
     expect(progress.flatMap((p) => p.touched)).not.toContain('build/out.js');
     const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
     expect(done.body.changed_count).toBe(1);
-    // No watcher survives its run: later writes produce no progress.
+    // No watcher survives its run: later writes produce no progress. The signal that it would have
+    // arrived: a later run's second progress event, throttled to come at least one interval after its
+    // first, so after anything the first run's watcher would have sent for the earlier write.
     const count = progress.length;
     repo.write('a.txt', 'again\n');
-    await new Promise((r) => setTimeout(r, 800));
-    expect(progress.length).toBe(count);
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r2' });
+    repo.write('b.txt', 'b\n');
+    await waitFor(() => progress.find((p) => p.run_id === 'r2' && p.touched.includes('b.txt')));
+    repo.write('c.txt', 'c\n');
+    await waitFor(() => progress.find((p) => p.run_id === 'r2' && p.touched.includes('c.txt')));
+    expect(progress.slice(count).filter((p) => p.run_id === 'r1')).toEqual([]);
   });
 
   it('a workspace over RUNDIFF_LIVE_FEED_MAX_FILES says available:false too_many_files, and the run still works', async () => {

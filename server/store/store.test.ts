@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import {
   applyMigrations,
@@ -105,8 +105,8 @@ describe('database', () => {
     expect(applyMigrations(db, MIGRATIONS_DIR)).toEqual([]);
     db.close();
     const again = openDatabase(file);
+    onTestFinished(() => void again.close());
     expect(again.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: known.length });
-    again.close();
   });
 
   it('sets the pragmas: WAL, foreign keys, busy timeout, synchronous NORMAL', () => {
@@ -129,10 +129,10 @@ describe('database', () => {
     fs.copyFileSync(new URL('0001_init.sql', MIGRATIONS_DIR), path.join(dir, '0001_init.sql'));
     fs.writeFileSync(path.join(dir, '0002_broken.sql'), 'CREATE TABLE extra (x INTEGER);\nTHIS IS NOT SQL;');
     const db = new Database(':memory:');
+    onTestFinished(() => void db.close());
     expect(() => applyMigrations(db, dir)).toThrow();
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
-    db.close();
   });
 });
 

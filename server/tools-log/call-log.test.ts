@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { openDatabase } from '../store/index.ts';
 import { createCallLog } from './call-log.ts';
 
@@ -14,6 +14,7 @@ const call = (n: number) => ({
 describe('tool-call log', () => {
   it('migration 0002 creates it; rows come back newest first with booleans and ids', () => {
     const db = openDatabase(':memory:');
+    onTestFinished(() => void db.close());
     const log = createCallLog(db);
     const first = log.record(call(1));
     log.record(call(2));
@@ -22,22 +23,21 @@ describe('tool-call log', () => {
       { id: first.id, ...call(1) },
     ]);
     expect(log.list(1)).toHaveLength(1);
-    db.close();
   });
 
   it('keeps only the newest maxRows rows (the log is global, so it has its own bound)', () => {
     const db = openDatabase(':memory:');
+    onTestFinished(() => void db.close());
     const log = createCallLog(db, { maxRows: 5 });
     for (let i = 0; i < 12; i++) log.record(call(i));
     expect(log.list(100).map((c) => c.repository)).toEqual(['repo-11', 'repo-10', 'repo-9', 'repo-8', 'repo-7']);
-    db.close();
   });
 
   it('same-millisecond calls keep their arrival order', () => {
     const db = openDatabase(':memory:');
+    onTestFinished(() => void db.close());
     const log = createCallLog(db);
     for (let i = 0; i < 3; i++) log.record({ ...call(i), created_at: 5 });
     expect(log.list(10).map((c) => c.repository)).toEqual(['repo-2', 'repo-1', 'repo-0']);
-    db.close();
   });
 });

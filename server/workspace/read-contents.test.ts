@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { asUnprivileged, createTempDir } from '../test-support/index.ts';
 import {
   UNREADABLE_CHANGING,
@@ -27,6 +27,7 @@ const request = (root: string, paths: string[], sizes: number[]): ReadRequest =>
 
 test('B3: files that changed since the scan are read as they are now: shrunk (kept), grown (hashed only), replaced by a folder (unreadable, not gone)', () => {
   const root = createTempDir();
+  onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.writeFileSync(path.join(root, 'same.txt'), 'same\n');
   fs.writeFileSync(path.join(root, 'shrunk.txt'), 'ab\n');
   fs.writeFileSync(path.join(root, 'grown.txt'), 'much longer than the scan said\n');
@@ -50,11 +51,11 @@ test('B3: files that changed since the scan are read as they are now: shrunk (ke
   expect(r.binary[4]).toBe(1);
   expect(r.offset[4]).toBe(-1);
   expect(r.hashed[4]).toBe(1);
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 test('a file swapped after the scan for a link, a FIFO, or a path through a folder now linking outside is unreadable and never read through; a vanished one is gone', () => {
   const base = createTempDir();
+  onTestFinished(() => fs.rmSync(base, { recursive: true, force: true }));
   const root = path.join(base, 'ws');
   const outside = path.join(base, 'out');
   fs.mkdirSync(path.join(root, 'dir'), { recursive: true });
@@ -93,11 +94,11 @@ test('a file swapped after the scan for a link, a FIFO, or a path through a fold
   expect([...r.hashed]).toEqual([0, 0, 0, 0, 0]);
   expect([...r.offset]).toEqual([-1, -1, -1, -1, -1]);
   expect(Buffer.from(r.block).includes(secret)).toBe(false);
-  fs.rmSync(base, { recursive: true, force: true });
 });
 
 test('a symlink recorded by the scan is read as its own text; one whose folder now links outside is unreadable', () => {
   const base = createTempDir();
+  onTestFinished(() => fs.rmSync(base, { recursive: true, force: true }));
   const root = path.join(base, 'ws');
   const outside = path.join(base, 'out');
   fs.mkdirSync(path.join(root, 'dir'), { recursive: true });
@@ -114,11 +115,11 @@ test('a symlink recorded by the scan is read as its own text; one whose folder n
   expect(kept).toBe('target-text');
   expect([...r.unreadable]).toEqual([0, UNREADABLE_OUTSIDE_ROOT]);
   expect(Buffer.from(r.block).includes('outside-link-text')).toBe(false);
-  fs.rmSync(base, { recursive: true, force: true });
 });
 
 test('a file without read permission is unreadable (denied), not gone', () => {
   const root = createTempDir();
+  onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
   fs.chmodSync(root, 0o755);
   fs.writeFileSync(path.join(root, 'open.txt'), 'open\n');
   fs.writeFileSync(path.join(root, 'locked.txt'), 'locked\n');
@@ -137,5 +138,4 @@ test('a file without read permission is unreadable (denied), not gone', () => {
   expect([...r.missing]).toEqual([0, 0]);
   expect([...r.unreadable]).toEqual([0, UNREADABLE_DENIED]);
   expect([...r.size]).toEqual([5, 7]);
-  fs.rmSync(root, { recursive: true, force: true });
 });

@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
 import {
@@ -12,6 +15,21 @@ import {
   resolveWorkspace,
   type WorkspacePolicy,
 } from './index.ts';
+
+/** `resolveWorkspace(dir)` in a child process running as `uid` (and the same gid); its answer. */
+async function resolveAs(uid: number, dir: string): Promise<unknown> {
+  const module = pathToFileURL(path.join(import.meta.dirname, 'resolve.ts')).href;
+  const script =
+    `const { resolveWorkspace } = await import(${JSON.stringify(module)});` +
+    `const r = await resolveWorkspace(process.argv[1], { workspaceRoots: null, homeDir: '/nonexistent' });` +
+    `process.stdout.write(JSON.stringify(r));`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script, dir],
+    { uid, gid: uid, cwd: path.join(import.meta.dirname, '..', '..'), encoding: 'utf8' },
+  );
+  return JSON.parse(stdout) as unknown;
+}
 
 const open: WorkspacePolicy = { workspaceRoots: null, homeDir: os.homedir() };
 const dirs: string[] = [];
@@ -82,18 +100,11 @@ describe('workspace resolution', () => {
       expect(await resolveWorkspace(locked, open)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
       return;
     }
-    // root reads everything: check as an unprivileged user by switching the effective uid of this
-    // test process for the call (file access checks follow it), then switching back.
-    process.setegid!(65534);
-    process.seteuid!(65534);
-    let result;
-    try {
-      result = await resolveWorkspace(locked, { workspaceRoots: null, homeDir: '/nonexistent' });
-    } finally {
-      process.seteuid!(0);
-      process.setegid!(0);
-    }
-    expect(result).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
+    // Control: root reads everything, so this process resolves the locked folder.
+    expect(await resolveWorkspace(locked, open)).toMatchObject({ ok: true });
+    // The check as an unprivileged user runs in a child process started with that uid: this process
+    // never changes its own effective uid, so nothing else it runs meanwhile is affected.
+    expect(await resolveAs(65534, locked)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
   });
 
   it('B13: the root is the realpath of the folder named; kinds are git and filesystem', async () => {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { keyFromBytes, keyFromText } from './path-bytes.ts';
 import { scanTree, type ScanRequest } from './scan-tree.ts';
@@ -24,8 +24,25 @@ function writeBytes(root: string, rel: Buffer, text: string): void {
 }
 
 describe('scanTree', () => {
+  test('the soft deadline is checked before each folder: a fixed-step clock cuts the walk after a known number of folders', () => {
+    const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
+    for (const d of ['a', 'b', 'c']) writeBytes(root, Buffer.from(`${d}/f.txt`), `${d}\n`);
+    // Control: the same tree with the real clock and a generous deadline is walked whole.
+    const whole = scanTree(request(root));
+    expect(whole.truncated).toBeNull();
+    expect(whole.listedDirs).toHaveLength(4);
+    // Readings 0 (start), 4, 8, 12: the root and one folder fit a 10 ms deadline, the third check trips it.
+    const cut = scanTree(request(root, { timeoutMs: 10, clockStepMs: 4 }));
+    expect(cut.truncated).toBe('scan_time');
+    expect(cut.listedDirs).toHaveLength(2);
+    expect(cut.listedDirs[0]).toBe('');
+    expect(cut.paths).toEqual([`${cut.listedDirs[1]}/f.txt`]);
+  });
+
   test('B13: names read as text or as bytes give the same keys: non-UTF-8 folders, a literal U+FFFD, UTF-8, byte order', () => {
     const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const badDir = Buffer.from([0x64, 0xff]); // "d\xff": not UTF-8
     writeBytes(root, Buffer.concat([badDir, Buffer.from('/inner.txt')]), 'a\n');
     writeBytes(root, Buffer.concat([badDir, Buffer.from('/deeper/x.txt')]), 'b\n');
@@ -47,11 +64,11 @@ describe('scanTree', () => {
     expect([...t.size]).toEqual([2, 2, 2, 2, 2, 2]);
     expect(t.truncated).toBeNull();
     expect(t.listedDirs).toEqual(['', d, `${d}/deeper`, keyFromText('ünï')]);
-    fs.rmSync(root, { recursive: true, force: true });
   });
 
   test('B15: a start folder that is not UTF-8 is walked by its bytes; its own .git is skipped, a nested one is reported', () => {
     const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
     const start = Buffer.from([0x6e, 0xfe]);
     writeBytes(root, Buffer.concat([start, Buffer.from('/f.txt')]), 'x\n');
     writeBytes(root, Buffer.concat([start, Buffer.from('/.git/HEAD')]), 'ref\n');
@@ -60,6 +77,5 @@ describe('scanTree', () => {
     const t = scanTree(request(root, { starts: [key] }));
     expect(t.paths).toEqual([`${key}/f.txt`]);
     expect(t.nestedRepos).toEqual([`${key}/sub`]);
-    fs.rmSync(root, { recursive: true, force: true });
   });
 });

@@ -38,6 +38,13 @@ export interface ScanRequest {
   maxFiles: number;
   /** Soft deadline (ms from the start of the walk), checked between folders. */
   timeoutMs: number;
+  /**
+   * Tests only: the walk's clock reads 0, step, 2 x step, ... (one step per reading) instead of the
+   * monotonic clock, so the soft deadline trips after a known number of folders on a fast machine and
+   * a slow one alike (a step of 0 never trips it). A number, not a function, because the request
+   * crosses into a worker thread.
+   */
+  clockStepMs?: number;
 }
 
 export interface ScanTable {
@@ -123,9 +130,17 @@ class Column {
   }
 }
 
+/** The walk's clock: the monotonic clock, or a fixed-step one for a deterministic deadline. */
+function walkClock(stepMs: number | undefined): () => number {
+  if (stepMs === undefined) return () => performance.now();
+  let readings = 0;
+  return () => readings++ * stepMs;
+}
+
 export function scanTree(req: ScanRequest): ScanTable {
   const t0 = performance.now();
-  const deadline = t0 + req.timeoutMs;
+  const now = walkClock(req.clockStepMs);
+  const deadline = now() + req.timeoutMs;
   const prune = new Set(req.pruneDirs);
   const skip = new Set(req.skipFiles);
   const fsRules = req.mode === 'filesystem' ? createFsIgnore(req.gitignoreText) : null;
@@ -159,7 +174,7 @@ export function scanTree(req: ScanRequest): ScanTable {
   }
 
   walk: while (stackRel.length > 0) {
-    if (performance.now() > deadline) {
+    if (now() > deadline) {
       truncated = 'scan_time';
       break;
     }

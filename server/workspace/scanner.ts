@@ -38,6 +38,11 @@ export interface ScannerOptions {
   maxWorkers?: number;
   /** Most workers left stuck before new calls fail at once. */
   maxStuck?: number;
+  /**
+   * Tests only: every scan request carries this fixed clock step, so its soft deadline trips after a
+   * known number of folders (see `ScanRequest.clockStepMs`). Absent in the server.
+   */
+  walkClockStepMs?: number;
   /** The worker module (tests use one that really blocks). */
   workerUrl?: URL;
   log?: (message: string) => void;
@@ -266,7 +271,8 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
   if (!inThread) spawn();
 
   return {
-    scan: (req) => call<ScanTable>('scan', req),
+    scan: (req) =>
+      call<ScanTable>('scan', opts.walkClockStepMs === undefined ? req : { ...req, clockStepMs: opts.walkClockStepMs }),
     read: (req) => call<ReadResult>('read', req),
     stuck: () => stuck.size,
     close: async (waitMs = 2_000) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createTempRepo } from '../../test-support/index.ts';
 import { keyFromText } from '../../workspace/path-bytes.ts';
 import { findStanzaStarts, parseDiffOutput } from './diff-parse.ts';
@@ -45,6 +45,7 @@ describe('parseDiffOutput', () => {
     const repo = createTempRepo({
       files: { 'a.txt': 'a\nb\n', 'old.txt': 'same\nsame\nsame\n', 'bin.dat': Buffer.from([0, 1, 2]) },
     });
+    onTestFinished(() => repo.cleanup());
     repo.write('a.txt', 'a\nc\n');
     repo.git('mv', 'old.txt', 'new name.txt');
     repo.write('bin.dat', Buffer.from([0, 1, 3]));
@@ -63,7 +64,6 @@ describe('parseDiffOutput', () => {
     expect(stanzas[0]).toMatch(/^diff --git a\/a.txt b\/a.txt\n[\s\S]*\+c\n$/);
     expect(stanzas[1]).toContain('Binary files');
     expect(stanzas[2]).toContain('rename to new name.txt');
-    repo.cleanup();
   });
 
   it('leaves the last stanza out when the output was cut', () => {
@@ -88,6 +88,7 @@ describe('newFileStanza', () => {
       ['one line', Buffer.from('single\n')],
     ];
     const repo = createTempRepo({ files: { keep: 'k\n' } });
+    onTestFinished(() => repo.cleanup());
     for (const [name, content] of cases) repo.write(name, content);
     for (const [name, content] of cases) {
       repo.git('add', '-N', '--', name);
@@ -101,7 +102,6 @@ describe('newFileStanza', () => {
       });
       expect(mine.toString('utf8')).toBe(expected);
     }
-    repo.cleanup();
   });
 
   it('counts lines like numstat and writes a binary stanza without content', () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { GitDiffOutput, GitStatusOutput } from '../../../shared/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../../test-support/index.ts';
 import { toolHarness } from './testing.ts';
@@ -125,7 +125,8 @@ describe('git_status', () => {
   it('reports ahead/behind against the upstream, and answers inside a linked worktree', async () => {
     const upstream = fresh({ 'u.txt': '1\n' });
     const clone = createTempDir();
-    fs.rmSync(clone, { recursive: true });
+    onTestFinished(() => fs.rmSync(clone, { recursive: true, force: true }));
+    fs.rmSync(clone, { recursive: true }); // git clone makes the folder itself
     upstream.git('clone', '-q', upstream.dir, clone);
     const local = createTempRepo({ git: false });
     repos.push(local);
@@ -142,13 +143,13 @@ describe('git_status', () => {
       branches: [{ name: 'main', upstream: 'origin/main' }],
     });
 
-    const wt = path.join(createTempDir(), 'wt');
+    const wtParent = createTempDir();
+    onTestFinished(() => fs.rmSync(wtParent, { recursive: true, force: true }));
+    const wt = path.join(wtParent, 'wt');
     upstream.git('worktree', 'add', '-q', '-b', 'side', wt);
     fs.writeFileSync(path.join(wt, 'side.txt'), 's\n');
     const w = await toolHarness(wt).call<GitStatusOutput>('git_status');
     expect(w).toMatchObject({ branch: 'side', untracked: ['side.txt'] });
-    fs.rmSync(clone, { recursive: true, force: true });
-    fs.rmSync(path.dirname(wt), { recursive: true, force: true });
   });
 });
 

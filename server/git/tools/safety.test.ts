@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import {
   createTempDir,
   createTempRepo,
@@ -110,6 +110,7 @@ describe('a path never leaves the repository', () => {
   it('refuses traversal, absolute paths outside, .git, and a symlink leaving the repository', async () => {
     const repo = fresh();
     const outside = createTempDir();
+    onTestFinished(() => fs.rmSync(outside, { recursive: true, force: true }));
     fs.writeFileSync(path.join(outside, 'secret.txt'), 'secret\n');
     fs.symlinkSync(outside, path.join(repo.dir, 'escape'));
     fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(repo.dir, 'secret-link'));
@@ -138,6 +139,5 @@ describe('a path never leaves the repository', () => {
     // Inside-the-repository spellings still work.
     expect(await h.call('git_diff', { path: './a.txt' })).toMatchObject({ files_changed: 0 });
     expect(await h.call('git_diff', { path: path.join(repo.dir, 'a.txt') })).toMatchObject({ files_changed: 0 });
-    fs.rmSync(outside, { recursive: true, force: true });
   });
 });
