@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { wholeRunPatch } from '../delta/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { splitNul } from '../workspace/index.ts';
+import { splitNul } from '../paths/index.ts';
 import { resolved, testEngine } from '../test-support/engine-harness.ts';
 
 /**

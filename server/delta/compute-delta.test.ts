@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyFromBytes, keyFromText } from '../workspace/path-bytes.ts';
+import { keyFromBytes, keyFromText } from '../paths/index.ts';
 import { computeDelta, wholeRunPatch } from './index.ts';
 import { cutToBytes, toPatchText } from './patch-text.ts';
 import type { CandidateChange, DeltaInput, FileSide, LineDiff } from './types.ts';
