@@ -1,5 +1,4 @@
 export { createApp, type AppDeps } from './app.ts';
-export { parseBridgeEvent, bridgeEventSchema, isValidId } from './bridge-schema.ts';
 export { DEFAULT_WEB_DIR } from './web.ts';
 export { SESSIONS_PAGE, MESSAGES_PAGE } from './sessions.ts';
 export { toolsRouter, type ToolsRouterDeps } from './tools.ts';
