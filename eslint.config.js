@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import vue from 'eslint-plugin-vue';
 import globals from 'globals';
+import boundaries from './scripts/import-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'test-results/**', 'playwright-report/**'] },
@@ -23,5 +24,11 @@ export default tseslint.config(
       'vue/singleline-html-element-content-newline': 'off',
       'vue/html-self-closing': 'off',
     },
+  },
+  {
+    // The layers: which part of the repository may import which (the table is in the rule's file).
+    files: ['server/**/*.ts', 'shared/**/*.ts', 'web/**/*.ts', 'web/**/*.vue'],
+    plugins: { rundiff: boundaries },
+    rules: { 'rundiff/import-boundaries': 'error' },
   },
 );

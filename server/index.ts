@@ -16,10 +16,9 @@ import type {
   ToolCompletedEvent,
   ToolStartedEvent,
 } from '../shared/index.ts';
-import { parseBridgeEvent } from './api/index.ts';
 import { createEngine } from './checkpoint/index.ts';
 import { resolveConfig, type Config } from './config.ts';
-import { createBridge, silentEmitter, startRetention, type BridgeEmitter } from './runs/index.ts';
+import { createBridge, parseBridgeEvent, silentEmitter, startRetention, type BridgeEmitter } from './runs/index.ts';
 import { openStore, type Store } from './store/index.ts';
 
 export { createServer, type RunningServer, type ServerOptions, type ServerContext } from './main.ts';

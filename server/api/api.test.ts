@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { VERSION } from '../version.ts';
 import { createStore, openDatabase } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { connectClient, startTestServer, type TestServer } from './test-harness.ts';
+import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { changesRouter } from './changes.ts';
 import { demoRouter } from './demo.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
 import { healthRouter } from './health.ts';
-import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from './security.ts';
+import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import { sessionsRouter } from './sessions.ts';
 import { webRouter } from './web.ts';
 

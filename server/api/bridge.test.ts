@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { connectClient, startTestServer, type TestClient, type TestServer } from './test-harness.ts';
+import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

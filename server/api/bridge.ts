@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import type { Bridge } from '../runs/index.ts';
-import { parseBridgeEvent } from './bridge-schema.ts';
+import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
 
 /** `POST /api/bridge/events`: one event per request, validated here, answered by the bridge. */
 export function bridgeRouter(bridge: Bridge): Router {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './test-harness.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 let open: TestServer[] = [];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { httpBridgeSender } from '../bridge-client/index.ts';
 import { playDemo } from '../demo/index.ts';
 import { AppError } from '../errors.ts';
-import type { SecurityPolicy } from './security.ts';
+import type { SecurityPolicy } from '../security/index.ts';
 
 /** The answer of `POST /api/demo`: the session the demo plays into. */
 export interface DemoStartResponse {

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { isValidId } from './bridge-schema.ts';
+import { isValidId } from '../runs/index.ts';
 
 /** Path and query parameters. Express has already percent-decoded path parameters (once). */
 

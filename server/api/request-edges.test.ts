@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { io as connect } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './test-harness.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

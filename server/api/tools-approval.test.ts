@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApprovalRequestedPayload, ApprovalResolvedPayload } from '../../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { connectClient, startTestServer, type RawResponse, type TestClient, type TestServer } from './test-harness.ts';
+import {
+  connectClient,
+  startTestServer,
+  type RawResponse,
+  type TestClient,
+  type TestServer,
+} from '../test-support/server-harness.ts';
 
 /**
  * Commit approval over REST (`RUNDIFF_REQUIRE_COMMIT_APPROVAL=1`): the plan is announced to

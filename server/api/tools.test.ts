@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { startTestServer, type RawResponse, type TestServer } from './test-harness.ts';
+import { startTestServer, type RawResponse, type TestServer } from '../test-support/server-harness.ts';
 
 /**
  * The git tools over REST against the real server (port 0, real SQLite) and real repositories:

@@ -24,7 +24,7 @@ import {
 import { runChanges, runChangesInput } from '../run-changes/index.ts';
 import type { Store } from '../store/index.ts';
 import { CALLS_PAGE, type CallLog } from '../tools-log/index.ts';
-import { isValidId } from './bridge-schema.ts';
+import { isValidId } from '../runs/index.ts';
 import { intQuery } from './params.ts';
 import { restCatalog } from './tools-catalog.ts';
 

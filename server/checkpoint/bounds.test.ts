@@ -4,7 +4,7 @@ import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { createEngine } from './index.ts';
-import { resolved, rows, runChange, testEngine } from './test-helpers.ts';
+import { resolved, rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 const engines: ReturnType<typeof testEngine>[] = [];
 const engineWith = (limits: Parameters<typeof testEngine>[0]) => {

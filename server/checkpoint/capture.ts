@@ -1,13 +1,7 @@
 import type { Limits, WorkspaceKind } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import {
-  MODE_LINK,
-  modeText,
-  ScanDeadlineError,
-  type PathKey,
-  type ReadResult,
-  type Scanner,
-} from '../workspace/index.ts';
+import { MODE_LINK, modeText, ScanDeadlineError, type ReadResult, type Scanner } from '../workspace/index.ts';
+import type { PathKey } from '../paths/index.ts';
 import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,

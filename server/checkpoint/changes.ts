@@ -1,7 +1,8 @@
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { CandidateChange, FileSide } from '../delta/types.ts';
 import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
-import { MODE_LINK, modeText, type PathKey, type ReadResult, type Scanner } from '../workspace/index.ts';
+import { MODE_LINK, modeText, type ReadResult, type Scanner } from '../workspace/index.ts';
+import type { PathKey } from '../paths/index.ts';
 import { blobId } from '../workspace/read-contents.ts';
 import { covers } from './coverage.ts';
 import { reasonFor } from './git-listing.ts';

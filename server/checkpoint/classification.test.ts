@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
-import { rows, runChange, testEngine } from './test-helpers.ts';
+import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 const engine = testEngine();
 afterAll(() => engine.close());

@@ -1,4 +1,4 @@
-import type { PathKey } from '../workspace/index.ts';
+import type { PathKey } from '../paths/index.ts';
 
 /**
  * Which paths a scan can vouch for. A complete scan covers everything it did not prune; a cut scan

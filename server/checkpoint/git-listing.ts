@@ -4,7 +4,7 @@ import type { TruncatedReason } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import { findRepo, listIgnored, type IndexEntry } from '../git/index.ts';
 import { listIndexFast } from './index-listing.ts';
-import type { PathKey } from '../workspace/index.ts';
+import type { PathKey } from '../paths/index.ts';
 import type { GitArea, IgnoreState } from './model.ts';
 
 /**

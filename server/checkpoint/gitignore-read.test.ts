@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/index.ts';
-import { rows, runChange, testEngine } from './test-helpers.ts';
+import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 /** The root `.gitignore` of a non-git workspace is read like any workspace file. */
 

@@ -1,5 +1,5 @@
 import type { TruncatedReason, WorkspaceKind } from '../../shared/index.ts';
-import type { PathKey } from '../workspace/index.ts';
+import type { PathKey } from '../paths/index.ts';
 import type { Coverage } from './coverage.ts';
 
 /** How a checkpointed file's start content can be recovered at completion. */

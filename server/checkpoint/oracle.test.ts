@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { wholeRunPatch } from '../delta/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { splitNul } from '../workspace/index.ts';
-import { resolved, testEngine } from './test-helpers.ts';
+import { splitNul } from '../paths/index.ts';
+import { resolved, testEngine } from '../test-support/engine-harness.ts';
 
 /**
  * Oracle: a seeded generated history mixing odd names, CRLF, binaries, exact and partial renames,

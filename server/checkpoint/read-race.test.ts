@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import { afterEach, expect, it } from 'vitest';
 import { wholeRunPatch } from '../delta/whole-run-patch.ts';
 import { createTempDir } from '../test-support/index.ts';
-import { resolved, testEngine } from './test-helpers.ts';
+import { resolved, testEngine } from '../test-support/engine-harness.ts';
 
 /**
  * Files swapped while the engine takes and completes checkpoints: a regular file, a symlink to a

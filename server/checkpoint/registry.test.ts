@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
 import { createTempRepo } from '../test-support/temp-repo.ts';
-import { resolved, rows, runChange, testEngine } from './test-helpers.ts';
+import { resolved, rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {

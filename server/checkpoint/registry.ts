@@ -1,14 +1,8 @@
 import { TRUNCATED_REASONS, type TruncatedReason } from '../../shared/index.ts';
 import { computeDelta } from '../delta/index.ts';
 import { createGitDiffEngine } from '../git/index.ts';
-import {
-  createScanner,
-  isInside,
-  keyFromText,
-  ownFilesUnder,
-  type Scanner,
-  type ScannerOptions,
-} from '../workspace/index.ts';
+import { createScanner, isInside, ownFilesUnder, type Scanner, type ScannerOptions } from '../workspace/index.ts';
+import { keyFromText } from '../paths/index.ts';
 import { captureCheckpoint } from './capture.ts';
 import { collectChanges } from './changes.ts';
 import type { Checkpoint, IgnoreState } from './model.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { ALL_PLANTS_RAN, plantControls } from '../test-support/planted.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
-import { rows, runChange, testEngine } from './test-helpers.ts';
+import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 const engine = testEngine();
 afterAll(() => engine.close());

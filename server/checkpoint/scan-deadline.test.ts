@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { BLOCKING_SCAN_WORKER, createTempDir, plantBlockingFifo, unblockFifo } from '../test-support/index.ts';
 import { createEngine } from './registry.ts';
-import { resolved, testEngine } from './test-helpers.ts';
+import { resolved, testEngine } from '../test-support/engine-harness.ts';
 import type { CheckpointEngine } from './types.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];

@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo, withoutPermissionOverride, type TempRepo } from '../test-support/index.ts';
-import { rows } from './test-helpers.ts';
+import { rows } from '../test-support/engine-harness.ts';
 import type { DeltaResult } from './types.ts';
 
 /**
@@ -16,7 +16,7 @@ import type { DeltaResult } from './types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TSX = path.join(here, '../../bin/tsx.js');
-const CHILD = path.join(here, 'engine-child.ts');
+const CHILD = path.join(here, '../test-support/engine-child.ts');
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

@@ -1,16 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import {
-  keyFromText,
-  pseudoMountsBelow,
-  readInside,
-  safeRoot,
-  ScanDeadlineError,
-  type PathKey,
-  type ScanTable,
-  type Scanner,
-} from '../workspace/index.ts';
+import { pseudoMountsBelow, ScanDeadlineError, type ScanTable, type Scanner } from '../workspace/index.ts';
+import { keyFromText, type PathKey } from '../paths/index.ts';
+import { readInside, safeRoot } from '../fs/index.ts';
 import type { Coverage } from './coverage.ts';
 import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
 import { addReason, type GitArea, type IgnoreState } from './model.ts';

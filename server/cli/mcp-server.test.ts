@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ApprovalRequestedPayload } from '../../shared/index.ts';
-import { connectClient, startTestServer, type TestServer } from '../api/test-harness.ts';
+import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { openDatabase } from '../store/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
 import { createCallLog } from '../tools-log/index.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer } from '../api/test-harness.ts';
+import { startTestServer } from '../test-support/server-harness.ts';
 import { createRundiff } from '../index.ts';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
 

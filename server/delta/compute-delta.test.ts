@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { keyFromBytes, keyFromText } from '../workspace/path-bytes.ts';
+import { keyFromBytes, keyFromText } from '../paths/index.ts';
 import { jsdiffLikelyFits, jsdiffLineDiff } from './hunks.ts';
 import { computeDelta, wholeRunPatch } from './index.ts';
 import { cutToBytes, toPatchText } from './patch-text.ts';

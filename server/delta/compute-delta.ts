@@ -1,5 +1,5 @@
 import type { ChangeType, OmittedReason, TruncatedReason } from '../../shared/index.ts';
-import { comparePathKeys, displayPath, type PathKey } from '../workspace/path-bytes.ts';
+import { comparePathKeys, displayPath, type PathKey } from '../paths/index.ts';
 import { countLines, indexOid, isBinarySide, modeType, sameContent } from './content.ts';
 import { wholeFileHunk } from './hunks.ts';
 import { diffInProcess, diffRemaining, type DiffJob, type DiffResults } from './line-diffs.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitDiffEngine } from '../git/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { keyFromBytes, keyToBytes, type PathKey } from '../workspace/path-bytes.ts';
+import { keyFromBytes, keyToBytes, type PathKey } from '../paths/index.ts';
 import { computeDelta, wholeRunPatch } from './index.ts';
 import type { CandidateChange, DeltaInput, DeltaOutput, FileSide } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { PathKey } from '../workspace/path-bytes.ts';
+import type { PathKey } from '../paths/index.ts';
 import { jsdiffLikelyFits, jsdiffLineDiff } from './hunks.ts';
 import { gitPreprocessKeepsMinimal, MAX_MINIMAL_EDITS } from './minimal-safe.ts';
 import type { DeltaInput, LineDiff } from './types.ts';

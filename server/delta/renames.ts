@@ -1,4 +1,4 @@
-import { comparePathKeys, type PathKey } from '../workspace/path-bytes.ts';
+import { comparePathKeys, type PathKey } from '../paths/index.ts';
 import { contentIdentity, isRegularMode } from './content.ts';
 import type { FileSide, RenamePair } from './types.ts';
 

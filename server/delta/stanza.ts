@@ -1,4 +1,4 @@
-import { gitQuotePath, type PathKey } from '../workspace/path-bytes.ts';
+import { gitQuotePath, type PathKey } from '../paths/index.ts';
 
 /** One file's stanza in `git diff` format: header lines as git writes them, then the hunks. */
 

@@ -1,5 +1,5 @@
 import type { ChangeType, Limits, OmittedReason, TruncatedReason } from '../../shared/index.ts';
-import type { PathKey } from '../workspace/path-bytes.ts';
+import type { PathKey } from '../paths/index.ts';
 
 /**
  * The pure delta's input and output. The checkpoint module decides WHICH files changed (by content)

@@ -1,5 +1,5 @@
 import type { ChangeType, OmittedReason } from '../../shared/index.ts';
-import { comparePathKeys, gitQuotePath, keyFromBytes, keyFromText, type PathKey } from '../workspace/path-bytes.ts';
+import { comparePathKeys, gitQuotePath, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
 
 /** A stored file row, as much of it as the whole-run patch needs. */
 export interface FilePatchRow {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { gitQuotePath, keyFromBytes, keyFromText } from '../workspace/path-bytes.ts';
+import { gitQuotePath, keyFromBytes, keyFromText } from '../paths/index.ts';
 import {
   attributePattern,
   createGitDiffEngine,

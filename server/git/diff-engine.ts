@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runGit, type GitConfigPair } from './runner.ts';
-import { keyFromBytes, keyToBytes, type PathKey } from '../workspace/path-bytes.ts';
+import { keyFromBytes, keyToBytes, type PathKey } from '../paths/index.ts';
 import type {
   BatchDiff,
   FallbackDiff,

@@ -1,5 +1,5 @@
 import { runGit, type GitConfigPair, type GitRunOptions } from './runner.ts';
-import { keyFromBytes, splitNul, type PathKey } from '../workspace/path-bytes.ts';
+import { keyFromBytes, splitNul, type PathKey } from '../paths/index.ts';
 import { AppError } from '../errors.ts';
 
 /**

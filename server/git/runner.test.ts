@@ -10,7 +10,7 @@ import {
   plantHostileConfig,
   type TempRepo,
 } from '../test-support/index.ts';
-import { displayPath, keyFromBytes, keyFromText } from '../workspace/index.ts';
+import { displayPath, keyFromBytes, keyFromText } from '../paths/index.ts';
 import {
   checkAttrs,
   filterOverrides,

@@ -1,16 +1,7 @@
 import { listIgnored, runGit } from '../git/index.ts';
-import {
-  createFsIgnore,
-  displayPath,
-  isSqliteSidecar,
-  keyFromBytes,
-  keyFromText,
-  ownFilesUnder,
-  readInside,
-  safeRoot,
-  splitNul,
-  type ResolvedWorkspace,
-} from '../workspace/index.ts';
+import { createFsIgnore, isSqliteSidecar, ownFilesUnder, type ResolvedWorkspace } from '../workspace/index.ts';
+import { displayPath, keyFromBytes, keyFromText, splitNul } from '../paths/index.ts';
+import { readInside, safeRoot } from '../fs/index.ts';
 import type { FeedIgnore } from './feed.ts';
 
 /**

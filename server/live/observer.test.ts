@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { DiffProgressPayload } from '../../shared/index.ts';
-import { startTestServer, type TestServer } from '../api/test-harness.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, startRenameStorm, type TempRepo } from '../test-support/index.ts';
 import type { FeedBudget } from './index.ts';
 

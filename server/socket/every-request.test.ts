@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../api/test-harness.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { io as connect } from 'socket.io-client';
-import { startTestServer } from '../api/test-harness.ts';
+import { startTestServer } from '../test-support/server-harness.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

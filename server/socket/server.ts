@@ -1,16 +1,9 @@
 import { ServerResponse, STATUS_CODES, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
 import type { Ack, ClientToServerEvents, ServerEventName, ServerToClientEvents } from '../../shared/index.ts';
-import {
-  bearerToken,
-  checkHostAndOrigin,
-  isValidId,
-  tokenMatches,
-  unauthorized,
-  type SecurityPolicy,
-} from '../api/index.ts';
+import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import type { AppError } from '../errors.ts';
-import type { BridgeEmitter, EventPayload } from '../runs/index.ts';
+import { isValidId, type BridgeEmitter, type EventPayload } from '../runs/index.ts';
 
 export type IoServer = Server<ClientToServerEvents, ServerToClientEvents>;
 type IoSocket = Socket<ClientToServerEvents, ServerToClientEvents>;

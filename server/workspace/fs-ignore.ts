@@ -1,5 +1,5 @@
 import ignore from 'ignore';
-import type { PathKey } from './path-bytes.ts';
+import type { PathKey } from '../paths/index.ts';
 
 /**
  * What a non-git workspace skips (B15): well-known dependency/build/cache folders, binary and

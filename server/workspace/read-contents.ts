@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { PathKey } from './path-bytes.ts';
+import type { PathKey } from '../paths/index.ts';
 import {
   closeFolder,
   openFolderInside,
@@ -14,7 +14,7 @@ import {
   type OpenResult,
   type SafeRoot,
   type UnreadableReason,
-} from './safe-read.ts';
+} from '../fs/index.ts';
 
 /**
  * Reads the content of chosen files (runs in the scan worker). Kept bytes are packed into one

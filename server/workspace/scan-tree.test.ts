@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { keyFromBytes, keyFromText } from './path-bytes.ts';
+import { keyFromBytes, keyFromText } from '../paths/index.ts';
 import { scanTree, type ScanRequest } from './scan-tree.ts';
 
 const request = (root: string, over: Partial<ScanRequest> = {}): ScanRequest => ({

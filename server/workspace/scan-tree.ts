@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createFsIgnore, isSqliteSidecar } from './fs-ignore.ts';
-import type { PathKey } from './path-bytes.ts';
+import type { PathKey } from '../paths/index.ts';
 
 /**
  * The synchronous stat walk (runs in the scan worker: sync fs calls are several times faster than

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { displayPath, keyToBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { displayPath, keyToBytes, type PathKey } from '../../paths/index.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import type { ObjectFormat, WorktreeEntry } from './repo-state.ts';
 

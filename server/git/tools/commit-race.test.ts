@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { GitDiffOutput } from '../../../shared/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../../test-support/index.ts';
 import { callTool } from './call-tool.ts';
-import { toolHarness, withIdentity } from './testing.ts';
+import { toolHarness, withIdentity } from '../../test-support/tool-harness.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

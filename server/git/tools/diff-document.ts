@@ -2,15 +2,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { GitDiffFile, GitDiffOmitted, GitDiffOmittedReason } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
-import {
-  comparePathKeys,
-  displayPath,
-  keyFromBytes,
-  keyToBytes,
-  splitNul,
-  type PathKey,
-} from '../../workspace/path-bytes.ts';
-import { openInside, pathBelow, readInside, safeRoot } from '../../workspace/safe-read.ts';
+import { comparePathKeys, displayPath, keyFromBytes, keyToBytes, splitNul, type PathKey } from '../../paths/index.ts';
+import { openInside, pathBelow, readInside, safeRoot } from '../../fs/index.ts';
 import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import { parseDiffOutput, stanzaNewOid } from './diff-parse.ts';

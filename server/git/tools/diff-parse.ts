@@ -1,4 +1,4 @@
-import { keyFromBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { keyFromBytes, type PathKey } from '../../paths/index.ts';
 
 /**
  * Pure parser for one `git diff --raw --numstat -p -z` output: the raw records (modes, object ids,

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTempRepo, plantFilterDriver, type TempRepo } from '../../test-support/index.ts';
 import { filterOverrides } from '../repo.ts';
 import { runGit } from '../runner.ts';
-import { toolHarness } from './testing.ts';
+import { toolHarness } from '../../test-support/tool-harness.ts';
 
 const repos: TempRepo[] = [];
 afterEach(() => {

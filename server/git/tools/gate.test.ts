@@ -11,7 +11,7 @@ import {
   type TempRepo,
 } from '../../test-support/index.ts';
 import { ToolSession } from './review.ts';
-import { toolHarness, withIdentity } from './testing.ts';
+import { toolHarness, withIdentity } from '../../test-support/tool-harness.ts';
 
 const repos: TempRepo[] = [];
 const fresh = (files: Record<string, string> = { 'a.txt': 'one\n', 'b.txt': 'bee\n' }) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CommitPlan, GitCommitOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
-import { comparePathKeys, displayPath, type PathKey } from '../../workspace/path-bytes.ts';
+import { comparePathKeys, displayPath, type PathKey } from '../../paths/index.ts';
 import { checkAttrs } from '../repo.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import type { ToolRun } from './context.ts';
@@ -16,7 +16,7 @@ import { emptyTree } from './refs.ts';
 import { objectFormat, readModeRule, readRepoState, readWorktreeEntry, type WorktreeEntry } from './repo-state.ts';
 import { buildPathsCommit } from './commit-build.ts';
 import { withPrivateIndex } from './private-index.ts';
-import { safeRoot } from '../../workspace/safe-read.ts';
+import { safeRoot } from '../../fs/index.ts';
 import { evaluateGate, type GateNeed } from './review.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { GitDiffOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
-import type { PathKey } from '../../workspace/path-bytes.ts';
+import type { PathKey } from '../../paths/index.ts';
 import type { ToolRun } from './context.ts';
 import { collectDiff, pageOf, toDiffFile, type DocFile } from './diff-document.ts';
 import { pathspecArgs, resolveToolPath } from './paths.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { GitStatusFile, GitStatusOutput, PorcelainLetter } from '../../../shared/index.ts';
-import { displayPath } from '../../workspace/path-bytes.ts';
+import { displayPath } from '../../paths/index.ts';
 import { runGit } from '../runner.ts';
 import { parseStatusV2 } from './porcelain.ts';
 import type { ToolRun } from './context.ts';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { gitQuotePath, keyFromText, type PathKey } from '../../workspace/path-bytes.ts';
+import { gitQuotePath, keyFromText, type PathKey } from '../../paths/index.ts';
 
 /**
  * Pure: the stanza git would print for an untracked file shown as a new file (what `git add -N`

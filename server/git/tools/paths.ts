@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { keyFromText, keyToBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { keyFromText, keyToBytes, type PathKey } from '../../paths/index.ts';
 
 /**
  * A path argument never leaves the repository: it is normalised against the work tree's top level,

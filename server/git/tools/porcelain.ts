@@ -1,4 +1,4 @@
-import { keyFromBytes, type PathKey } from '../../workspace/path-bytes.ts';
+import { keyFromBytes, type PathKey } from '../../paths/index.ts';
 import { AppError } from '../../errors.ts';
 
 /**

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { keyFromText } from '../../workspace/path-bytes.ts';
-import { openInside, readFdExact, safeRoot } from '../../workspace/safe-read.ts';
+import { keyFromText } from '../../paths/index.ts';
+import { openInside, readFdExact, safeRoot } from '../../fs/index.ts';
 
 /**
  * Runs `fn` with a private copy of the index in GIT_INDEX_FILE. `git diff` against the work tree

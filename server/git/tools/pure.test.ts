@@ -1,6 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createTempRepo } from '../../test-support/index.ts';
-import { keyFromText } from '../../workspace/path-bytes.ts';
+import { keyFromText } from '../../paths/index.ts';
 import { findStanzaStarts, parseDiffOutput } from './diff-parse.ts';
 import { blobOid, countLines, newFileStanza } from './new-file-patch.ts';
 import { cutPage } from './paging.ts';

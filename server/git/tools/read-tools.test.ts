@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { GitDiffOutput, GitStatusOutput } from '../../../shared/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../../test-support/index.ts';
-import { toolHarness } from './testing.ts';
+import { toolHarness } from '../../test-support/tool-harness.ts';
 
 const repos: TempRepo[] = [];
 const fresh = (files: Record<string, string | Buffer> = { 'a.txt': 'one\n' }, commit = true) => {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { runGit, type GitConfigPair } from '../runner.ts';
-import { keyFromBytes, splitNul, type PathKey } from '../../workspace/path-bytes.ts';
-import { openInside, readFdExact, readLinkInside, safeRoot, type SafeRoot } from '../../workspace/safe-read.ts';
+import { keyFromBytes, splitNul, type PathKey } from '../../paths/index.ts';
+import { openInside, readFdExact, readLinkInside, safeRoot, type SafeRoot } from '../../fs/index.ts';
 import { blobOid } from './new-file-patch.ts';
 
 /**

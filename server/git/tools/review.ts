@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PathKey } from '../../workspace/path-bytes.ts';
+import type { PathKey } from '../../paths/index.ts';
 
 /**
  * The commit gate's memory: per tool session (one MCP connection, or one REST `tool_session`) and

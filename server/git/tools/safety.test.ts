@@ -10,7 +10,7 @@ import {
   plantHostileConfig,
   type TempRepo,
 } from '../../test-support/index.ts';
-import { toolHarness, withIdentity } from './testing.ts';
+import { toolHarness, withIdentity } from '../../test-support/tool-harness.ts';
 
 const repos: TempRepo[] = [];
 const fresh = (files: Record<string, string> = { 'a.txt': 'one\n', 'b.txt': 'bee\n' }) => {

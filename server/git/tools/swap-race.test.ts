@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitDiffOutput } from '../../../shared/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../../test-support/index.ts';
-import { toolHarness } from './testing.ts';
+import { toolHarness } from '../../test-support/tool-harness.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GitDiffOutput } from '../../../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../../test-support/index.ts';
-import { toolHarness, withIdentity } from './testing.ts';
+import { toolHarness, withIdentity } from '../../test-support/tool-harness.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -10,7 +10,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { Limits } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { createServer, type RunningServer, type ServerOptions } from '../main.ts';
-import { createTempDir } from '../test-support/temp-repo.ts';
+import { createTempDir } from './temp-repo.ts';
 
 export interface TestServerOptions extends ServerOptions {
   /** Reuse a database file (restart tests). */

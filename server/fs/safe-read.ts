@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { keyToBytes, type PathKey } from './path-bytes.ts';
+import { keyToBytes, type PathKey } from '../paths/index.ts';
 
 /**
  * The one way rundiff reads a file inside a workspace (engine, snapshots, git tools, reverts).

@@ -1,9 +1,6 @@
-import { AppError } from '../../errors.ts';
-import type { TempRepo } from '../../test-support/index.ts';
-import { callTool } from './call-tool.ts';
-import type { ToolContext } from './context.ts';
-import { createWorkspaceCatalog } from './repositories.ts';
-import { ToolSession } from './review.ts';
+import { AppError } from '../errors.ts';
+import { callTool, createWorkspaceCatalog, ToolSession, type ToolContext } from '../git/tools/index.ts';
+import type { TempRepo } from './temp-repo.ts';
 
 /** Test helper: the tools on real temporary repositories, one tool session per harness. */
 export interface ToolHarness {

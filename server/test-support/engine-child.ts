@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { wholeRunPatch } from '../delta/whole-run-patch.ts';
-import { resolved, testEngine } from './test-helpers.ts';
+import { resolved, testEngine } from './engine-harness.ts';
 
 /**
  * Test support, run as its own process (possibly as another user): takes a checkpoint of the

@@ -1,7 +1,6 @@
 import { DEFAULT_LIMITS, type Limits } from '../../shared/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/index.ts';
-import { createEngine } from './registry.ts';
-import type { CheckpointEngine, DeltaResult, StartResult } from './types.ts';
+import { createEngine, type CheckpointEngine, type DeltaResult, type StartResult } from '../checkpoint/index.ts';
 
 /** Test support: a real engine over a real folder, one run at a time. */
 

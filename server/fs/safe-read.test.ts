@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { asUnprivileged } from '../test-support/index.ts';
-import { keyFromText } from './path-bytes.ts';
+import { keyFromText } from '../paths/index.ts';
 import { closeFolder, openFolderInside, openInFolder, readInside, safeRoot, type OpenResult } from './safe-read.ts';
 
 const made: string[] = [];

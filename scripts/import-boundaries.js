@@ -1,0 +1,215 @@
+// ESLint rule `rundiff/import-boundaries`: the direction of imports between the parts of the
+// repository, so a wrong-way import fails `npm run lint` (and so `npm test`) instead of waiting for a
+// review. Plain JS so eslint.config.js loads it without a TypeScript loader.
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Building blocks of the table below, from the bottom up.
+/** Imported by nearly everything on the server; they import only `shared/`. */
+const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.ts'];
+/** Checkpoints, deltas, git, workspaces and the two leaves below them. */
+const ENGINE = ['server/checkpoint', 'server/delta', 'server/git', 'server/workspace', 'server/fs', 'server/paths'];
+const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
+const RUNS = ['server/runs', 'server/run-changes', 'server/live'];
+
+/**
+ * What each part may import (besides its own files and npm packages). A key is a folder or a single
+ * file, relative to the repository root; a file belongs to the longest key that contains it. The
+ * direction: cli/api/socket -> runs -> checkpoint/delta/store/git/workspace -> leaves (fs, paths,
+ * security, errors, config); web/ imports only shared/; shared/ imports nothing. A folder on the
+ * server that is missing here is an error, so a new folder states its place when it is added.
+ */
+export const MAY_IMPORT = {
+  shared: [],
+  web: ['shared'],
+
+  // Leaves.
+  'server/version.ts': [],
+  'server/errors.ts': ['shared'],
+  'server/config.ts': ['shared', 'server/errors.ts'],
+  'server/paths': [],
+  'server/fs': ['server/paths'],
+  'server/security': ['server/errors.ts'],
+  'server/bridge-client': ['shared'],
+  'server/demo': ['shared'],
+
+  // Engine and storage, each folder below the next: delta <- git <- workspace <- checkpoint.
+  'server/delta': ['shared', 'server/paths'],
+  'server/git': [...BASE, 'server/delta', 'server/fs', 'server/paths'],
+  'server/workspace': [...BASE, 'server/git', 'server/fs', 'server/paths'],
+  'server/checkpoint': [...BASE, 'server/workspace', 'server/git', 'server/delta', 'server/fs', 'server/paths'],
+  'server/store': BASE,
+  'server/approvals': BASE,
+  'server/tools-log': [...BASE, 'server/store'],
+
+  // Runs: the bridge between the edges and the engine.
+  'server/runs': [...BASE, ...ENGINE, ...STORAGE],
+  'server/run-changes': [...BASE, ...ENGINE, ...STORAGE, 'server/runs'],
+  'server/live': [...BASE, ...ENGINE, 'server/runs'],
+  'server/jobs': [...BASE, ...ENGINE, ...STORAGE, ...RUNS],
+
+  // Edges: none imports another.
+  'server/api': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/security', 'server/bridge-client', 'server/demo'],
+  'server/socket': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/security'],
+  'server/cli': [
+    ...BASE,
+    ...ENGINE,
+    ...STORAGE,
+    ...RUNS,
+    'server/bridge-client',
+    'server/demo',
+    'server/main.ts',
+    'server/index.ts',
+  ],
+
+  // Composition roots: the server (`main.ts`) and the package's in-process API (`index.ts`).
+  'server/main.ts': [
+    ...BASE,
+    ...ENGINE,
+    ...STORAGE,
+    ...RUNS,
+    'server/jobs',
+    'server/security',
+    'server/api',
+    'server/socket',
+  ],
+  'server/index.ts': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/jobs', 'server/main.ts'],
+};
+
+/** Tests (next to the code, and the helpers in server/test-support/) may reach across layers. */
+const TEST_MAY_IMPORT = {
+  server: ['server', 'shared'],
+  web: ['web', 'shared'],
+  shared: ['shared'],
+};
+
+/** Modules that do I/O: `delta/` is pure (it is handed a reader), so it imports none of them. */
+const IO_MODULES = new Set([
+  'fs',
+  'fs/promises',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'dgram',
+  'dns',
+  'tls',
+  'worker_threads',
+  'cluster',
+  'readline',
+  'better-sqlite3',
+  'chokidar',
+  'express',
+  'socket.io',
+  'socket.io-client',
+]);
+const BUILTINS = new Set(builtinModules);
+
+const isTest = (rel) => /\.test\.ts$/.test(rel) || rel.startsWith('server/test-support/');
+
+/** The key of MAY_IMPORT a repository path belongs to, or null. */
+function areaOf(rel) {
+  let best = null;
+  for (const key of Object.keys(MAY_IMPORT)) {
+    if ((rel === key || rel.startsWith(key + '/')) && (best === null || key.length > best.length)) best = key;
+  }
+  return best;
+}
+
+const within = (rel, keys) => keys.some((k) => rel === k || rel.startsWith(k + '/'));
+
+/** Repository path of an import, or null for a package (or a path outside the repository). */
+function targetOf(spec, filename) {
+  if (spec === 'rundiff') return 'server/index.ts';
+  if (spec === 'rundiff/shared') return 'shared/index.ts';
+  if (!spec.startsWith('.') && !spec.startsWith('/')) return null;
+  const rel = path
+    .relative(ROOT, path.resolve(path.dirname(filename), spec))
+    .split(path.sep)
+    .join('/');
+  return rel.startsWith('..') || rel.startsWith('node_modules/') ? null : rel;
+}
+
+function packageName(spec) {
+  const bare = spec.startsWith('node:') ? spec.slice(5) : spec;
+  const parts = bare.split('/');
+  return bare.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] === 'fs' && parts[1] ? bare : parts[0];
+}
+
+/** @type {import('eslint').Rule.RuleModule} */
+export const importBoundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'imports follow the layers of the repository (see MAY_IMPORT)' },
+    schema: [],
+    messages: {
+      wrongWay: '{{from}} may not import {{to}} ({{from}} may import: {{allowed}})',
+      testCode: 'production code may not import test code ({{to}})',
+      unknownArea: '{{from}} is not in the layer table of scripts/import-boundaries.js: add it with what it may import',
+      ioInDelta: 'delta/ does no I/O: it may not import {{to}} (it is handed a reader)',
+      noPackages: 'shared/ holds types and constants only: it may not import the package {{to}}',
+      nodeInWeb: 'web/ runs in the browser: it may not import the Node module {{to}}',
+    },
+  },
+  create(context) {
+    const rel = path.relative(ROOT, context.filename).split(path.sep).join('/');
+    const top = rel.split('/')[0];
+    if (rel.startsWith('..') || !['server', 'shared', 'web'].includes(top)) return {};
+    const test = isTest(rel);
+    const from = areaOf(rel);
+
+    function check(node, spec) {
+      if (typeof spec !== 'string') return;
+      const to = targetOf(spec, context.filename);
+      if (to === null) {
+        if (test) return;
+        const name = packageName(spec);
+        if (from === 'server/delta' && IO_MODULES.has(name))
+          context.report({ node, messageId: 'ioInDelta', data: { to: spec } });
+        else if (from === 'shared') context.report({ node, messageId: 'noPackages', data: { to: spec } });
+        else if (from === 'web' && (spec.startsWith('node:') || BUILTINS.has(name)))
+          context.report({ node, messageId: 'nodeInWeb', data: { to: spec } });
+        return;
+      }
+      if (test) {
+        if (!within(to, TEST_MAY_IMPORT[top])) {
+          context.report({
+            node,
+            messageId: 'wrongWay',
+            data: { from: rel, to, allowed: TEST_MAY_IMPORT[top].join(', ') },
+          });
+        }
+        return;
+      }
+      if (isTest(to)) return context.report({ node, messageId: 'testCode', data: { to } });
+      if (from === null || within(to, [from])) return; // an unknown area is reported once, below
+      const toTop = to.split('/')[0];
+      if (!['server', 'shared', 'web', 'e2e', 'bench', 'scripts', 'bin'].includes(toTop)) return; // package.json
+      const allowed = MAY_IMPORT[from];
+      if (!within(to, allowed)) {
+        context.report({
+          node,
+          messageId: 'wrongWay',
+          data: { from, to: areaOf(to) ?? to, allowed: allowed.length ? allowed.join(', ') : 'nothing' },
+        });
+      }
+    }
+
+    return {
+      Program(node) {
+        if (!test && from === null && top === 'server')
+          context.report({ node, messageId: 'unknownArea', data: { from: rel.split('/').slice(0, 2).join('/') } });
+      },
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+    };
+  },
+};
+
+export default { rules: { 'import-boundaries': importBoundaries } };
