@@ -94,6 +94,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
+    log,
     ...(opts.now ? { now: opts.now } : {}),
     scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
   });

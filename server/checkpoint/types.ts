@@ -13,6 +13,8 @@ export interface RegistryOptions {
   dbPath: string | null;
   /** Clock (ms), injectable for TTL tests. Default Date.now. */
   now?: () => number;
+  /** Where a checkpoint or delta that failed on an exception logs its cause. Default stderr. */
+  log?: (message: string) => void;
 }
 
 export interface StartInput {

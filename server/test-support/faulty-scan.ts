@@ -1,0 +1,5 @@
+/** Tests only: a scan worker whose walks and reads fail on marked folders (`faulty-scan-worker.ts`). */
+export const FAULTY_SCAN_WORKER = new URL('./faulty-scan-worker.ts', import.meta.url);
+
+/** The error a faulty read answers with. */
+export const FAULTY_READ_MESSAGE = 'planted read failure';
