@@ -19,7 +19,8 @@ import type {
 import { parseBridgeEvent } from './api/index.ts';
 import { createEngine } from './checkpoint/index.ts';
 import { resolveConfig, type Config } from './config.ts';
-import { createBridge, silentEmitter, startRetention, type BridgeEmitter } from './runs/index.ts';
+import { backgroundJobs, startJobs } from './jobs/index.ts';
+import { createBridge, silentEmitter, type BridgeEmitter } from './runs/index.ts';
 import { openStore, type Store } from './store/index.ts';
 
 export { createServer, type RunningServer, type ServerOptions, type ServerContext } from './main.ts';
@@ -74,7 +75,15 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     emitter: opts.emitter ?? silentEmitter,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const retention = startRetention(() => bridge.sweepOld());
+  const jobs = startJobs(
+    backgroundJobs({
+      engine,
+      checkpointTtlMs: config.limits.checkpointTtlMs,
+      liveFeed: null,
+      sweepOld: () => bridge.sweepOld(),
+    }),
+    { log: (m) => void process.stderr.write(`rundiff: ${m}\n`) },
+  );
   const run = async <T>(type: BridgeEvent['type'], e: object): Promise<T> =>
     (await bridge.handle(parseBridgeEvent({ ...e, type }))) as T;
   let closing: Promise<void> | null = null;
@@ -91,7 +100,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     store,
     close: () =>
       (closing ??= (async () => {
-        retention.stop();
+        jobs.stop();
         await engine.close();
         store.close();
       })()),

@@ -6,7 +6,7 @@ import { stderrLog } from './failure-log.ts';
 import { createIgnoreCache } from './ignore-cache.ts';
 import { createMemoryBudget } from './memory.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
-import { sweepExpired, ttlSweepIntervalMs } from './ttl.ts';
+import { sweepExpired } from './ttl.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
 
 /**
@@ -98,9 +98,8 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     return entry.completing;
   };
 
+  // No timer here: the server runs the sweep as one of its background jobs.
   const sweep = () => sweepExpired(entries, ctx.now(), limits.checkpointTtlMs, remove);
-  const timer = setInterval(sweep, ttlSweepIntervalMs(limits.checkpointTtlMs));
-  timer.unref();
 
   return {
     start,
@@ -131,7 +130,6 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     memoryBytes: () => memory.heldBytes(),
     stuckWorkers: () => ctx.scanner.stuck(),
     close: async () => {
-      clearInterval(timer);
       entries.clear();
       ctx.ignoreCache.clear();
       await ctx.scanner.close();

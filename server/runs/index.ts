@@ -2,4 +2,3 @@ export { createBridge, type Bridge, type BridgeDeps, type RunObserver } from './
 export { createHistory, type History, type DetailDocument } from './history.ts';
 export { silentEmitter, type BridgeEmitter, type EventPayload } from './emitter.ts';
 export { diffCompletedPayload, toNewChange, toNewFile } from './payloads.ts';
-export { startRetention, type Retention } from './retention.ts';
