@@ -20,6 +20,7 @@ export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine
   let reasons: TruncatedReason[];
   let result: Awaited<ReturnType<typeof computeDelta>>;
   const step = span();
+  const at = { sessionId: entry.sessionId, changeId: entry.changeId, root: cp.root };
   try {
     const collected = await collectChanges(cp, {
       limits: ctx.limits,
@@ -27,6 +28,7 @@ export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine
       gitTimeoutMs: ctx.gitTimeoutMs,
       ownFiles: ctx.ownFiles(cp.root),
       rootGitDir: null,
+      reportFailure: (what, err) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
     });
     reasons = collected.reasons;
     if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, collected.ignore);
@@ -39,7 +41,7 @@ export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine
       fallbackDiff: diffEngine.fallbackDiff,
     });
   } catch (err) {
-    logEngineFailure(ctx.log, 'delta', { sessionId: entry.sessionId, changeId: entry.changeId, root: cp.root }, err);
+    logEngineFailure(ctx.log, 'delta', at, err);
     reasons = ['degraded'];
     result = await computeDelta({ changes: [], limits: ctx.limits });
   }

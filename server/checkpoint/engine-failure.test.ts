@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { FAULTY_READ_MESSAGE, FAULTY_SCAN_WORKER } from '../test-support/faulty-scan.ts';
+import { FAULTY_READ_MESSAGE, FAULTY_SCAN_WORKER, FAULTY_WALK_MESSAGE } from '../test-support/faulty-scan.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
 import { createEngine } from './registry.ts';
 import type { CheckpointEngine } from './types.ts';
@@ -60,6 +60,28 @@ describe('engine failures are logged with their cause', () => {
     expect(lines[0]).toContain(FAULTY_READ_MESSAGE);
     expect(lines[0]).toContain('session "s1"');
     expect(lines[0]).toContain('change "run:r1"');
+    expect(lines[0]).toContain(`workspace ${JSON.stringify(dir)}`);
+  });
+
+  it('a checkpoint whose read throws says degraded and logs the cause with session, change id and workspace', async () => {
+    const { dir, lines, start } = await setup();
+    fs.writeFileSync(path.join(dir, 'fail-read'), '');
+    expect(await start()).toMatchObject({ truncated: true, truncated_reasons: ['degraded'] });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^checkpoint read failed/);
+    expect(lines[0]).toContain(FAULTY_READ_MESSAGE);
+    expect(lines[0]).toContain('session "s1"');
+    expect(lines[0]).toContain('change "run:r1"');
+    expect(lines[0]).toContain(`workspace ${JSON.stringify(dir)}`);
+  });
+
+  it('a checkpoint whose walk throws says degraded and logs the cause with session, change id and workspace', async () => {
+    const { dir, lines, start } = await setup();
+    fs.writeFileSync(path.join(dir, 'fail-scan'), '');
+    expect(await start()).toMatchObject({ scanned_files: 0, truncated: true, truncated_reasons: ['degraded'] });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^checkpoint walk failed/);
+    expect(lines[0]).toContain(FAULTY_WALK_MESSAGE);
     expect(lines[0]).toContain(`workspace ${JSON.stringify(dir)}`);
   });
 

@@ -4,13 +4,14 @@ export type EngineLog = (message: string) => void;
 export const stderrLog: EngineLog = (m) => void process.stderr.write(`rundiff: ${m}\n`);
 
 /**
- * A checkpoint or delta that failed on an exception is answered `degraded`; the exception itself
- * is a bug worth fixing, so its cause is logged with what it was working on. The ids come from the
- * client and the folder from the file system, so they are quoted (no line breaks of their own).
+ * A checkpoint or delta (or one walk or read of it) that failed on an exception is answered
+ * `degraded`; the exception itself is a bug worth fixing, so its cause is logged with what it was
+ * working on. The ids come from the client and the folder from the file system, so they are quoted
+ * (no line breaks of their own).
  */
 export function logEngineFailure(
   log: EngineLog,
-  step: 'checkpoint' | 'delta',
+  step: string,
   at: { sessionId: string; changeId: string; root: string },
   err: unknown,
 ): void {

@@ -34,6 +34,7 @@ export async function takeCheckpoint(
   reserveMemory: (wanted: number) => number,
 ): Promise<Checkpoint> {
   const done = span();
+  const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
   let cp: Checkpoint;
   try {
     const res = await captureCheckpoint({
@@ -47,16 +48,12 @@ export async function takeCheckpoint(
       guessIgnore: ctx.ignoreCache.get(input.workspace.root),
       reserveMemory,
       now: ctx.now,
+      reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
     });
     cp = res.checkpoint;
     if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, cp.ignore);
   } catch (err) {
-    logEngineFailure(
-      ctx.log,
-      'checkpoint',
-      { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root },
-      err,
-    );
+    logEngineFailure(ctx.log, 'checkpoint', at, err);
     cp = failedCheckpoint(input, ctx.now, 'degraded');
   }
   done('checkpoint');

@@ -3,3 +3,5 @@ export const FAULTY_SCAN_WORKER = new URL('./faulty-scan-worker.ts', import.meta
 
 /** The error a faulty read answers with. */
 export const FAULTY_READ_MESSAGE = 'planted read failure';
+/** The error a faulty walk answers with. */
+export const FAULTY_WALK_MESSAGE = 'planted walk failure';
