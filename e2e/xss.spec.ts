@@ -1,6 +1,9 @@
 import { expect, test } from '@playwright/test';
 import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
 
+// A browser global, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+declare const alert: (message: string) => void;
+
 const base = servers.main;
 
 test('file names, messages and patches that look like HTML render as text', async ({ page }) => {

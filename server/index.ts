@@ -18,7 +18,8 @@ import type {
 } from '../shared/index.ts';
 import { createEngine } from './checkpoint/index.ts';
 import { resolveConfig, type Config } from './config.ts';
-import { createBridge, parseBridgeEvent, silentEmitter, startRetention, type BridgeEmitter } from './runs/index.ts';
+import { backgroundJobs, startJobs } from './jobs/index.ts';
+import { createBridge, parseBridgeEvent, silentEmitter, type BridgeEmitter } from './runs/index.ts';
 import { openStore, type Store } from './store/index.ts';
 
 export { createServer, type RunningServer, type ServerOptions, type ServerContext } from './main.ts';
@@ -73,7 +74,15 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     emitter: opts.emitter ?? silentEmitter,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const retention = startRetention(() => bridge.sweepOld());
+  const jobs = startJobs(
+    backgroundJobs({
+      engine,
+      checkpointTtlMs: config.limits.checkpointTtlMs,
+      liveFeed: null,
+      sweepOld: () => bridge.sweepOld(),
+    }),
+    { log: (m) => void process.stderr.write(`rundiff: ${m}\n`) },
+  );
   const run = async <T>(type: BridgeEvent['type'], e: object): Promise<T> =>
     (await bridge.handle(parseBridgeEvent({ ...e, type }))) as T;
   let closing: Promise<void> | null = null;
@@ -90,7 +99,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     store,
     close: () =>
       (closing ??= (async () => {
-        retention.stop();
+        jobs.stop();
         await engine.close();
         store.close();
       })()),

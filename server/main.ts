@@ -9,14 +9,8 @@ import { isLoopbackHost, type SecurityPolicy } from './security/index.ts';
 import { createApprovals, type Approvals } from './approvals/index.ts';
 import { createEngine } from './checkpoint/index.ts';
 import type { CheckpointEngine } from './checkpoint/types.ts';
-import {
-  createBridge,
-  createHistory,
-  startRetention,
-  type Bridge,
-  type History,
-  type RunObserver,
-} from './runs/index.ts';
+import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './jobs/index.ts';
+import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
@@ -35,6 +29,8 @@ export interface ServerOptions {
   liveFeedBudget?: FeedBudget;
   /** How often the age sweep runs (ms). Default hourly. */
   retentionIntervalMs?: number;
+  /** Timers of the background jobs; tests pass a fake clock. Default Node's (unref'd). */
+  jobTimers?: JobTimers;
   log?: (message: string) => void;
   /** The scan worker module (tests use one whose walks really block). Default the real one. */
   scanWorkerUrl?: URL;
@@ -60,6 +56,8 @@ export interface RunningServer extends ServerContext {
   port: number;
   /** The live socket.io server (approval and progress events use `socket.emitToSession` / `emitToSessionsList`). */
   io: SocketServer['io'];
+  /** The background jobs (checkpoint TTL, live feed, retention), started after listen, stopped on close. */
+  jobs: RunningJobs;
   close(): Promise<void>;
 }
 
@@ -95,6 +93,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
+    log,
     ...(opts.now ? { now: opts.now } : {}),
     scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
   });
@@ -179,15 +178,21 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     throw err;
   }
   port = (httpServer.address() as AddressInfo).port;
-  const retention = startRetention(() => bridge.sweepOld(), {
-    log,
-    ...(opts.retentionIntervalMs ? { intervalMs: opts.retentionIntervalMs } : {}),
-  });
+  const jobs = startJobs(
+    backgroundJobs({
+      engine,
+      checkpointTtlMs: config.limits.checkpointTtlMs,
+      liveFeed: live,
+      sweepOld: () => bridge.sweepOld(),
+      ...(opts.retentionIntervalMs ? { retentionIntervalMs: opts.retentionIntervalMs } : {}),
+    }),
+    { log, ...(opts.jobTimers ? { timers: opts.jobTimers } : {}) },
+  );
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
-      retention.stop();
+      jobs.stop();
       approvals.close();
       await live.close();
       // Scans first: their workers are terminated (bounded wait), so nothing below waits on them.
@@ -198,5 +203,5 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       store.close();
     })());
 
-  return { ...full, url: `http://${urlHost(config.host)}:${port}`, port, io: socket.io, close };
+  return { ...full, url: `http://${urlHost(config.host)}:${port}`, port, io: socket.io, jobs, close };
 }

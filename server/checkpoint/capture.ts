@@ -40,6 +40,8 @@ export interface CaptureInput {
   /** Asks the registry for up to `wanted` bytes of snapshot memory; returns the grant. */
   reserveMemory(wanted: number): number;
   now(): number;
+  /** Told of a walk or read that failed on an exception (answered `degraded`): the caller logs it with context. */
+  reportFailure?: (what: string, err: unknown) => void;
 }
 
 const HEX40 = /^[0-9a-f]{40}$/;
@@ -84,6 +86,7 @@ export async function captureCheckpoint(
     scanner: input.scanner,
     gitTimeoutMs: input.gitTimeoutMs,
     rootGitDir: input.rootGitDir,
+    ...(input.reportFailure ? { reportFailure: input.reportFailure } : {}),
   });
   const classified = span();
   const t = phase.table;
@@ -162,6 +165,7 @@ export async function captureCheckpoint(
       // The read missed its deadline or lost its worker: these files keep no start content (a
       // changed stat is then reported without a before side), and the checkpoint says why.
       readFailure = err instanceof ScanDeadlineError ? 'scan_time' : 'degraded';
+      if (readFailure === 'degraded') input.reportFailure?.('read', err);
     }
     if (got !== null) {
       const r = got;

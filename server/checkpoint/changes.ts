@@ -37,6 +37,8 @@ export interface ChangesContext {
   gitTimeoutMs: number;
   ownFiles: PathKey[];
   rootGitDir: string | null;
+  /** Told of a walk that failed on an exception (answered `degraded`): the caller logs it with context. */
+  reportFailure?: (what: string, err: unknown) => void;
 }
 
 export interface ChangesResult {
@@ -73,6 +75,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     scanner: ctx.scanner,
     gitTimeoutMs: ctx.gitTimeoutMs,
     rootGitDir: ctx.rootGitDir,
+    ...(ctx.reportFailure ? { reportFailure: ctx.reportFailure } : {}),
   });
   step('scan phase');
   const reasons = [...cp.reasons.filter((r) => r !== 'memory_cap'), ...phase.reasons];

@@ -1,2 +1,3 @@
 export { createEngine } from './registry.ts';
 export type * from './types.ts';
+export { ttlSweepIntervalMs } from './ttl.ts';

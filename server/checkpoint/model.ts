@@ -1,4 +1,4 @@
-import type { TruncatedReason, WorkspaceKind } from '../../shared/index.ts';
+import { TRUNCATED_REASONS, type TruncatedReason, type WorkspaceKind } from '../../shared/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import type { Coverage } from './coverage.ts';
 
@@ -83,4 +83,9 @@ export const MAX_DIFF_READ_BYTES = 32 * 1024 * 1024;
 
 export function addReason(list: TruncatedReason[], r: TruncatedReason): void {
   if (!list.includes(r)) list.push(r);
+}
+
+/** Reasons in the one order every answer lists them. */
+export function sortReasons(list: readonly TruncatedReason[]): TruncatedReason[] {
+  return TRUNCATED_REASONS.filter((r) => list.includes(r));
 }

@@ -13,6 +13,8 @@ export interface RegistryOptions {
   dbPath: string | null;
   /** Clock (ms), injectable for TTL tests. Default Date.now. */
   now?: () => number;
+  /** Where a checkpoint or delta that failed on an exception logs its cause. Default stderr. */
+  log?: (message: string) => void;
 }
 
 export interface StartInput {
@@ -71,11 +73,14 @@ export interface CheckpointEngine {
   touch(sessionId: string, runId: string): void;
   /** Drops a checkpoint without computing anything. */
   drop(sessionId: string, changeId: string): void;
-  /** Drops checkpoints whose run saw no event for `checkpointTtlMs`; returns the dropped keys. */
+  /**
+   * Drops checkpoints whose run saw no event for `checkpointTtlMs`; returns the dropped keys. The
+   * server runs it as a background job (the engine keeps no timer of its own).
+   */
   sweep(): { sessionId: string; changeId: string }[];
   /** Bytes of content held by all live checkpoints (for tests and the memory cap). */
   memoryBytes(): number;
-  /** Stops timers and worker threads. */
+  /** Drops every checkpoint and stops the worker threads. */
   close(): Promise<void>;
   /** Scan threads stopped but blocked in a system call: the process cannot exit normally while any remain. */
   stuckWorkers(): number;

@@ -37,6 +37,8 @@ export interface ScanPhaseInput {
   limits: Pick<Limits, 'maxScannedFiles' | 'scanTimeoutMs'>;
   scanner: Scanner;
   gitTimeoutMs: number;
+  /** Told of a walk that failed on an exception (answered `degraded`): the caller logs it with context. */
+  reportFailure?: (what: string, err: unknown) => void;
   /** The enclosing repository's git dir (for the root area's racy check). */
   rootGitDir: string | null;
 }
@@ -203,6 +205,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     return asked.catch((err: unknown) => {
       walkFailed = true;
       if (err instanceof ScanDeadlineError) return emptyTable('scan_time');
+      input.reportFailure?.('walk', err);
       addReason(reasons, 'degraded');
       return emptyTable(null);
     });

@@ -13,8 +13,6 @@ export interface LiveFeedObserverOptions {
   hasCheckpoint(sessionId: string, changeId: string): boolean;
   log?(message: string): void;
   intervalMs?: number;
-  /** How often to look for runs whose checkpoint expired (ms). Default 60,000. */
-  sweepMs?: number;
   /** When the feed switches itself off (defaults in LiveFeedOptions). */
   budget?: FeedBudget;
 }
@@ -22,10 +20,13 @@ export interface LiveFeedObserverOptions {
 /**
  * Connects the live feed to the bridge: a watcher starts after a run's checkpoint is taken (runs
  * only; a tool call is inside its run's feed) and stops when the run completes, fails or expires.
+ * Expiry is found by `sweep`, which the server runs as a background job.
  */
 export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
   observer: RunObserver;
   feed: LiveFeed;
+  /** Closes the feeds of runs whose checkpoint is gone (the TTL dropped it). */
+  sweep(): void;
   close(): Promise<void>;
 } {
   const feed = new LiveFeed({
@@ -37,15 +38,14 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
     ...(opts.changedSoFar ? { catchUp: (run) => opts.changedSoFar!(run.sessionId, run.changeId) } : {}),
   });
   const open = new Map<string, { sessionId: string; changeId: string }>();
-  const sweep = setInterval(() => {
+  const sweep = () => {
     for (const [k, run] of open) {
       if (!opts.hasCheckpoint(run.sessionId, run.changeId)) {
         open.delete(k);
         void feed.close(run.sessionId, run.changeId);
       }
     }
-  }, opts.sweepMs ?? 60_000);
-  sweep.unref();
+  };
   const observer: RunObserver = {
     checkpointTaken({ sessionId, runId, changeId, toolCallId, workspace, result }) {
       if (toolCallId !== null) return;
@@ -85,8 +85,8 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
   return {
     observer,
     feed,
+    sweep,
     async close() {
-      clearInterval(sweep);
       open.clear();
       await feed.closeAll();
     },

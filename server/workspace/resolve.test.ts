@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir, createTempRepo } from '../test-support/index.ts';
+import { createTempDir, createTempRepo, withoutPermissionOverride } from '../test-support/index.ts';
 import {
   ownFilesUnder,
   parseMountInfo,
@@ -16,18 +16,29 @@ import {
   type WorkspacePolicy,
 } from './index.ts';
 
-/** `resolveWorkspace(dir)` in a child process running as `uid` (and the same gid); its answer. */
-async function resolveAs(uid: number, dir: string): Promise<unknown> {
+/**
+ * `resolveWorkspace(dir)` in a child process that cannot override file permissions (as root:
+ * without CAP_DAC_OVERRIDE, see `withoutPermissionOverride`); its answer. A child under another uid
+ * would fail wherever the checkout itself is not readable by that user.
+ */
+async function resolveWithoutOverride(dir: string): Promise<unknown> {
   const module = pathToFileURL(path.join(import.meta.dirname, 'resolve.ts')).href;
   const script =
     `const { resolveWorkspace } = await import(${JSON.stringify(module)});` +
     `const r = await resolveWorkspace(process.argv[1], { workspaceRoots: null, homeDir: '/nonexistent' });` +
     `process.stdout.write(JSON.stringify(r));`;
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script, dir],
-    { uid, gid: uid, cwd: path.join(import.meta.dirname, '..', '..'), encoding: 'utf8' },
-  );
+  const [cmd, args] = withoutPermissionOverride(process.execPath, [
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+    dir,
+  ]);
+  const { stdout } = await promisify(execFile)(cmd, args, {
+    cwd: path.join(import.meta.dirname, '..', '..'),
+    encoding: 'utf8',
+  });
   return JSON.parse(stdout) as unknown;
 }
 
@@ -102,9 +113,9 @@ describe('workspace resolution', () => {
     }
     // Control: root reads everything, so this process resolves the locked folder.
     expect(await resolveWorkspace(locked, open)).toMatchObject({ ok: true });
-    // The check as an unprivileged user runs in a child process started with that uid: this process
-    // never changes its own effective uid, so nothing else it runs meanwhile is affected.
-    expect(await resolveAs(65534, locked)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
+    // The check without the power to override permissions runs in a child process: this process
+    // never changes its own privileges, so nothing else it runs meanwhile is affected.
+    expect(await resolveWithoutOverride(locked)).toMatchObject({ ok: false, reason: 'workspace_unreadable' });
   });
 
   it('B13: the root is the realpath of the folder named; kinds are git and filesystem', async () => {

@@ -1,0 +1,108 @@
+import type { Limits, TruncatedReason } from '../../shared/index.ts';
+import { keyFromText, type PathKey } from '../paths/index.ts';
+import { ownFilesUnder, type Scanner } from '../workspace/index.ts';
+import { captureCheckpoint } from './capture.ts';
+import { logEngineFailure, type EngineLog } from './failure-log.ts';
+import type { IgnoreCache } from './ignore-cache.ts';
+import { sortReasons, type Checkpoint } from './model.ts';
+import { span } from './trace.ts';
+import type { StartInput, StartResult } from './types.ts';
+
+/** What taking and completing a checkpoint share: limits, the scan pool, the ignore guesses, the log. */
+export interface EngineContext {
+  limits: Readonly<Limits>;
+  scanner: Scanner;
+  gitTimeoutMs: number;
+  ignoreCache: IgnoreCache;
+  /** The server's own files under a folder (never reported). */
+  ownFiles(root: string): PathKey[];
+  now(): number;
+  log: EngineLog;
+}
+
+export function ownFilesFinder(dbPath: string | null): (root: string) => PathKey[] {
+  return (root) => ownFilesUnder(root, dbPath).map(keyFromText);
+}
+
+/**
+ * Takes a checkpoint and never throws: a capture that fails on an exception becomes an empty
+ * checkpoint that says `degraded` (and the cause is logged). `reserveMemory` asks the shared
+ * memory cap for snapshot room.
+ */
+export async function takeCheckpoint(
+  input: StartInput,
+  ctx: EngineContext,
+  reserveMemory: (wanted: number) => number,
+): Promise<Checkpoint> {
+  const done = span();
+  const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
+  let cp: Checkpoint;
+  try {
+    const res = await captureCheckpoint({
+      root: input.workspace.root,
+      kind: input.workspace.kind,
+      rootGitDir: input.workspace.repo?.gitDir ?? null,
+      ownFiles: ctx.ownFiles(input.workspace.root),
+      limits: ctx.limits,
+      scanner: ctx.scanner,
+      gitTimeoutMs: ctx.gitTimeoutMs,
+      guessIgnore: ctx.ignoreCache.get(input.workspace.root),
+      reserveMemory,
+      now: ctx.now,
+      reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
+    });
+    cp = res.checkpoint;
+    if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, cp.ignore);
+  } catch (err) {
+    logEngineFailure(ctx.log, 'checkpoint', at, err);
+    cp = failedCheckpoint(input, ctx.now, 'degraded');
+  }
+  done('checkpoint');
+  return cp;
+}
+
+/** The answer to a run's start. */
+export function startSummary(cp: Checkpoint): StartResult {
+  const reasons = sortReasons(cp.reasons);
+  return {
+    workspace_kind: cp.kind,
+    scanned_files: cp.files.paths.length,
+    truncated: reasons.length > 0,
+    truncated_reasons: reasons,
+    duration_ms: Math.round(cp.durationMs),
+  };
+}
+
+function failedCheckpoint(input: StartInput, now: () => number, reason: TruncatedReason): Checkpoint {
+  return {
+    root: input.workspace.root,
+    kind: input.workspace.kind,
+    scanMode: 'filesystem',
+    scanStartedAtMs: Date.now(),
+    startedAt: now(),
+    files: {
+      paths: [],
+      size: new Float64Array(0),
+      mtimeMs: new Float64Array(0),
+      ctimeMs: new Float64Array(0),
+      ino: new Float64Array(0),
+      mode: new Uint8Array(0),
+      origin: new Uint8Array(0),
+      lack: new Uint8Array(0),
+      area: new Uint8Array(0),
+      oids: new Uint8Array(0),
+      snapOffset: new Int32Array(0),
+      snapLength: new Int32Array(0),
+      binary: new Uint8Array(0),
+      racy: new Uint8Array(0),
+    },
+    block: Buffer.alloc(0),
+    areas: [],
+    // Covers nothing: a checkpoint that could not be taken never claims files were added or deleted.
+    coverage: { complete: false, listed: new Set(), seen: new Set(), pruned: new Set() },
+    ignore: { pruneDirs: [], skipFiles: [] },
+    reasons: [reason],
+    memoryBytes: 0,
+    durationMs: 0,
+  };
+}
