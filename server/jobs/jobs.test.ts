@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../config.ts';
 import { createLiveFeedObserver } from '../live/index.ts';
 import { createServer, type RunningServer } from '../main.ts';
@@ -110,7 +110,7 @@ describe('background jobs', () => {
       result: { workspace_kind: 'git', scanned_files: 1, truncated: false, truncated_reasons: [], duration_ms: 0 },
     });
     // The feed opens once the ignore rules are read (a real signal: bounded polling of its state).
-    for (let i = 0; i < 400 && !live.feed.isOpen('s', 'run:r'); i++) await new Promise((r) => setImmediate(r));
+    await vi.waitFor(() => expect(live.feed.isOpen('s', 'run:r')).toBe(true), { timeout: 20_000, interval: 5 });
     opened.push(String(live.feed.isOpen('s', 'run:r')));
     clock.advance(60_000);
     opened.push(String(live.feed.isOpen('s', 'run:r')));
