@@ -107,6 +107,34 @@ export interface FileSummary {
   old_path_base64?: string;
 }
 
+/**
+ * The fields of a changed file shared by every view of it (stored row, completion answer, REST),
+ * in the order they are served; `id` comes first and the base64 names, when present, last.
+ */
+export const FILE_SUMMARY_FIELDS = [
+  'path',
+  'old_path',
+  'change_type',
+  'additions',
+  'deletions',
+  'binary',
+  'truncated',
+  'size_before',
+  'size_after',
+  'patch_bytes',
+  'omitted_reason',
+] as const satisfies readonly (keyof FileSummary)[];
+
+/** A field added to FileSummary without a place in FILE_SUMMARY_FIELDS fails to compile here. */
+export type FileSummaryFieldsComplete =
+  Exclude<
+    keyof FileSummary,
+    'id' | 'path_base64' | 'old_path_base64' | (typeof FILE_SUMMARY_FIELDS)[number]
+  > extends never
+    ? true
+    : never;
+export const FILE_SUMMARY_FIELDS_COMPLETE: FileSummaryFieldsComplete = true;
+
 export interface FileWithPatch extends FileSummary {
   patch: string | null;
 }
