@@ -1,4 +1,5 @@
 /** REST shapes of docs/contract.md section 3. All field names snake_case, times epoch ms. */
+import { fieldsOf } from './pick.ts';
 
 export type ChangeType = 'added' | 'modified' | 'deleted' | 'renamed';
 export type WorkspaceKind = 'git' | 'filesystem';
@@ -111,7 +112,7 @@ export interface FileSummary {
  * The fields of a changed file shared by every view of it (stored row, completion answer, REST),
  * in the order they are served; `id` comes first and the base64 names, when present, last.
  */
-export const FILE_SUMMARY_FIELDS = [
+export const FILE_SUMMARY_FIELDS = fieldsOf<Omit<FileSummary, 'id' | 'path_base64' | 'old_path_base64'>>()([
   'path',
   'old_path',
   'change_type',
@@ -123,17 +124,7 @@ export const FILE_SUMMARY_FIELDS = [
   'size_after',
   'patch_bytes',
   'omitted_reason',
-] as const satisfies readonly (keyof FileSummary)[];
-
-/** A field added to FileSummary without a place in FILE_SUMMARY_FIELDS fails to compile here. */
-export type FileSummaryFieldsComplete =
-  Exclude<
-    keyof FileSummary,
-    'id' | 'path_base64' | 'old_path_base64' | (typeof FILE_SUMMARY_FIELDS)[number]
-  > extends never
-    ? true
-    : never;
-export const FILE_SUMMARY_FIELDS_COMPLETE: FileSummaryFieldsComplete = true;
+]);
 
 export interface FileWithPatch extends FileSummary {
   patch: string | null;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   FILE_SUMMARY_FIELDS,
+  fieldsOf,
   type ChangeSummary,
   type FileSummary,
   type FileWithPatch,
@@ -33,7 +34,7 @@ type FileRow = SqliteRow<Omit<FileSummary, 'path_base64' | 'old_path_base64'>, '
 const FILE_BOOLEANS: ReadonlySet<string> = new Set(['binary', 'truncated'] satisfies (keyof FileSummary)[]);
 const CHANGE_BOOLEANS: ReadonlySet<string> = new Set(['truncated', 'overlapping'] satisfies (keyof ChangeSummary)[]);
 
-const CHANGE_FIELDS = [
+const CHANGE_FIELDS = fieldsOf<Omit<ChangeSummary, 'files'>>()([
   'change_id',
   'session_id',
   'run_id',
@@ -55,7 +56,7 @@ const CHANGE_FIELDS = [
   'overlapping',
   'omitted_count',
   'created_at',
-] as const satisfies readonly (keyof ChangeSummary)[];
+]);
 
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
 // Never `patch`: summaries stay small however big the stored patches are.

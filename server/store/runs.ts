@@ -1,4 +1,12 @@
-import type { CompleteResponse, Run, RunStatus, StartResponse, ToolCall, UntrackedReason } from '../../shared/index.ts';
+import {
+  fieldsOf,
+  type CompleteResponse,
+  type Run,
+  type RunStatus,
+  type StartResponse,
+  type ToolCall,
+  type UntrackedReason,
+} from '../../shared/index.ts';
 import type { Db } from './database.ts';
 import { pickFields, toInt, type SqliteRow } from './rows.ts';
 import type { WriteClock } from './write-clock.ts';
@@ -55,7 +63,7 @@ const TABLES: { [K in ActivityKind]: Table<K> } = {
   run: {
     name: 'runs',
     id: 'run_id',
-    fields: [
+    fields: fieldsOf<Run>()([
       'run_id',
       'session_id',
       'status',
@@ -67,12 +75,12 @@ const TABLES: { [K in ActivityKind]: Table<K> } = {
       'change_id',
       'tracking',
       'reason',
-    ],
+    ]),
   },
   tool: {
     name: 'tool_calls',
     id: 'tool_call_id',
-    fields: [
+    fields: fieldsOf<ToolCall>()([
       'tool_call_id',
       'run_id',
       'session_id',
@@ -84,7 +92,7 @@ const TABLES: { [K in ActivityKind]: Table<K> } = {
       'change_id',
       'tracking',
       'reason',
-    ],
+    ]),
   },
 };
 
