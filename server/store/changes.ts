@@ -61,6 +61,17 @@ const CHANGE_FIELDS = fieldsOf<Omit<ChangeSummary, 'files'>>()([
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
 // Never `patch`: summaries stay small however big the stored patches are.
 const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'].join(', ');
+const FILE_INSERT_COLUMNS = [
+  'id',
+  'change_id',
+  'session_id',
+  'ord',
+  ...FILE_SUMMARY_FIELDS,
+  'path_base64',
+  'old_path_base64',
+  'patch',
+  'created_at',
+];
 
 function toFile(r: FileRow): FileSummary {
   const f: FileSummary = {
@@ -82,18 +93,11 @@ function toChange(r: ChangeRow, files: FileSummary[]): ChangeSummary {
 
 export function createChangeStore(db: Db, clock: WriteClock) {
   const insertChange = db.prepare(
-    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (@change_id, @session_id, @run_id, @tool_call_id,
-       @source, @workspace, @workspace_kind, @started_at, @finished_at, @changed_count, @added_count, @modified_count,
-       @deleted_count, @renamed_count, @binary_count, @truncated, @truncated_reasons, @total_patch_bytes, @overlapping,
-       @omitted_count, @created_at)`,
+    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (${CHANGE_FIELDS.map((c) => `@${c}`).join(', ')})`,
   );
   const insertFile = db.prepare(
-    `INSERT INTO workspace_run_change_files (id, change_id, session_id, ord, path, old_path, path_base64,
-       old_path_base64, change_type, additions, deletions, size_before, size_after, patch, patch_bytes, truncated,
-       binary, omitted_reason, created_at)
-     VALUES (@id, @change_id, @session_id, @ord, @path, @old_path, @path_base64, @old_path_base64, @change_type,
-       @additions, @deletions, @size_before, @size_after, @patch, @patch_bytes, @truncated, @binary, @omitted_reason,
-       @created_at)`,
+    `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.join(', ')})
+     VALUES (${FILE_INSERT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
   const existsStmt = db.prepare<[string, string], { one: number }>(
     'SELECT 1 AS one FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
