@@ -1,4 +1,5 @@
 /** REST shapes of docs/contract.md section 3. All field names snake_case, times epoch ms. */
+import { fieldsOf } from './pick.ts';
 
 export type ChangeType = 'added' | 'modified' | 'deleted' | 'renamed';
 export type WorkspaceKind = 'git' | 'filesystem';
@@ -106,6 +107,24 @@ export interface FileSummary {
   path_base64?: string;
   old_path_base64?: string;
 }
+
+/**
+ * The fields of a changed file shared by every view of it (stored row, completion answer, REST),
+ * in the order they are served; `id` comes first and the base64 names, when present, last.
+ */
+export const FILE_SUMMARY_FIELDS = fieldsOf<Omit<FileSummary, 'id' | 'path_base64' | 'old_path_base64'>>()([
+  'path',
+  'old_path',
+  'change_type',
+  'additions',
+  'deletions',
+  'binary',
+  'truncated',
+  'size_before',
+  'size_after',
+  'patch_bytes',
+  'omitted_reason',
+]);
 
 export interface FileWithPatch extends FileSummary {
   patch: string | null;

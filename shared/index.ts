@@ -5,3 +5,4 @@ export * from './dto.ts';
 export * from './bridge.ts';
 export * from './socket.ts';
 export * from './git-tools.ts';
+export * from './pick.ts';

@@ -1,36 +1,38 @@
 /** socket.io event maps of docs/contract.md section 4 (default namespace). */
-import type { ChangeSource, ChangeType, Message, OmittedReason, Run, Session, ToolCall } from './dto.ts';
+import type { ChangeSummary, FileSummary, Message, Run, Session, ToolCall } from './dto.ts';
 
-export interface DiffCompletedFile {
-  id: string;
-  path: string;
-  old_path: string | null;
-  change_type: ChangeType;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  truncated: boolean;
-  omitted_reason: OmittedReason | null;
-}
+/** The fields of a changed file in `workspace.diff.completed`, in the order they are sent. */
+export const DIFF_COMPLETED_FILE_FIELDS = [
+  'id',
+  'path',
+  'old_path',
+  'change_type',
+  'additions',
+  'deletions',
+  'binary',
+  'truncated',
+  'omitted_reason',
+] as const satisfies readonly (keyof FileSummary)[];
 
-export interface DiffCompletedPayload {
+export type DiffCompletedFile = Pick<FileSummary, (typeof DIFF_COMPLETED_FILE_FIELDS)[number]>;
+
+export interface DiffCompletedPayload extends Pick<
+  ChangeSummary,
+  | 'session_id'
+  | 'run_id'
+  | 'change_id'
+  | 'changed_count'
+  | 'truncated'
+  | 'source'
+  | 'tool_call_id'
+  | 'overlapping'
+  | 'omitted_count'
+> {
   event: 'workspace.diff.completed';
-  session_id: string;
-  run_id: string;
-  change_id: string;
-  changed_count: number;
   files: DiffCompletedFile[];
-  truncated: boolean;
-  source: ChangeSource;
-  tool_call_id: string | null;
-  overlapping: boolean;
-  omitted_count: number;
 }
 
-export interface DiffProgressPayload {
-  session_id: string;
-  run_id: string;
-  change_id: string;
+export interface DiffProgressPayload extends Pick<ChangeSummary, 'session_id' | 'run_id' | 'change_id'> {
   available: boolean;
   /** Why the live feed is off (`too_many_files`, `watch_failed`, ...). */
   reason?: string;

@@ -1,10 +1,13 @@
-import type {
-  ChangeSource,
-  ChangeSummary,
-  CompleteResponse,
-  DiffCompletedPayload,
-  StartResponse,
-  UntrackedReason,
+import {
+  DIFF_COMPLETED_FILE_FIELDS,
+  FILE_SUMMARY_FIELDS,
+  pick,
+  type ChangeSource,
+  type ChangeSummary,
+  type CompleteResponse,
+  type DiffCompletedPayload,
+  type StartResponse,
+  type UntrackedReason,
 } from '../../shared/index.ts';
 import type { DeltaResult, StartResult } from '../checkpoint/types.ts';
 import type { DeltaFile } from '../delta/types.ts';
@@ -67,20 +70,7 @@ export function toNewChange(owner: ChangeOwner, d: DeltaResult, createdAt: numbe
 }
 
 export function toNewFile(f: DeltaFile): NewFile {
-  const out: NewFile = {
-    path: f.path,
-    old_path: f.old_path,
-    change_type: f.change_type,
-    additions: f.additions,
-    deletions: f.deletions,
-    binary: f.binary,
-    truncated: f.truncated,
-    size_before: f.size_before,
-    size_after: f.size_after,
-    patch_bytes: f.patch_bytes,
-    omitted_reason: f.omitted_reason,
-    patch: f.patch,
-  };
+  const out: NewFile = { ...pick(f, FILE_SUMMARY_FIELDS), patch: f.patch };
   if (f.path_base64 !== undefined) out.path_base64 = f.path_base64;
   if (f.old_path_base64 !== undefined) out.old_path_base64 = f.old_path_base64;
   return out;
@@ -107,17 +97,7 @@ export function diffCompletedPayload(c: ChangeSummary): DiffCompletedPayload {
     run_id: c.run_id,
     change_id: c.change_id,
     changed_count: c.changed_count,
-    files: c.files.map((f) => ({
-      id: f.id,
-      path: f.path,
-      old_path: f.old_path,
-      change_type: f.change_type,
-      additions: f.additions,
-      deletions: f.deletions,
-      binary: f.binary,
-      truncated: f.truncated,
-      omitted_reason: f.omitted_reason,
-    })),
+    files: c.files.map((f) => pick(f, DIFF_COMPLETED_FILE_FIELDS)),
     truncated: c.truncated,
     source: c.source,
     tool_call_id: c.tool_call_id,

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { ChangeSummary, FileSummary, FileWithPatch, TruncatedReason } from '../../shared/index.ts';
+import {
+  FILE_SUMMARY_FIELDS,
+  fieldsOf,
+  type ChangeSummary,
+  type FileSummary,
+  type FileWithPatch,
+  type TruncatedReason,
+} from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import { pickFields, toInt, type SqliteRow } from './rows.ts';
 import type { WriteClock } from './write-clock.ts';
 
 /** A change about to be stored: the summary without its files. */
@@ -9,69 +17,66 @@ export type NewChange = Omit<ChangeSummary, 'files'>;
 /** One changed file about to be stored (its id is assigned here). */
 export type NewFile = Omit<FileWithPatch, 'id'>;
 
-interface ChangeRow {
-  change_id: string;
-  session_id: string;
-  run_id: string;
-  tool_call_id: string | null;
-  source: ChangeSummary['source'];
-  workspace: string | null;
-  workspace_kind: ChangeSummary['workspace_kind'];
-  started_at: number | null;
-  finished_at: number | null;
-  changed_count: number;
-  added_count: number;
-  modified_count: number;
-  deleted_count: number;
-  renamed_count: number;
-  binary_count: number;
-  truncated: number;
-  truncated_reasons: string;
-  total_patch_bytes: number;
-  overlapping: number;
-  omitted_count: number;
-  created_at: number;
-}
+type FileSummaryField = (typeof FILE_SUMMARY_FIELDS)[number];
 
-interface FileRow {
-  id: string;
+type ChangeRow = SqliteRow<
+  Omit<ChangeSummary, 'files' | 'truncated_reasons'> & { truncated_reasons: string },
+  'truncated' | 'overlapping'
+>;
+
+/** A file's row: its summary with the change it belongs to, names not valid UTF-8 kept as NULL otherwise. */
+type FileRow = SqliteRow<Omit<FileSummary, 'path_base64' | 'old_path_base64'>, 'binary' | 'truncated'> & {
   change_id: string;
-  path: string;
-  old_path: string | null;
   path_base64: string | null;
   old_path_base64: string | null;
-  change_type: FileSummary['change_type'];
-  additions: number;
-  deletions: number;
-  binary: number;
-  truncated: number;
-  size_before: number | null;
-  size_after: number | null;
-  patch_bytes: number;
-  omitted_reason: FileSummary['omitted_reason'];
-}
+};
 
-const CHANGE_COLUMNS = `change_id, session_id, run_id, tool_call_id, source, workspace, workspace_kind, started_at,
-  finished_at, changed_count, added_count, modified_count, deleted_count, renamed_count, binary_count, truncated,
-  truncated_reasons, total_patch_bytes, overlapping, omitted_count, created_at`;
+const FILE_BOOLEANS: ReadonlySet<string> = new Set(['binary', 'truncated'] satisfies (keyof FileSummary)[]);
+const CHANGE_BOOLEANS: ReadonlySet<string> = new Set(['truncated', 'overlapping'] satisfies (keyof ChangeSummary)[]);
+
+const CHANGE_FIELDS = fieldsOf<Omit<ChangeSummary, 'files'>>()([
+  'change_id',
+  'session_id',
+  'run_id',
+  'tool_call_id',
+  'source',
+  'workspace',
+  'workspace_kind',
+  'started_at',
+  'finished_at',
+  'changed_count',
+  'added_count',
+  'modified_count',
+  'deleted_count',
+  'renamed_count',
+  'binary_count',
+  'truncated',
+  'truncated_reasons',
+  'total_patch_bytes',
+  'overlapping',
+  'omitted_count',
+  'created_at',
+]);
+
+const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
 // Never `patch`: summaries stay small however big the stored patches are.
-const FILE_SUMMARY_COLUMNS = `id, change_id, path, old_path, path_base64, old_path_base64, change_type, additions,
-  deletions, binary, truncated, size_before, size_after, patch_bytes, omitted_reason`;
+const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'].join(', ');
+const FILE_INSERT_COLUMNS = [
+  'id',
+  'change_id',
+  'session_id',
+  'ord',
+  ...FILE_SUMMARY_FIELDS,
+  'path_base64',
+  'old_path_base64',
+  'patch',
+  'created_at',
+];
 
 function toFile(r: FileRow): FileSummary {
   const f: FileSummary = {
     id: r.id,
-    path: r.path,
-    old_path: r.old_path,
-    change_type: r.change_type,
-    additions: r.additions,
-    deletions: r.deletions,
-    binary: r.binary === 1,
-    truncated: r.truncated === 1,
-    size_before: r.size_before,
-    size_after: r.size_after,
-    patch_bytes: r.patch_bytes,
-    omitted_reason: r.omitted_reason,
+    ...pickFields<FileSummary, FileSummaryField>(r, FILE_SUMMARY_FIELDS, FILE_BOOLEANS),
   };
   if (r.path_base64 !== null) f.path_base64 = r.path_base64;
   if (r.old_path_base64 !== null) f.old_path_base64 = r.old_path_base64;
@@ -80,45 +85,19 @@ function toFile(r: FileRow): FileSummary {
 
 function toChange(r: ChangeRow, files: FileSummary[]): ChangeSummary {
   return {
-    change_id: r.change_id,
-    session_id: r.session_id,
-    run_id: r.run_id,
-    tool_call_id: r.tool_call_id,
-    source: r.source,
-    workspace: r.workspace,
-    workspace_kind: r.workspace_kind,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    changed_count: r.changed_count,
-    added_count: r.added_count,
-    modified_count: r.modified_count,
-    deleted_count: r.deleted_count,
-    renamed_count: r.renamed_count,
-    binary_count: r.binary_count,
-    truncated: r.truncated === 1,
+    ...pickFields<ChangeSummary, (typeof CHANGE_FIELDS)[number]>(r, CHANGE_FIELDS, CHANGE_BOOLEANS),
     truncated_reasons: JSON.parse(r.truncated_reasons) as TruncatedReason[],
-    total_patch_bytes: r.total_patch_bytes,
-    overlapping: r.overlapping === 1,
-    omitted_count: r.omitted_count,
-    created_at: r.created_at,
     files,
   };
 }
 
 export function createChangeStore(db: Db, clock: WriteClock) {
   const insertChange = db.prepare(
-    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (@change_id, @session_id, @run_id, @tool_call_id,
-       @source, @workspace, @workspace_kind, @started_at, @finished_at, @changed_count, @added_count, @modified_count,
-       @deleted_count, @renamed_count, @binary_count, @truncated, @truncated_reasons, @total_patch_bytes, @overlapping,
-       @omitted_count, @created_at)`,
+    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (${CHANGE_FIELDS.map((c) => `@${c}`).join(', ')})`,
   );
   const insertFile = db.prepare(
-    `INSERT INTO workspace_run_change_files (id, change_id, session_id, ord, path, old_path, path_base64,
-       old_path_base64, change_type, additions, deletions, size_before, size_after, patch, patch_bytes, truncated,
-       binary, omitted_reason, created_at)
-     VALUES (@id, @change_id, @session_id, @ord, @path, @old_path, @path_base64, @old_path_base64, @change_type,
-       @additions, @deletions, @size_before, @size_after, @patch, @patch_bytes, @truncated, @binary, @omitted_reason,
-       @created_at)`,
+    `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.join(', ')})
+     VALUES (${FILE_INSERT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
   const existsStmt = db.prepare<[string, string], { one: number }>(
     'SELECT 1 AS one FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
@@ -182,31 +161,22 @@ export function createChangeStore(db: Db, clock: WriteClock) {
   const store = db.transaction((change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
     insertChange.run({
       ...change,
-      truncated: change.truncated ? 1 : 0,
+      truncated: toInt(change.truncated),
       truncated_reasons: JSON.stringify(change.truncated_reasons),
-      overlapping: change.overlapping ? 1 : 0,
+      overlapping: toInt(change.overlapping),
     });
     const stored: FileSummary[] = files.map((f, ord) => {
       const id = randomUUID();
       insertFile.run({
+        ...f,
         id,
         change_id: change.change_id,
         session_id: change.session_id,
         ord,
-        path: f.path,
-        old_path: f.old_path,
         path_base64: f.path_base64 ?? null,
         old_path_base64: f.old_path_base64 ?? null,
-        change_type: f.change_type,
-        additions: f.additions,
-        deletions: f.deletions,
-        size_before: f.size_before,
-        size_after: f.size_after,
-        patch: f.patch,
-        patch_bytes: f.patch_bytes,
-        truncated: f.truncated ? 1 : 0,
-        binary: f.binary ? 1 : 0,
-        omitted_reason: f.omitted_reason,
+        truncated: toInt(f.truncated),
+        binary: toInt(f.binary),
         created_at: change.created_at,
       });
       const { patch: _patch, ...summary } = f;

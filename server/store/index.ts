@@ -8,7 +8,16 @@ import { createWriteClock, type WriteClock } from './write-clock.ts';
 export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
 export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
 export type { NewChange, NewFile, ChangeStore } from './changes.ts';
-export type { Recorded, Finish, StartOutcome, NewToolCall, RunStore } from './runs.ts';
+export type {
+  ActivityKind,
+  ActivityRecords,
+  NewActivity,
+  Recorded,
+  Finish,
+  StartOutcome,
+  NewToolCall,
+  RunStore,
+} from './runs.ts';
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
 export type { WriteClock } from './write-clock.ts';

@@ -1,18 +1,37 @@
-import type {
-  CompleteResponse,
-  Run,
-  RunSource,
-  RunStatus,
-  StartResponse,
-  ToolCall,
-  UntrackedReason,
+import {
+  fieldsOf,
+  type CompleteResponse,
+  type Run,
+  type RunStatus,
+  type StartResponse,
+  type ToolCall,
+  type UntrackedReason,
 } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import { pickFields, toInt, type SqliteRow } from './rows.ts';
 import type { WriteClock } from './write-clock.ts';
+
+/**
+ * Runs and tool calls: one activity at two scopes, kept in two tables of the same shape (`runs`,
+ * `tool_calls`) behind one set of statements. A run and a tool call may share an id within a
+ * session; the table is what tells them apart.
+ */
+export type ActivityKind = 'run' | 'tool';
+
+/** The DTO of each kind. */
+export interface ActivityRecords {
+  run: Run;
+  tool: ToolCall;
+}
+
+/** What is stored of an activity: its DTO and its workspace (a tool call's DTO does not carry it). */
+export type NewActivity<K extends ActivityKind> = ActivityRecords[K] & { workspace: string | null };
+export type NewToolCall = NewActivity<'tool'>;
 
 /** A run or tool call with the answers given to its start and completion (replayed on repeats). */
 export interface Recorded<T> {
   record: T;
+  workspace: string | null;
   startResponse: StartResponse | null;
   completeResponse: CompleteResponse | null;
 }
@@ -32,201 +51,158 @@ export interface StartOutcome {
   response: StartResponse;
 }
 
-interface RunRow {
-  run_id: string;
-  session_id: string;
-  status: RunStatus;
-  source: RunSource;
-  workspace: string | null;
-  started_at: number;
-  finished_at: number | null;
-  error: string | null;
-  change_id: string;
-  tracking: number;
-  reason: UntrackedReason | null;
+interface Table<K extends ActivityKind> {
+  name: string;
+  /** The column holding the activity's own id. */
+  id: keyof ActivityRecords[K] & string;
+  /** The DTO's fields in the order they are served. */
+  fields: readonly (keyof ActivityRecords[K] & string)[];
+}
+
+const TABLES: { [K in ActivityKind]: Table<K> } = {
+  run: {
+    name: 'runs',
+    id: 'run_id',
+    fields: fieldsOf<Run>()([
+      'run_id',
+      'session_id',
+      'status',
+      'source',
+      'workspace',
+      'started_at',
+      'finished_at',
+      'error',
+      'change_id',
+      'tracking',
+      'reason',
+    ]),
+  },
+  tool: {
+    name: 'tool_calls',
+    id: 'tool_call_id',
+    fields: fieldsOf<ToolCall>()([
+      'tool_call_id',
+      'run_id',
+      'session_id',
+      'name',
+      'status',
+      'started_at',
+      'finished_at',
+      'error',
+      'change_id',
+      'tracking',
+      'reason',
+    ]),
+  },
+};
+
+type ActivityRow = SqliteRow<NewActivity<ActivityKind>, 'tracking'> & {
   start_response: string | null;
   complete_response: string | null;
-}
+};
 
-interface ToolRow extends Omit<RunRow, 'source'> {
-  tool_call_id: string;
-  name: string | null;
-}
-
-const RUN_COLUMNS =
-  'run_id, session_id, status, source, workspace, started_at, finished_at, error, change_id, tracking, reason';
-const TOOL_COLUMNS =
-  'tool_call_id, run_id, session_id, name, status, workspace, started_at, finished_at, error, change_id, tracking, reason';
+const BOOLEANS: ReadonlySet<string> = new Set(['tracking']);
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
-function toRun(r: Omit<RunRow, 'start_response' | 'complete_response'>): Run {
+/** The statements of one table, built from its description. */
+function prepareTable<K extends ActivityKind>(db: Db, t: Table<K>) {
+  const columns = t.fields.join(', ');
+  const stored = t.fields.includes('workspace' as never) ? [...t.fields] : [...t.fields, 'workspace'];
+  const key = `session_id = @session_id AND ${t.id} = @id`;
   return {
-    run_id: r.run_id,
-    session_id: r.session_id,
-    status: r.status,
-    source: r.source,
-    workspace: r.workspace,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    error: r.error,
-    change_id: r.change_id,
-    tracking: r.tracking === 1,
-    reason: r.reason,
+    get: db.prepare<{ session_id: string; id: string }, ActivityRow>(
+      `SELECT ${columns}, workspace, start_response, complete_response FROM ${t.name} WHERE ${key}`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO ${t.name} (${stored.join(', ')}) VALUES (${stored.map((c) => `@${c}`).join(', ')})`,
+    ),
+    start: db.prepare(
+      `UPDATE ${t.name} SET tracking = @tracking, reason = @reason, start_response = @response WHERE ${key}`,
+    ),
+    finish: db.prepare(
+      `UPDATE ${t.name} SET status = @status, finished_at = @finished_at, error = @error, tracking = @tracking,
+         reason = @reason, complete_response = @response WHERE ${key}`,
+    ),
+    list: db.prepare<[string], ActivityRow>(
+      `SELECT ${columns} FROM ${t.name} WHERE session_id = ? ORDER BY started_at, seq`,
+    ),
+    toRecord: (row: ActivityRow): ActivityRecords[K] =>
+      pickFields<ActivityRecords[K], keyof ActivityRecords[K]>(row, t.fields, BOOLEANS) as ActivityRecords[K],
   };
-}
-
-function toToolCall(r: Omit<ToolRow, 'start_response' | 'complete_response'>): ToolCall {
-  return {
-    tool_call_id: r.tool_call_id,
-    run_id: r.run_id,
-    session_id: r.session_id,
-    name: r.name,
-    status: r.status,
-    started_at: r.started_at,
-    finished_at: r.finished_at,
-    error: r.error,
-    change_id: r.change_id,
-    tracking: r.tracking === 1,
-    reason: r.reason,
-  };
-}
-
-/** Workspace of a tool call is kept for defaults and diagnostics; the DTO does not carry it. */
-export interface NewToolCall extends ToolCall {
-  workspace: string | null;
 }
 
 export function createRunStore(db: Db, clock: WriteClock) {
-  const getRun = db.prepare<[string, string], RunRow>(
-    `SELECT ${RUN_COLUMNS}, start_response, complete_response FROM runs WHERE session_id = ? AND run_id = ?`,
+  const tables = { run: prepareTable(db, TABLES.run), tool: prepareTable(db, TABLES.tool) };
+  const openChanges = db.prepare<{ session_id: string }, { change_id: string }>(
+    Object.values(TABLES)
+      .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = @session_id AND status = 'running'`)
+      .join(' UNION ALL '),
   );
-  const insertRun = db.prepare(
-    `INSERT INTO runs (${RUN_COLUMNS}) VALUES (@run_id, @session_id, @status, @source, @workspace, @started_at,
-       @finished_at, @error, @change_id, @tracking, @reason)`,
-  );
-  const startRun = db.prepare(
-    `UPDATE runs SET tracking = @tracking, reason = @reason, start_response = @response
-     WHERE session_id = @session_id AND run_id = @run_id`,
-  );
-  const finishRun = db.prepare(
-    `UPDATE runs SET status = @status, finished_at = @finished_at, error = @error, tracking = @tracking,
-       reason = @reason, complete_response = @response WHERE session_id = @session_id AND run_id = @run_id`,
-  );
-  const listRuns = db.prepare<[string], RunRow>(
-    `SELECT ${RUN_COLUMNS} FROM runs WHERE session_id = ? ORDER BY started_at, seq`,
-  );
+  // The parameter types of one kind's statements fit every kind; only the record type differs.
+  const of = <K extends ActivityKind>(kind: K) => tables[kind] as unknown as ReturnType<typeof prepareTable<K>>;
 
-  const getTool = db.prepare<[string, string], ToolRow>(
-    `SELECT ${TOOL_COLUMNS}, start_response, complete_response FROM tool_calls WHERE session_id = ? AND tool_call_id = ?`,
-  );
-  const insertTool = db.prepare(
-    `INSERT INTO tool_calls (${TOOL_COLUMNS}) VALUES (@tool_call_id, @run_id, @session_id, @name, @status, @workspace,
-       @started_at, @finished_at, @error, @change_id, @tracking, @reason)`,
-  );
-  const startTool = db.prepare(
-    `UPDATE tool_calls SET tracking = @tracking, reason = @reason, start_response = @response
-     WHERE session_id = @session_id AND tool_call_id = @tool_call_id`,
-  );
-  const finishTool = db.prepare(
-    `UPDATE tool_calls SET status = @status, finished_at = @finished_at, error = @error, tracking = @tracking,
-       reason = @reason, complete_response = @response WHERE session_id = @session_id AND tool_call_id = @tool_call_id`,
-  );
-  const listTools = db.prepare<[string], ToolRow>(
-    `SELECT ${TOOL_COLUMNS} FROM tool_calls WHERE session_id = ? ORDER BY started_at, seq`,
-  );
-  const openChanges = db.prepare<[string, string], { change_id: string }>(
-    `SELECT change_id FROM runs WHERE session_id = ? AND status = 'running'
-     UNION ALL SELECT change_id FROM tool_calls WHERE session_id = ? AND status = 'running'`,
-  );
+  function get<K extends ActivityKind>(kind: K, sessionId: string, id: string): Recorded<ActivityRecords[K]> | null {
+    const t = of(kind);
+    const row = t.get.get({ session_id: sessionId, id });
+    if (!row) return null;
+    return {
+      record: t.toRecord(row),
+      workspace: row.workspace,
+      startResponse: parse(row.start_response),
+      completeResponse: parse(row.complete_response),
+    };
+  }
 
-  const bool = (b: boolean) => (b ? 1 : 0);
-  // The start and finish columns are the same for runs and tool calls.
-  const startColumns = (o: StartOutcome) => ({
-    tracking: bool(o.tracking),
-    reason: o.reason,
-    response: JSON.stringify(o.response),
-  });
-  const finishColumns = (f: Finish) => ({
-    status: f.status,
-    finished_at: f.finished_at,
-    error: f.error,
-    tracking: bool(f.tracking),
-    reason: f.reason,
-    response: JSON.stringify(f.response),
-  });
+  function insert<K extends ActivityKind>(kind: K, a: NewActivity<K>): void {
+    clock.bump(a.session_id);
+    of(kind).insert.run({ ...a, tracking: toInt(a.tracking) });
+  }
+
+  function list<K extends ActivityKind>(kind: K, sessionId: string): ActivityRecords[K][] {
+    const t = of(kind);
+    return t.list.all(sessionId).map(t.toRecord);
+  }
 
   return {
-    getRun(sessionId: string, runId: string): Recorded<Run> | null {
-      const row = getRun.get(sessionId, runId);
-      if (!row) return null;
-      return {
-        record: toRun(row),
-        startResponse: parse(row.start_response),
-        completeResponse: parse(row.complete_response),
-      };
-    },
-    insertRun(run: Run): void {
-      clock.bump(run.session_id);
-      insertRun.run({ ...run, tracking: bool(run.tracking) });
-    },
-    recordRunStart(sessionId: string, runId: string, o: StartOutcome): void {
+    get,
+    insert,
+    /** Records the answer given to the start (its checkpoint taken or not). */
+    recordStart(kind: ActivityKind, sessionId: string, id: string, o: StartOutcome): void {
       clock.bump(sessionId);
-      startRun.run({
+      of(kind).start.run({
         session_id: sessionId,
-        run_id: runId,
-        ...startColumns(o),
+        id,
+        tracking: toInt(o.tracking),
+        reason: o.reason,
+        response: JSON.stringify(o.response),
       });
     },
-    finishRun(sessionId: string, runId: string, f: Finish): void {
+    finish(kind: ActivityKind, sessionId: string, id: string, f: Finish): void {
       clock.bump(sessionId);
-      finishRun.run({
+      of(kind).finish.run({
         session_id: sessionId,
-        run_id: runId,
-        ...finishColumns(f),
+        id,
+        status: f.status,
+        finished_at: f.finished_at,
+        error: f.error,
+        tracking: toInt(f.tracking),
+        reason: f.reason,
+        response: JSON.stringify(f.response),
       });
     },
-    listRuns(sessionId: string): Run[] {
-      return listRuns.all(sessionId).map(toRun);
-    },
-
-    getToolCall(sessionId: string, toolCallId: string): (Recorded<ToolCall> & { workspace: string | null }) | null {
-      const row = getTool.get(sessionId, toolCallId);
-      if (!row) return null;
-      return {
-        record: toToolCall(row),
-        workspace: row.workspace,
-        startResponse: parse(row.start_response),
-        completeResponse: parse(row.complete_response),
-      };
-    },
-    insertToolCall(call: NewToolCall): void {
-      clock.bump(call.session_id);
-      insertTool.run({ ...call, tracking: bool(call.tracking) });
-    },
-    recordToolStart(sessionId: string, toolCallId: string, o: StartOutcome): void {
-      clock.bump(sessionId);
-      startTool.run({
-        session_id: sessionId,
-        tool_call_id: toolCallId,
-        ...startColumns(o),
-      });
-    },
-    finishToolCall(sessionId: string, toolCallId: string, f: Finish): void {
-      clock.bump(sessionId);
-      finishTool.run({
-        session_id: sessionId,
-        tool_call_id: toolCallId,
-        ...finishColumns(f),
-      });
-    },
-    listToolCalls(sessionId: string): ToolCall[] {
-      return listTools.all(sessionId).map(toToolCall);
-    },
+    /** A session's activities of one kind, in start order. */
+    list,
     /** change_ids of the session's runs and tool calls still open (their checkpoints are live). */
     openChangeIds(sessionId: string): string[] {
-      return openChanges.all(sessionId, sessionId).map((r) => r.change_id);
+      return openChanges.all({ session_id: sessionId }).map((r) => r.change_id);
     },
+    // Typed shorthands for readers that name one kind.
+    getRun: (sessionId: string, runId: string) => get('run', sessionId, runId),
+    insertRun: (run: Run) => insert('run', run),
+    insertToolCall: (call: NewToolCall) => insert('tool', call),
+    listRuns: (sessionId: string) => list('run', sessionId),
+    listToolCalls: (sessionId: string) => list('tool', sessionId),
   };
 }
 

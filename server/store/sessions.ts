@@ -2,15 +2,8 @@ import type { Session } from '../../shared/index.ts';
 import type { Db } from './database.ts';
 import type { WriteClock } from './write-clock.ts';
 
-interface SessionRow {
-  id: string;
-  title: string | null;
-  workspace: string | null;
-  created_at: number;
-  updated_at: number;
-  run_count: number;
-  changed_count: number;
-}
+/** A session's row is its DTO: the counts are computed by the query. */
+type SessionRow = Session;
 
 // run_count / changed_count are derived, so they can never drift from the rows they count.
 const SESSION_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,

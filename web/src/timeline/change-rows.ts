@@ -1,17 +1,7 @@
-import type { ChangeType, OmittedReason } from '../../../shared/index.ts';
+import type { ChangeType, DiffCompletedFile } from '../../../shared/index.ts';
 
-/** The fields of a changed file the compact block needs (a FileSummary or a socket payload file). */
-export interface ChangeRowInput {
-  id: string;
-  path: string;
-  old_path: string | null;
-  change_type: ChangeType;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-  truncated: boolean;
-  omitted_reason: OmittedReason | null;
-}
+/** The fields of a changed file the compact block needs: those a FileSummary and a socket payload file share. */
+export type ChangeRowInput = DiffCompletedFile;
 
 export interface ChangeRow {
   id: string;

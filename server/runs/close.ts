@@ -1,0 +1,121 @@
+import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../shared/index.ts';
+import type { DeltaResult } from '../checkpoint/types.ts';
+import { storageFailure } from '../store/index.ts';
+import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
+import { inFlightKey, once, type BridgeContext } from './context.ts';
+import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
+import { emitSession } from './sessions.ts';
+
+export interface Closing {
+  status: 'completed' | 'failed';
+  error: string | null;
+}
+
+/**
+ * Computes the delta, keeping the checkpoint until the result is stored (the caller drops it);
+ * null when there is no checkpoint (or the engine failed, logged).
+ */
+async function delta(ctx: BridgeContext, a: Activity): Promise<DeltaResult | null> {
+  try {
+    return await ctx.engine.completeKept(a.sessionId, a.changeId);
+  } catch (err) {
+    ctx.log(`delta for ${a.changeId} failed: ${(err as Error).message}`);
+    ctx.engine.drop(a.sessionId, a.changeId);
+    return null;
+  }
+}
+
+/**
+ * Runs the storing transaction of a completion. When it fails (a full disk, a read-only
+ * database) nothing of it is kept, the checkpoint with its computed delta stays for a retry of
+ * the same completion, the cause is logged, and the answer names the storage failure.
+ */
+function storeCompletion<T>(ctx: BridgeContext, a: Activity, fn: () => T): T {
+  try {
+    return ctx.store.transaction(fn);
+  } catch (err) {
+    const what = `${nameOf(a)} completion ${a.changeId} of session ${a.sessionId}`;
+    ctx.log(`${what} was not stored: ${(err as Error).message}`);
+    throw (
+      storageFailure(
+        err,
+        `the ${what} could not be stored`,
+        'the change is kept: send the same completion again once the database can be written',
+      ) ?? err
+    );
+  }
+}
+
+/** A completion without a recorded start still records the run or tool call (as never tracked). */
+function ensureRecord(ctx: BridgeContext, a: Activity, t: number): void {
+  if (ctx.store.runs.get(a.kind, a.sessionId, a.id)) return;
+  ctx.store.runs.insert(a.kind, newRecord(a, t, null));
+}
+
+/**
+ * `tool.completed`, `run.completed` and `run.failed`: delta, one storing transaction (change rows,
+ * retention, the finished record and its answer), then `workspace.diff.completed`, then the
+ * terminal event. Waits for a start still in flight; a repeat answers as the first did.
+ */
+export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promise<CompleteResponse> {
+  const { store, engine } = ctx;
+  const { kind, sessionId, runId, id, changeId } = a;
+  const toolCallId = toolCallIdOf(a);
+  const key = inFlightKey(sessionId, changeId);
+  engine.touch(sessionId, runId);
+  const pendingStart = ctx.starting.get(key);
+  if (pendingStart) await pendingStart.catch(() => undefined);
+  return once(ctx.completing, key, async () => {
+    const first = store.runs.get(kind, sessionId, id);
+    if (first?.completeResponse) return first.completeResponse;
+    ctx.observers.notify((o) => o.closing?.({ sessionId, runId, changeId, toolCallId }));
+
+    let d: DeltaResult | null = null;
+    let reason: UntrackedReason | null = null;
+    const startAnswer = first?.startResponse ?? null;
+    if (startAnswer && !startAnswer.tracking) {
+      reason = startAnswer.reason;
+      engine.drop(sessionId, changeId);
+    } else {
+      d = await delta(ctx, a);
+      if (!d) reason = 'no_checkpoint';
+    }
+
+    const t = ctx.now();
+    const source = changeSourceOf(a, first);
+    const outcome = storeCompletion(ctx, a, () => {
+      // The session (and record) may be new here: a completion without a start, or a session
+      // deleted while the delta was computed. Sessions are created by the first event naming them.
+      store.sessions.touch(sessionId, t);
+      ensureRecord(ctx, a, t);
+      let stored: ChangeSummary | null = null;
+      if (d && d.changed_count > 0) {
+        stored = store.changes.insert(
+          toNewChange({ sessionId, runId, changeId, toolCallId, source }, d, t),
+          d.files.map(toNewFile),
+          ctx.config.limits.maxChangesPerSession,
+        );
+      }
+      const response = d
+        ? trackedCompletion(changeId, d, stored)
+        : untrackedCompletion(changeId, reason ?? 'no_checkpoint');
+      store.runs.finish(kind, sessionId, id, {
+        status: c.status,
+        finished_at: t,
+        error: c.error,
+        tracking: d !== null,
+        reason: d ? null : (reason ?? 'no_checkpoint'),
+        response,
+      });
+      return { response, stored };
+    });
+    // Stored: only now may the checkpoint (and its computed delta) go.
+    engine.drop(sessionId, changeId);
+
+    if (outcome.stored)
+      ctx.emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));
+    emitClosed(ctx.emitter, a, store.runs.get(kind, sessionId, id)!.record);
+    emitSession(ctx, sessionId);
+    return outcome.response;
+  });
+}

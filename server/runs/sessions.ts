@@ -1,0 +1,19 @@
+import type { SessionUpsertEvent, SessionUpsertResponse } from '../../shared/index.ts';
+import type { BridgeContext } from './context.ts';
+
+/** `session.updated` to the sessions list, with the session as stored now (nothing when it is gone). */
+export function emitSession(ctx: BridgeContext, sessionId: string): void {
+  const session = ctx.store.sessions.get(sessionId);
+  if (session) ctx.emitter.toSessionsList('session.updated', { session });
+}
+
+/** `session.upsert`: creates the session or changes only the fields given. */
+export function sessionUpsert(ctx: BridgeContext, e: Omit<SessionUpsertEvent, 'type'>): SessionUpsertResponse {
+  const fields: { title?: string; workspace?: string } = {};
+  if (e.title !== undefined) fields.title = e.title;
+  if (e.workspace !== undefined) fields.workspace = e.workspace;
+  ctx.store.sessions.upsert(e.session_id, fields, ctx.now());
+  const session = ctx.store.sessions.get(e.session_id)!;
+  ctx.emitter.toSessionsList('session.updated', { session });
+  return { session };
+}

@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../api/test-harness.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+
+/**
+ * A database written by an earlier release opens in place with this code: every session, message,
+ * run, tool call, change, file and patch reads back byte for byte as that release served it, and a
+ * repeated start or completion still answers what the release answered the first time (the stored
+ * answers survive). The fixture and the answers it gave were recorded with that release; see
+ * fixtures/README.md.
+ */
+
+interface Fixture {
+  clock: number;
+  events: { event: { type: string }; status: number; answer: unknown }[];
+  reads: { path: string; status: number; body: unknown }[];
+}
+
+const FIXTURES = new URL('./fixtures/', import.meta.url);
+const fixture = JSON.parse(fs.readFileSync(new URL('release-1.json', FIXTURES), 'utf8')) as Fixture;
+/** Events whose repeat replays the stored answer and changes nothing. */
+const REPLAYED = new Set(['run.started', 'tool.started', 'tool.completed', 'run.completed', 'run.failed']);
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A copy of the release's database file, as a user's would be found on upgrade. */
+function copyOfReleaseDb(): string {
+  const dir = createTempDir('rundiff-upgrade-');
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'rundiff.db');
+  fs.copyFileSync(new URL('release-1.db', FIXTURES), file);
+  return file;
+}
+
+async function open(dbPath: string): Promise<TestServer> {
+  // The clock continues where the release left off, so the age sweep at start removes nothing.
+  let clock = fixture.clock;
+  const t = await startTestServer({ dbPath, now: () => (clock += 1_000) });
+  cleanups.push(() => t.close());
+  return t;
+}
+
+/** Every recorded read whose answer differs now, as the exact text served then and now. */
+async function differences(t: TestServer): Promise<{ path: string; then: string; now: string }[]> {
+  const out: { path: string; then: string; now: string }[] = [];
+  for (const r of fixture.reads) {
+    const res = await t.get(r.path);
+    const then = `${r.status} ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`;
+    const now = `${res.status} ${res.text}`;
+    if (now !== then) out.push({ path: r.path, then, now });
+  }
+  return out;
+}
+
+describe('a database made by the previous release', () => {
+  it('the fixture covers runs, tool calls (one sharing a run id), untracked and failed ones, renames, binaries and raw-byte names', () => {
+    const db = new Database(fileURLToPath(new URL('release-1.db', FIXTURES)), { readonly: true });
+    cleanups.push(() => db.close());
+    const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
+    expect(versions).toEqual([1, 2]);
+    const text = JSON.stringify(fixture.reads);
+    for (const needle of ['"run_id":"same"', '"tool_call_id":"same"', '"status":"failed"', '"tracking":false'])
+      expect(text).toContain(needle);
+    for (const needle of ['"change_type":"renamed"', '"omitted_reason":"binary"', '"path_base64"'])
+      expect(text).toContain(needle);
+    expect(fixture.reads.length).toBeGreaterThan(20);
+  });
+
+  it('upgrades in place: every REST answer of the history reads back byte for byte as the release served it', async () => {
+    const t = await open(copyOfReleaseDb());
+    expect(await differences(t)).toEqual([]);
+  });
+
+  it('upgrades in place: repeated starts and completions answer as the release answered, and change nothing', async () => {
+    const t = await open(copyOfReleaseDb());
+    const replayed = fixture.events.filter((e) => REPLAYED.has(e.event.type));
+    expect(replayed.length).toBeGreaterThan(10);
+    for (const e of replayed) {
+      const res = await t.post(e.event);
+      expect({ event: e.event, status: res.status, text: res.text }).toEqual({
+        event: e.event,
+        status: e.status,
+        text: JSON.stringify(e.answer),
+      });
+    }
+    expect(await differences(t)).toEqual([]);
+  });
+
+  it('upgrades in place: the upgraded file reopens, and the release left an open run that still closes', async () => {
+    const dbPath = copyOfReleaseDb();
+    const first = await open(dbPath);
+    await first.server.close();
+    const t = await open(dbPath);
+    expect(await differences(t)).toEqual([]);
+    // Its checkpoint lived in the old process only: the completion is recorded, untracked.
+    const done = await t.post({ type: 'run.completed', session_id: 's-git', run_id: 'r-open' });
+    expect(done.body).toEqual({ change_id: 'run:r-open', tracking: false, reason: 'no_checkpoint' });
+    const detail = await t.get('/api/hermes/sessions/s-git');
+    expect(detail.body.runs.find((r: { run_id: string }) => r.run_id === 'r-open')).toMatchObject({
+      status: 'completed',
+      tracking: false,
+      reason: 'no_checkpoint',
+    });
+  });
+
+  it('control: a row changed in the copy shows up as a difference', async () => {
+    const dbPath = copyOfReleaseDb();
+    const db = new Database(dbPath);
+    db.prepare("UPDATE tool_calls SET name = 'other' WHERE tool_call_id = 'same'").run();
+    db.close();
+    const t = await open(dbPath);
+    expect((await differences(t)).map((d) => d.path)).toEqual(['/api/hermes/sessions/s-git']);
+  });
+});
