@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectClient, startTestServer, type TestServer } from '../api/test-harness.ts';
+import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 
 /** Runs and tool calls take one code path; their kind keeps them apart, also when they share an id. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../api/test-harness.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 /**
