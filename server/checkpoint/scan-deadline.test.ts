@@ -63,7 +63,9 @@ describe('scan deadlines', () => {
     expect(second).toMatchObject({ scanned_files: 1, truncated: false });
     expect(aAnswered).toBe(false);
     unblockFifo(fifo);
-    await expect(first).resolves.toMatchObject({ scanned_files: 1 });
+    // Released, A answers too. Its count may include the test's FIFO marker, depending on whether
+    // the walk lists the folder before the release removes it, so only the answer is checked.
+    await expect(first).resolves.toMatchObject({ truncated: false });
   });
 
   it('a FIFO named .gitignore in a plain folder does not block the checkpoint', async () => {
