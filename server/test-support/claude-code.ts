@@ -15,7 +15,8 @@ export const CLAUDE_CODE_VERSION = '2.1.328';
 /** Only this platform has the binary the install script fetches. */
 export const claudeCodeSupported = process.platform === 'linux' && process.arch === 'x64';
 
-const ensureScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/ensure-claude-code.sh');
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ensureScript = path.join(root, 'scripts/ensure-claude-code.sh');
 
 /** Installs the CLI when missing (about 370 MB, once per machine) and resolves with its path. */
 export function ensureClaudeCode(): Promise<string> {
@@ -79,5 +80,26 @@ export function runClaudeCode(prompt: string, opts: ClaudeCodeOptions): Promise<
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * `rundiff hooks install claude-code --workspace WS --server URL` through the real command line,
+ * asynchronously (the server that will answer the hooks may live in this process).
+ */
+export function installClaudeCodeHooks(
+  workspace: string,
+  serverUrl: string,
+  home: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = [path.join(root, 'bin/rundiff.js'), 'hooks', 'install', 'claude-code'];
+  args.push('--workspace', workspace, '--server', serverUrl);
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, encoding: 'utf8' },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
   });
 }
