@@ -5,13 +5,28 @@
 set -euo pipefail
 version="2.1.328"
 pkg="@anthropic-ai/claude-code-linux-x64"
-cache="${RUNDIFF_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rundiff/agents}/claude-code-$version"
+base="${RUNDIFF_AGENTS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rundiff/agents}"
+cache="$base/claude-code-$version"
 bin="$cache/node_modules/$pkg/claude"
 if [ ! -x "$bin" ]; then
-  echo "rundiff: installing $pkg@$version into $cache (once per machine)" >&2
-  mkdir -p "$cache"
-  # --ignore-scripts: the binary needs no postinstall; --no-save: the cache folder gets no package.json edits.
-  npm install --prefix "$cache" --no-save --ignore-scripts --no-audit --no-fund --loglevel=error "$pkg@$version" >&2
-  [ -x "$bin" ] || { echo "rundiff: $bin missing after install" >&2; exit 1; }
+  mkdir -p "$base"
+  # Test files run in parallel and may all ask at once: one installs, the others wait for it.
+  exec 9>"$cache.lock"
+  flock 9
+  if [ ! -x "$bin" ]; then
+    echo "rundiff: installing $pkg@$version into $cache (once per machine)" >&2
+    # Installed beside the cache and moved into place whole, so an interrupted download never
+    # leaves a folder that looks installed.
+    staging="$(mktemp -d "$cache.partial.XXXXXX")"
+    chmod 755 "$staging"
+    trap 'rm -rf "$staging"' EXIT
+    # --ignore-scripts: the binary needs no postinstall; --no-save: no package.json is written.
+    npm install --prefix "$staging" --no-save --ignore-scripts --no-audit --no-fund --loglevel=error \
+      "$pkg@$version" >&2
+    [ -x "$staging/node_modules/$pkg/claude" ] || { echo "rundiff: $pkg has no claude binary" >&2; exit 1; }
+    rm -rf "$cache"
+    mv "$staging" "$cache"
+    trap - EXIT
+  fi
 fi
 echo "$bin"

@@ -32,6 +32,8 @@ export interface ScriptedAnthropic {
   url: string;
   /** Every request received, in order. */
   requests: ScriptedRequest[];
+  /** Every tool call sent to the CLI, in order, with the id the CLI reports it under. */
+  toolUses: { id: string; name: string }[];
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ function sse(res: http.ServerResponse, event: string, data: unknown): void {
 
 export async function startScriptedAnthropic(script: ScriptedPrompt[]): Promise<ScriptedAnthropic> {
   const requests: ScriptedRequest[] = [];
+  const toolUses: { id: string; name: string }[] = [];
   let answers = 0;
   // The prompt being answered and the next turn of it.
   let current: { prompt: ScriptedPrompt; next: number } | null = null;
@@ -100,6 +103,7 @@ export async function startScriptedAnthropic(script: ScriptedPrompt[]): Promise<
     });
     if ('tool' in turn) {
       const block = { type: 'tool_use', id: `toolu_scripted_${answers}`, name: turn.tool, input: {} };
+      toolUses.push({ id: block.id, name: turn.tool });
       sse(res, 'content_block_start', { type: 'content_block_start', index: 0, content_block: block });
       sse(res, 'content_block_delta', {
         type: 'content_block_delta',
@@ -154,6 +158,7 @@ export async function startScriptedAnthropic(script: ScriptedPrompt[]): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    toolUses,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
