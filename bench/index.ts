@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [diff] [bridge] [loop]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [diff] [bridge] [loop] [hooks]`: runs the named benchmarks (all by default) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -25,4 +25,9 @@ if (all || wanted.has('loop')) {
   const { benchEventLoop, formatEventLoopBench } = await import('./event-loop.ts');
   const r = await benchEventLoop();
   process.stdout.write(`${formatEventLoopBench(r)}\n`);
+}
+if (all || wanted.has('hooks')) {
+  const { benchHooks, formatHooksBench } = await import('./hooks.ts');
+  const r = await benchHooks();
+  process.stdout.write(`${formatHooksBench(r)}\n`);
 }
