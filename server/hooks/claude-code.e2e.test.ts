@@ -134,16 +134,21 @@ describe.skipIf(!claudeCodeSupported)('Claude Code with rundiff hooks (real CLI,
     ]);
     expect(filesOf(runChange(run2!.run_id))).toEqual([['README.md', 'modified', 1, 1]]);
   }, 180_000);
-  it('with the rundiff server gone, the hooked agent still finishes its prompt and prints only its reply', async () => {
-    // A port that was just listening and is now closed: nothing answers the hooks.
+  /** A loopback URL that was just listening and is now closed: nothing answers there. */
+  async function goneServerUrl(): Promise<string> {
     const gone = await startTestServer();
-    const goneUrl = `http://127.0.0.1:${gone.server.port}`;
+    const url = `http://127.0.0.1:${gone.server.port}`;
     await gone.close();
+    return url;
+  }
+
+  /** A one-prompt session that writes one file, in a fresh workspace and HOME. */
+  async function onePrompt(serverUrl: string, installArgs: string[]) {
     const repo = createTempRepo({ files: { 'README.md': 'hello\n' } });
     cleanups.push(() => repo.cleanup());
     const home = createTempDir('rundiff-agent-home-');
     cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
-    const install = await installClaudeCodeHooks(repo.dir, goneUrl, home);
+    const install = await installClaudeCodeHooks(repo.dir, serverUrl, home, installArgs);
     expect(install, install.stderr).toMatchObject({ code: 0 });
     const model = await startScriptedAnthropic([
       {
@@ -155,10 +160,62 @@ describe.skipIf(!claudeCodeSupported)('Claude Code with rundiff hooks (real CLI,
       },
     ]);
     cleanups.push(() => model.close());
-
+    // The server a hook may start in the background is this test's to stop, by the pid it recorded.
+    const pidFile = path.join(home, '.local/share/rundiff/server.pid');
+    cleanups.push(() => stopStartedServer(pidFile));
     const run = await runClaudeCode('The only prompt.', { bin, cwd: repo.dir, home, modelUrl: model.url });
+    return { repo, run, pidFile };
+  }
+
+  it('with the server gone and autostart off, the hooked agent still finishes its prompt, prints only its reply, and no server starts', async () => {
+    const url = await goneServerUrl();
+    const { repo, run, pidFile } = await onePrompt(url, ['--no-autostart']);
     expect(run, run.stderr).toMatchObject({ code: 0 });
     expect(run.stdout.trim()).toBe('Only reply.');
     expect(repo.read('notes.txt').toString()).toBe('one\n');
+    expect(fs.existsSync(pidFile)).toBe(false);
+    await expect(fetch(`${url}/api/health`)).rejects.toThrow();
+  }, 180_000);
+
+  it('with no server running, the first hook starts one in the background and the prompt is recorded there', async () => {
+    const url = await goneServerUrl();
+    const { run, pidFile } = await onePrompt(url, []);
+    expect(run, run.stderr).toMatchObject({ code: 0 });
+    expect(run.stdout.trim()).toBe('Only reply.');
+    expect(fs.existsSync(pidFile)).toBe(true);
+    const list = (await (await fetch(`${url}/api/hermes/sessions`)).json()) as SessionListResponse;
+    expect(list.sessions).toHaveLength(1);
+    const detail = (await (
+      await fetch(`${url}/api/hermes/sessions/${encodeURIComponent(list.sessions[0]!.id)}`)
+    ).json()) as SessionDetailResponse;
+    expect(detail.runs.map((r) => r.status)).toEqual(['completed']);
+    expect(detail.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'The only prompt.'],
+      ['assistant', 'Only reply.'],
+    ]);
+    expect(detail.changes.filter((c) => c.tool_call_id !== null).map(filesOf)).toEqual([
+      [['notes.txt', 'added', 1, 0]],
+    ]);
   }, 180_000);
 });
+
+/** Stops the background server a hook started (its pid file names it) and waits until it is gone. */
+async function stopStartedServer(pidFile: string): Promise<void> {
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return; // already gone
+  }
+  for (let i = 0; i < 200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  process.kill(pid, 'SIGKILL');
+}

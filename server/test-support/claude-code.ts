@@ -91,9 +91,10 @@ export function installClaudeCodeHooks(
   workspace: string,
   serverUrl: string,
   home: string,
+  extra: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const args = [path.join(root, 'bin/rundiff.js'), 'hooks', 'install', 'claude-code'];
-  args.push('--workspace', workspace, '--server', serverUrl);
+  args.push('--workspace', workspace, '--server', serverUrl, ...extra);
   return new Promise((resolve) => {
     execFile(
       process.execPath,
