@@ -33,8 +33,6 @@ export interface HookSessionState {
   tools: number;
   /** Open tool calls by tool name, oldest first, for agents without tool-call ids. */
   openTools: Record<string, string[]>;
-  /** The session's upsert was sent (agents that announce a session before its first prompt). */
-  opened?: boolean;
 }
 
 export const initialHookState = (): HookSessionState => ({ runId: null, prompts: 0, tools: 0, openTools: {} });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture, replay } from '../fixtures/replay.ts';
+import { readFixture, replay } from '../fixtures/mapping-replay.ts';
 import { initialHookState } from '../types.ts';
 import { copilotMapper } from './copilot.ts';
 

@@ -115,7 +115,7 @@ const copyState = (s: HookSessionState): HookSessionState => ({
   prompts: s.prompts,
   tools: s.tools,
   openTools: Object.fromEntries(Object.entries(s.openTools).map(([k, v]) => [k, [...v]])),
-  ...(s.opened ? { opened: true } : {}),
+  ...(s.announced ? { announced: true } : {}),
 });
 
 /** What a payload was not: no session, no events, the state unchanged. */
@@ -144,7 +144,7 @@ export class Mapping {
   ) {
     this.sessionId = `${agent}:${agentSessionId}`;
     this.state = copyState(state);
-    this.fresh = !state.opened && state.runId === null && state.prompts === 0 && state.tools === 0;
+    this.fresh = !state.announced && state.runId === null && state.prompts === 0 && state.tools === 0;
   }
 
   /** Null when the agent's session id cannot make a valid rundiff session id. */
@@ -165,8 +165,8 @@ export class Mapping {
 
   /** The session, once: on its first payload (or always when `force`, e.g. the agent's own start event). */
   openSession(force = false, title?: string): this {
-    if (!force && (!this.fresh || this.state.opened)) return this;
-    this.state.opened = true;
+    if (!force && (!this.fresh || this.state.announced)) return this;
+    this.state.announced = true;
     this.events.push({
       type: 'session.upsert',
       session_id: this.sessionId,
