@@ -6,6 +6,8 @@ import { changesRouter } from './changes.ts';
 import { demoRouter } from './demo.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
 import { healthRouter } from './health.ts';
+import { hooksRouter } from './hooks.ts';
+import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import { sessionsRouter } from './sessions.ts';
 import { webRouter } from './web.ts';
@@ -134,7 +136,10 @@ export function createApp(deps: AppDeps): Express {
   api.use((req, _res, next) =>
     next(tokenMatches(bearerToken(req.headers.authorization), deps.policy) ? undefined : unauthorized()),
   );
-  api.use(jsonBody(deps.maxBodyBytes));
+  const parseBody = jsonBody(deps.maxBodyBytes);
+  // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
+  api.use(hooksRouter({ runtime: createHookRuntime({ bridge: deps.bridge, log }), parseBody, log }));
+  api.use(parseBody);
   api.use(healthRouter());
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));

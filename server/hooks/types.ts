@@ -33,6 +33,8 @@ export interface HookSessionState {
   tools: number;
   /** Open tool calls by tool name, oldest first, for agents without tool-call ids. */
   openTools: Record<string, string[]>;
+  /** The session has been announced (session.upsert sent); optional so a mapping may ignore it. */
+  announced?: boolean;
 }
 
 export const initialHookState = (): HookSessionState => ({ runId: null, prompts: 0, tools: 0, openTools: {} });

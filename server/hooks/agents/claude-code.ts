@@ -1,0 +1,9 @@
+import { claudeShapedMapper } from './claude-shaped.ts';
+
+/** Claude Code's hooks (2.1.x): its `type: "http"` hooks POST these payloads straight to the server. */
+export const claudeCodeMapper = claudeShapedMapper({
+  agent: 'claude-code',
+  label: 'Claude Code',
+  checkedVersion: '2.1.328',
+  promptIdField: 'prompt_id',
+});

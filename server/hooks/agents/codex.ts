@@ -1,0 +1,9 @@
+import { claudeShapedMapper } from './claude-shaped.ts';
+
+/** Codex CLI's hooks: Claude Code's payload shape, with `turn_id` naming a prompt's turn. */
+export const codexMapper = claudeShapedMapper({
+  agent: 'codex',
+  label: 'Codex',
+  checkedVersion: '0.169.0',
+  promptIdField: 'turn_id',
+});

@@ -1,0 +1,101 @@
+import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
+import { MAPPERS } from './agents/index.ts';
+import { hookSessionId } from './agents/common.ts';
+import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
+import { HOOK_AGENTS, initialHookState, type AgentMapper, type HookAgent, type HookMapping } from './types.ts';
+
+export interface HookRuntimeDeps {
+  bridge: Pick<Bridge, 'handle'>;
+  log: (message: string) => void;
+  maxSessions?: number;
+  /** The mappings by agent; default every agent's. */
+  mappers?: Partial<Record<HookAgent, AgentMapper>>;
+}
+
+/** What one payload led to: the rundiff session, how many events were stored, and what was refused. */
+export interface HookOutcome {
+  sessionId: string | null;
+  sent: number;
+  failures: string[];
+}
+
+/**
+ * Runs an agent's hook payloads: finds the agent session's state, maps the payload, and sends the
+ * events through the bridge in order, each answered before the next (so a tool's checkpoint exists
+ * when the answer reaches the agent). Payloads of one agent session run one after another; nothing
+ * here throws: a bad payload or a refused event is logged and reported in the outcome.
+ */
+export function createHookRuntime(deps: HookRuntimeDeps) {
+  const mappers = deps.mappers ?? MAPPERS;
+  const states = createHookStateStore(deps.maxSessions ?? MAX_HOOK_SESSIONS);
+  const queues = new Map<string, Promise<unknown>>();
+
+  const mapperOf = (agent: string): AgentMapper | undefined =>
+    (HOOK_AGENTS as readonly string[]).includes(agent) ? mappers[agent as HookAgent] : undefined;
+
+  function safeMap(mapper: AgentMapper, payload: unknown, key: string | null): HookMapping | Error {
+    try {
+      return mapper.map(payload, key === null ? initialHookState() : states.get(key));
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  async function run(mapper: AgentMapper, payload: unknown, key: string): Promise<HookOutcome> {
+    const outcome: HookOutcome = { sessionId: key, sent: 0, failures: [] };
+    const mapping = safeMap(mapper, payload, key);
+    if (mapping instanceof Error) {
+      outcome.failures.push(`the ${mapper.agent} mapping failed: ${mapping.message}`);
+      return outcome;
+    }
+    states.set(key, mapping.state);
+    for (const raw of mapping.events) {
+      try {
+        // The session is always the agent's own: a payload cannot write into another agent's sessions.
+        const event = parseBridgeEvent({ ...raw, session_id: key });
+        await deps.bridge.handle(event);
+        outcome.sent++;
+      } catch (err) {
+        outcome.failures.push(`${raw.type} refused: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    return outcome;
+  }
+
+  async function handle(agent: string, payload: unknown): Promise<HookOutcome> {
+    const mapper = mapperOf(agent);
+    if (!mapper) return { sessionId: null, sent: 0, failures: [`no hook mapping for agent ${JSON.stringify(agent)}`] };
+    // The session id comes from a first, state-free mapping; the mapping that counts runs in the queue.
+    const probe = safeMap(mapper, payload, null);
+    const agentSession = probe instanceof Error ? null : probe.sessionId;
+    let outcome: HookOutcome;
+    if (agentSession === null) {
+      outcome = {
+        sessionId: null,
+        sent: 0,
+        failures: [
+          probe instanceof Error
+            ? `the ${agent} mapping failed: ${probe.message}`
+            : `not a ${agent} hook payload (no session id)`,
+        ],
+      };
+    } else {
+      const key = hookSessionId(mapper.agent, agentSession);
+      const previous = queues.get(key) ?? Promise.resolve();
+      const mine = previous.then(() => run(mapper, payload, key));
+      queues.set(key, mine);
+      try {
+        outcome = await mine;
+      } finally {
+        if (queues.get(key) === mine) queues.delete(key);
+      }
+    }
+    for (const f of outcome.failures)
+      deps.log(`hook ${agent}${outcome.sessionId ? ` (${outcome.sessionId})` : ''}: ${f}`);
+    return outcome;
+  }
+
+  return { handle, knows: (agent: string): boolean => mapperOf(agent) !== undefined, states };
+}
+
+export type HookRuntime = ReturnType<typeof createHookRuntime>;
