@@ -27,7 +27,7 @@ describe('copilot hook mapping', () => {
         session_id: S,
         run_id: R1,
         tool_call_id: `tool-1-${at(3)}`,
-        name: 'create: /home/dev/project/hello.txt',
+        name: 'create: hello.txt',
         workspace: WS,
       },
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: `tool-1-${at(3)}` },
@@ -54,7 +54,7 @@ describe('copilot hook mapping', () => {
         session_id: S,
         run_id: R1,
         tool_call_id: `tool-4-${at(11)}`,
-        name: 'edit: /home/dev/project/hello.txt',
+        name: 'edit: hello.txt',
         workspace: WS,
       },
       {

@@ -53,14 +53,13 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       m.endTool(mcpTool);
       break;
     case 'afterFileEdit': {
+      // Whether a run is open depends on the state: decide inside the mapping, not before it.
       const file = str(payload.file_path);
-      if (!file || m.runId === null) return noMapping(state);
-      m.message('tool', `Edited ${file}`);
+      if (file && m.runId !== null) m.message('tool', `Edited ${file}`);
       break;
     }
     case 'afterAgentResponse':
-      if (m.runId === null) return noMapping(state);
-      m.message('assistant', str(payload.text));
+      if (m.runId !== null) m.message('assistant', str(payload.text));
       break;
     case 'stop': {
       const status = payload.status;

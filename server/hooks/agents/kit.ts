@@ -54,14 +54,25 @@ const SUMMARY_FIELDS = [
   'url',
 ];
 
+const PATH_FIELDS = new Set(['file_path', 'filePath', 'absolute_path', 'path', 'paths', 'dir_path']);
+
+/** A path inside the workspace is shown relative to it, as the other agents' cards show theirs. */
+function shownPath(file: string, workspace: string | undefined): string {
+  if (!workspace || !path.isAbsolute(file)) return file;
+  const rel = path.relative(workspace, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
 /** A short text for a tool's input: its command or path when it has one, else its JSON. */
-export function summarizeInput(input: unknown): string {
+export function summarizeInput(input: unknown, workspace?: string): string {
   if (typeof input === 'string') return oneLine(input);
   if (!isObject(input)) return '';
   for (const key of SUMMARY_FIELDS) {
     const v = input[key];
-    if (typeof v === 'string' && v.trim()) return oneLine(v);
-    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return oneLine(v.join('; '));
+    const shown = (x: string) => (PATH_FIELDS.has(key) ? shownPath(x, workspace) : x);
+    if (typeof v === 'string' && v.trim()) return oneLine(shown(v));
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'))
+      return oneLine((v as string[]).map(shown).join('; '));
   }
   let json: string;
   try {
@@ -73,8 +84,8 @@ export function summarizeInput(input: unknown): string {
 }
 
 /** The tool card's name: `tool: summary`, bounded. */
-export function toolCardName(tool: string, input: unknown): string {
-  const summary = summarizeInput(input);
+export function toolCardName(tool: string, input: unknown, workspace?: string): string {
+  const summary = summarizeInput(input, workspace);
   return bounded(summary ? `${oneLine(tool)}: ${summary}` : oneLine(tool), MAX_TOOL_NAME_CHARS);
 }
 
@@ -212,7 +223,7 @@ export class Mapping {
       session_id: this.sessionId,
       run_id: this.state.runId!,
       tool_call_id: callId,
-      name: toolCardName(tool, input),
+      name: toolCardName(tool, input, this.workspace),
       ...(this.workspace ? { workspace: this.workspace } : {}),
     });
     return this;

@@ -29,7 +29,7 @@ describe('opencode hook mapping', () => {
         session_id: S,
         run_id: R1,
         tool_call_id: 'call_w1',
-        name: 'write: /home/dev/project/hello.txt',
+        name: 'write: hello.txt',
         workspace: WS,
       },
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_w1' },
@@ -50,7 +50,7 @@ describe('opencode hook mapping', () => {
         session_id: S,
         run_id: R1,
         tool_call_id: 'call_e1',
-        name: 'edit: /home/dev/project/hello.txt',
+        name: 'edit: hello.txt',
         workspace: WS,
       },
       // the edit never reported its end (opencode skips the after hook when a tool throws)
