@@ -1,5 +1,16 @@
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
-import { Mapping, isIn, isObject, nameSet, noMapping, parseMaybeJson, safely, str, workspaceOf, type Json } from './kit.ts';
+import {
+  Mapping,
+  isIn,
+  isObject,
+  nameSet,
+  noMapping,
+  parseMaybeJson,
+  safely,
+  str,
+  workspaceOf,
+  type Json,
+} from './kit.ts';
 
 /**
  * Cline hooks (executables named after the event in a hooks folder, JSON on stdin), checked against
@@ -87,7 +98,8 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
     case 'PostToolUse': {
       const tool = str(result.name) ?? str(post.toolName);
       if (!tool) return noMapping(state);
-      const error = errorText(result.error) ?? (post.success === false ? (str(post.result) ?? 'the tool failed') : undefined);
+      const error =
+        errorText(result.error) ?? (post.success === false ? (str(post.result) ?? 'the tool failed') : undefined);
       if (!isIn(READ_ONLY, tool)) m.endTool(tool, error, result.id);
       break;
     }
@@ -105,7 +117,9 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       m.endRun({ failed: `cancelled${str(payload.reason) ? `: ${str(payload.reason)}` : ''}` });
       break;
     case 'session_shutdown':
-      m.endRun({ failed: `the session shut down${str(payload.reason) ? ` (${str(payload.reason)})` : ''} before the task finished` });
+      m.endRun({
+        failed: `the session shut down${str(payload.reason) ? ` (${str(payload.reason)})` : ''} before the task finished`,
+      });
       break;
     default:
       return noMapping(state);

@@ -39,7 +39,14 @@ describe('copilot hook mapping', () => {
         name: 'bash: echo bye >> hello.txt',
         workspace: WS,
       },
-      { type: 'tool.started', session_id: S, run_id: R1, tool_call_id: `tool-3-${at(8)}`, name: 'bash: npm test', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: `tool-3-${at(8)}`,
+        name: 'bash: npm test',
+        workspace: WS,
+      },
       // pre/post without ids: the oldest open bash call ends first
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: `tool-2-${at(7)}` },
       {
@@ -76,7 +83,13 @@ describe('copilot hook mapping', () => {
     const { events } = replay(copilotMapper, [
       { ...base, hook_event_name: 'UserPromptSubmit', prompt: 'go' },
       { ...base, hook_event_name: 'PreToolUse', tool_name: 'bash', tool_input: { command: 'make' } },
-      { ...base, hook_event_name: 'PostToolUseFailure', tool_name: 'bash', tool_input: { command: 'make' }, error: 'exit 2' },
+      {
+        ...base,
+        hook_event_name: 'PostToolUseFailure',
+        tool_name: 'bash',
+        tool_input: { command: 'make' },
+        error: 'exit 2',
+      },
       { ...base, hook_event_name: 'Stop', transcript_path: '/t', stop_reason: 'end_turn' },
     ]);
     const run = 'prompt-1-2026-11-30T10:00:00.000Z';
@@ -92,7 +105,13 @@ describe('copilot hook mapping', () => {
         name: 'bash: make',
         workspace: WS,
       },
-      { type: 'tool.completed', session_id: S, run_id: run, tool_call_id: 'tool-1-2026-11-30T10:00:00.000Z', error: 'exit 2' },
+      {
+        type: 'tool.completed',
+        session_id: S,
+        run_id: run,
+        tool_call_id: 'tool-1-2026-11-30T10:00:00.000Z',
+        error: 'exit 2',
+      },
       { type: 'run.completed', session_id: S, run_id: run },
     ]);
   });

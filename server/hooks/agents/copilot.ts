@@ -94,7 +94,8 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
     case 'end': {
       const reason = str(payload.reason);
       if (reason === 'complete') m.endRun({});
-      else m.endRun({ failed: `the session ended (${reason ?? 'no reason given'}) before the agent finished its turn` });
+      else
+        m.endRun({ failed: `the session ended (${reason ?? 'no reason given'}) before the agent finished its turn` });
       break;
     }
     case 'error': {

@@ -27,7 +27,14 @@ describe('cursor hook mapping', () => {
         name: 'shell: sed -i s/hi/hey/ hello.txt',
         workspace: WS,
       },
-      { type: 'tool.started', session_id: S, run_id: R1, tool_call_id: `tool-2-${R1}`, name: 'shell: npm test', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: `tool-2-${R1}`,
+        name: 'shell: npm test',
+        workspace: WS,
+      },
       // the oldest open shell call ends first
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: `tool-1-${R1}` },
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: `tool-2-${R1}` },

@@ -31,6 +31,9 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
   if (!m) return noMapping(state);
   const mcpTool = str(payload.tool_name) ? `mcp ${str(payload.tool_name)}` : undefined;
   switch (payload.hook_event_name) {
+    case 'beforeReadFile':
+      // Reading changes nothing: no checkpoint, no card.
+      break;
     case 'sessionStart':
       m.openSession(true);
       break;

@@ -33,9 +33,7 @@ export function bounded(text: string, max: number): string {
 
 /** One line: control characters and runs of white space become one space. */
 function oneLine(text: string): string {
-  return text
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ')
-    .trim();
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
 }
 
 /** Input fields that say best what a tool call does, in order of preference. */
@@ -166,7 +164,9 @@ export class Mapping {
     workspace: string | undefined,
     stamp?: unknown,
   ): Mapping | null {
-    if (typeof agentSessionId !== 'string' || !isValidId(`${agent}:${agentSessionId}`)) return null;
+    // An empty id would put every session of the agent into one.
+    if (typeof agentSessionId !== 'string' || agentSessionId.trim() === '' || !isValidId(`${agent}:${agentSessionId}`))
+      return null;
     return new Mapping(agentSessionId, agent, state, workspace, stamp);
   }
 

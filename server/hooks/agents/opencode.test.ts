@@ -41,7 +41,14 @@ describe('opencode hook mapping', () => {
         name: 'bash: echo bye >> hello.txt',
         workspace: WS,
       },
-      { type: 'tool.started', session_id: S, run_id: R1, tool_call_id: 'call_b2', name: 'bash: npm test', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_b2',
+        name: 'bash: npm test',
+        workspace: WS,
+      },
       // with call ids, an after event ends its own call, whatever the order
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_b2', error: 'exit code 1' },
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_b1' },

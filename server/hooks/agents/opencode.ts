@@ -15,7 +15,17 @@ import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf, 
  */
 
 /** Tools that only read or keep opencode's own notes: no checkpoint, no card. */
-const READ_ONLY = nameSet('read', 'glob', 'grep', 'list', 'webfetch', 'websearch', 'codesearch', 'todoread', 'todowrite');
+const READ_ONLY = nameSet(
+  'read',
+  'glob',
+  'grep',
+  'list',
+  'webfetch',
+  'websearch',
+  'codesearch',
+  'todoread',
+  'todowrite',
+);
 
 const obj = (v: unknown): Json => (isObject(v) ? v : {});
 
