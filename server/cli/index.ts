@@ -6,6 +6,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ar
     serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
     run: { summary: 'wrap a command (an agent CLI, a script) as one tracked run', load: () => import('./run.ts') },
     mcp: { summary: 'an MCP server on stdio offering the git tools', load: () => import('./mcp.ts') },
+    hooks: {
+      summary: "feed rundiff from an agent's hooks: install, uninstall, status",
+      load: () => import('./hooks.ts'),
+    },
     demo: { summary: 'play a scripted agent session against a running server', load: () => import('./demo.ts') },
   };
 

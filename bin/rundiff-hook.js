@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// The hook client for agents whose hooks run a command: reads the hook's JSON on stdin, POSTs it to
+// <server>/api/hooks/<agent>, waits for the answer (the server answers once the checkpoint exists),
+// and always exits 0. Plain JavaScript on Node's built-ins only: it starts on every tool call, so
+// it must not pay for a TypeScript loader. When no server answers, it starts one in the background
+// (loopback only, unless --no-autostart) and posts again once.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Agents that read the hook's stdout as JSON and need an answer there; the others get nothing. */
+const JSON_REPLY_AGENTS = new Set(['gemini']);
+/** The longest wait for the server's answer (a checkpoint of a large workspace included). */
+const ANSWER_TIMEOUT_MS = 30_000;
+/** The longest wait for a server started here to answer its health check. */
+const START_TIMEOUT_MS = 20_000;
+/** A start another hook began this recently is waited for rather than repeated. */
+const START_LOCK_FRESH_MS = 30_000;
+const MAX_STDIN_BYTES = 64 * 1024 * 1024;
+
+function parse(argv) {
+  const out = { agent: null, server: null, autostart: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--no-autostart') out.autostart = false;
+    else if (a === '--server') out.server = argv[++i] ?? null;
+    else if (a.startsWith('--server=')) out.server = a.slice('--server='.length);
+    else if (!a.startsWith('--') && out.agent === null) out.agent = a;
+  }
+  return out;
+}
+
+function defaultServer(env) {
+  const host = env.RUNDIFF_HOST || '127.0.0.1';
+  return `http://${host.includes(':') ? `[${host}]` : host}:${env.RUNDIFF_PORT || 7420}`;
+}
+
+/** The data folder the server's default database lives in (its log and pid file go there too). */
+function dataDir(env) {
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
+  const base =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(home, '.local', 'share');
+  return path.join(base, 'rundiff');
+}
+
+function readStdin() {
+  return new Promise((resolve) => {
+    if (process.stdin.isTTY) return resolve(Buffer.alloc(0));
+    const chunks = [];
+    let size = 0;
+    process.stdin.on('data', (c) => {
+      size += c.length;
+      if (size <= MAX_STDIN_BYTES) chunks.push(c);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks)));
+    process.stdin.on('error', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/** One request; resolves {status, body} or {error} (never rejects). */
+function request(url, method, body, timeoutMs) {
+  return new Promise((resolve) => {
+    const headers = { accept: 'application/json' };
+    if (process.env.RUNDIFF_TOKEN) headers.authorization = `Bearer ${process.env.RUNDIFF_TOKEN}`;
+    if (body !== null) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(body.length);
+    }
+    let req;
+    try {
+      req = http.request(url, { method, headers, timeout: timeoutMs }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (error) => resolve({ error }));
+      });
+    } catch (error) {
+      return resolve({ error });
+    }
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (error) => resolve({ error }));
+    if (body !== null) req.write(body);
+    req.end();
+  });
+}
+
+const refused = (r) => r.error && ['ECONNREFUSED', 'ECONNRESET', 'EADDRNOTAVAIL'].includes(r.error.code);
+const isLoopback = (host) => ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host) || host.startsWith('127.');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts `rundiff serve` detached on the URL's loopback port, its output appended to a log in the
+ * data folder and its pid written beside it. A lock file keeps hooks that fire together from
+ * starting one server each; a hook that finds a fresh lock only waits for the health check.
+ */
+function startServer(server, env) {
+  const dir = dataDir(env);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = path.join(dir, 'server.starting');
+  try {
+    fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+  } catch {
+    try {
+      if (Date.now() - fs.statSync(lock).mtimeMs < START_LOCK_FRESH_MS) return null;
+      fs.writeFileSync(lock, String(process.pid));
+    } catch {
+      return null;
+    }
+  }
+  const url = new URL(server);
+  const port = url.port || '80';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const log = fs.openSync(path.join(dir, 'server.log'), 'a', 0o600);
+  const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rundiff.js');
+  fs.writeSync(log, `\n[${new Date().toISOString()}] started by a hook: rundiff serve --host ${host} --port ${port}\n`);
+  const child = spawn(process.execPath, [cli, 'serve', '--host', host, '--port', port], {
+    detached: true,
+    stdio: ['ignore', log, log],
+    env,
+    cwd: dir,
+  });
+  child.on('error', () => {});
+  child.unref();
+  fs.closeSync(log);
+  if (child.pid !== undefined) fs.writeFileSync(path.join(dir, 'server.pid'), `${child.pid}\n`);
+  return child.pid ?? null;
+}
+
+async function waitForHealth(server, deadline) {
+  while (Date.now() < deadline) {
+    const r = await request(new URL('/api/health', server), 'GET', null, 1_000);
+    if (!r.error && r.status === 200) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+function note(message) {
+  // stderr only: the agent reads stdout, and most agents show stderr only in a debug view.
+  process.stderr.write(`rundiff-hook: ${message}\n`);
+}
+
+async function main() {
+  const args = parse(process.argv.slice(2));
+  if (!args.agent) return note('usage: rundiff-hook.js <agent> [--server URL] [--no-autostart]');
+  const server = args.server || defaultServer(process.env);
+  const payload = await readStdin();
+  let target;
+  try {
+    target = new URL(`/api/hooks/${encodeURIComponent(args.agent)}`, server);
+  } catch {
+    return note(`not a server URL: ${server}`);
+  }
+  let answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
+  if (refused(answer) && args.autostart && isLoopback(target.hostname)) {
+    const started = startServer(server, process.env);
+    const healthy = await waitForHealth(server, Date.now() + START_TIMEOUT_MS);
+    if (started !== null) fs.rmSync(path.join(dataDir(process.env), 'server.starting'), { force: true });
+    if (healthy) answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
+    else note(`started a server for ${server}, but it did not answer; its log is in ${dataDir(process.env)}`);
+  }
+  if (answer.error) note(`${server}: ${answer.error.message}`);
+  else if (answer.status !== 200) note(`${server} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+}
+
+// Whatever happened, the agent carries on: exit 0, and on stdout only the neutral answer an agent
+// that expects one reads.
+const agent = parse(process.argv.slice(2)).agent;
+main()
+  .catch((err) => note(err instanceof Error ? err.message : String(err)))
+  .finally(() => {
+    if (JSON_REPLY_AGENTS.has(agent)) process.stdout.write('{}\n');
+    process.exitCode = 0;
+  });

@@ -1,0 +1,227 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempDir } from '../test-support/temp-repo.ts';
+import { startTestServer } from '../test-support/server-harness.ts';
+import { hooksCommand } from './hooks.ts';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function folders() {
+  const root = createTempDir('rundiff-hooks-cli-');
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  const home = path.join(root, 'home');
+  const ws = path.join(root, 'project');
+  fs.mkdirSync(home);
+  fs.mkdirSync(ws);
+  return { home, ws };
+}
+
+async function cli(argv: string[], f: { home: string; ws: string }, env: Record<string, string> = {}) {
+  const lines: string[] = [];
+  const code = await hooksCommand(argv, {
+    env: { HOME: f.home, ...env },
+    cwd: f.ws,
+    out: (l) => lines.push(l),
+    hookScript: '/opt/rundiff/bin/rundiff-hook.js',
+  });
+  return { code, lines };
+}
+
+const read = (file: string) => fs.readFileSync(file, 'utf8');
+const json = (file: string) => JSON.parse(read(file));
+
+/** A project settings file with the person's own hooks and settings, in their own style. */
+const THEIRS = `{
+    "permissions": {
+        "allow": ["Bash(npm test)"]
+    },
+    "hooks": {
+        "PreToolUse": [
+            {
+                "matcher": "Bash",
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "./check.sh"
+                    }
+                ]
+            }
+        ]
+    },
+    "unknownKey": {"kept": true}
+}
+`;
+
+describe('rundiff hooks install claude-code', () => {
+  it('creates the project settings with http hooks for every event, and uninstall removes the file it created', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    const out = await cli(['install', 'claude-code', '--server', 'http://127.0.0.1:7555'], f);
+    expect(out.code).toBe(0);
+    expect(out.lines[0]).toContain(`created ${file}`);
+    const s = json(file);
+    expect(Object.keys(s.hooks).sort()).toEqual(
+      [
+        'PostToolUse',
+        'PostToolUseFailure',
+        'PreToolUse',
+        'SessionStart',
+        'Stop',
+        'StopFailure',
+        'UserPromptSubmit',
+      ].sort(),
+    );
+    expect(s.hooks.PreToolUse).toEqual([
+      { matcher: '*', hooks: [{ type: 'http', url: 'http://127.0.0.1:7555/api/hooks/claude-code', timeout: 30 }] },
+    ]);
+    expect(s.hooks.UserPromptSubmit[0]).not.toHaveProperty('matcher');
+    // SessionStart runs the hook client, which can start a server; http hooks cannot.
+    expect(s.hooks.SessionStart[0].hooks[0]).toEqual({
+      type: 'command',
+      command: `'${process.execPath}' '/opt/rundiff/bin/rundiff-hook.js' claude-code --server 'http://127.0.0.1:7555'`,
+      timeout: 30,
+    });
+    const un = await cli(['uninstall', 'claude-code'], f);
+    expect(un.lines[0]).toContain(`removed ${file}`);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('merges into existing settings keeping other hooks and keys, twice leaves one set, and uninstall gives back the same bytes', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, THEIRS);
+    await cli(['install', 'claude-code'], f);
+    const once = read(file);
+    const s = JSON.parse(once);
+    expect(s.permissions).toEqual({ allow: ['Bash(npm test)'] });
+    expect(s.unknownKey).toEqual({ kept: true });
+    expect(s.hooks.PreToolUse[0]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: './check.sh' }] });
+    expect(s.hooks.PreToolUse[1].hooks[0].url).toBe('http://127.0.0.1:7420/api/hooks/claude-code');
+    expect(once).toMatch(/^ {4}"permissions"/m); // the file's own indentation
+
+    const twice = await cli(['install', 'claude-code'], f);
+    expect(twice.lines[0]).toContain('already installed');
+    expect(read(file)).toBe(once);
+    // A new server URL replaces rundiff's hooks rather than adding a second set.
+    await cli(['install', 'claude-code', '--server', 'http://127.0.0.1:9999'], f);
+    const moved = json(file);
+    expect(moved.hooks.PreToolUse).toHaveLength(2);
+    expect(moved.hooks.PreToolUse[1].hooks[0].url).toBe('http://127.0.0.1:9999/api/hooks/claude-code');
+
+    const un = await cli(['uninstall', 'claude-code'], f);
+    expect(un.lines[0]).toMatch(/removed 7 rundiff hooks/);
+    expect(read(file)).toBe(THEIRS);
+  });
+
+  it('a file edited between install and uninstall keeps the edit (the saved original is not written over it)', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, THEIRS);
+    await cli(['install', 'claude-code'], f);
+    const edited = json(file);
+    edited.model = 'opus';
+    fs.writeFileSync(file, JSON.stringify(edited, null, 4));
+    await cli(['uninstall', 'claude-code'], f);
+    const after = json(file);
+    expect(after.model).toBe('opus');
+    expect(after.hooks).toEqual(JSON.parse(THEIRS).hooks);
+  });
+
+  it('an empty settings file of the person is kept, not removed', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, '{}');
+    await cli(['install', 'claude-code'], f);
+    await cli(['uninstall', 'claude-code'], f);
+    expect(read(file)).toBe('{}');
+  });
+
+  it('with RUNDIFF_TOKEN set, the hooks send it through the header variable Claude Code fills in', async () => {
+    const f = folders();
+    await cli(['install', 'claude-code', '--no-autostart'], f, { RUNDIFF_TOKEN: 'tok' });
+    const s = json(path.join(f.ws, '.claude', 'settings.json'));
+    const h = s.hooks.Stop[0].hooks[0];
+    expect(h.headers).toEqual({ Authorization: 'Bearer $RUNDIFF_TOKEN' });
+    expect(h.allowedEnvVars).toEqual(['RUNDIFF_TOKEN']);
+    expect(JSON.stringify(s)).not.toContain('tok"');
+    // Without autostart, SessionStart is an http hook like the others.
+    expect(s.hooks.SessionStart[0].hooks[0].type).toBe('http');
+  });
+
+  it('--user writes ~/.claude/settings.json and leaves the project alone', async () => {
+    const f = folders();
+    await cli(['install', 'claude-code', '--user'], f);
+    expect(fs.existsSync(path.join(f.home, '.claude', 'settings.json'))).toBe(true);
+    expect(fs.existsSync(path.join(f.ws, '.claude'))).toBe(false);
+  });
+
+  it('a settings file that is not JSON is refused and left untouched', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, '{ "hooks": ');
+    await expect(cli(['install', 'claude-code'], f)).rejects.toThrow(/not valid JSON/);
+    expect(read(file)).toBe('{ "hooks": ');
+  });
+});
+
+describe('rundiff hooks install codex', () => {
+  it("installs command hooks running the hook client in the user's ~/.codex/hooks.json and says why it is not the project", async () => {
+    const f = folders();
+    const out = await cli(['install', 'codex', '--server', 'http://127.0.0.1:7555'], f);
+    const file = path.join(f.home, '.codex', 'hooks.json');
+    const s = json(file);
+    expect(Object.keys(s.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop']);
+    expect(s.hooks.PreToolUse[0]).toEqual({
+      matcher: '*',
+      hooks: [
+        {
+          type: 'command',
+          command: `'${process.execPath}' '/opt/rundiff/bin/rundiff-hook.js' codex --server 'http://127.0.0.1:7555'`,
+        },
+      ],
+    });
+    expect(out.lines.join('\n')).toMatch(/~\/\.codex\/hooks\.json only/);
+    expect(fs.existsSync(path.join(f.ws, '.codex'))).toBe(false);
+    await cli(['uninstall', 'codex'], f);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('keeps a hook of the person that also mentions the agent, and removes only the one it added', async () => {
+    const f = folders();
+    const file = path.join(f.home, '.codex', 'hooks.json');
+    fs.mkdirSync(path.dirname(file));
+    const original = `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify codex done' }] }] } }, null, 2)}\n`;
+    fs.writeFileSync(file, original);
+    await cli(['install', 'codex', '--no-autostart'], f);
+    expect(json(file).hooks.Stop[1].hooks[0].command).toMatch(/ codex --server .* --no-autostart$/);
+    await cli(['uninstall', 'codex'], f);
+    expect(read(file)).toBe(original);
+  });
+});
+
+describe('rundiff hooks status', () => {
+  it('lists each agent as installed or not, per scope, and whether a server answers', async () => {
+    const f = folders();
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    await cli(['install', 'claude-code', '--server', t.server.url], f);
+    const up = await cli(['status', '--server', t.server.url], f);
+    expect(up.lines[0]).toBe(`server ${t.server.url}: answering`);
+    const row = (agent: string, scope: string) =>
+      up.lines.find((l) => l.startsWith(agent) && l.split(/\s+/)[1] === scope) ?? '';
+    expect(row('claude-code', 'project')).toMatch(/ installed /);
+    expect(row('claude-code', 'user')).toMatch(/not installed/);
+    expect(row('codex', 'user')).toMatch(/not installed/);
+    await t.close();
+    const down = await cli(['status', '--server', t.server.url], f);
+    expect(down.lines[0]).toMatch(/not answering/);
+  });
+});

@@ -1,0 +1,181 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultDbPath, resolveConfig } from '../config.ts';
+import { AppError } from '../errors.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { createBackups, type Backups } from './hooks/backup.ts';
+import { parseObject, readText, serialize, styleOf, writeText } from './hooks/json-file.ts';
+import { INSTALL_TARGETS, type InstallContext, type InstallTarget, type Scope } from './hooks/targets.ts';
+
+const HELP = `usage: rundiff hooks install <agent> [--workspace DIR] [--server URL] [--user] [--no-autostart]
+       rundiff hooks uninstall <agent> [--workspace DIR] [--user]
+       rundiff hooks status [--workspace DIR] [--server URL]
+
+Feeds rundiff from an agent's own hooks: one run per prompt, one block per editing tool, the
+prompts and replies. install merges rundiff's hooks into the agent's settings (other settings and
+hooks are kept; installing twice leaves one set); uninstall removes exactly those.
+
+  --workspace DIR   the project (default: the current folder)
+  --user            the user's settings instead of the project's
+  --server URL      the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420)
+  --no-autostart    the hooks do not start a server when none answers
+
+agents: ${Object.keys(INSTALL_TARGETS).join(', ')}
+`;
+
+export interface HooksCommandEnv {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  out: (line: string) => void;
+  /** The hook client's path (tests run the repository's). */
+  hookScript?: string;
+}
+
+const HOOK_SCRIPT = fileURLToPath(new URL('../../bin/rundiff-hook.js', import.meta.url));
+
+export async function run(argv: string[]): Promise<number> {
+  return hooksCommand(argv, { env: process.env, cwd: process.cwd(), out: (l) => process.stdout.write(`${l}\n`) });
+}
+
+export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, { values: ['workspace', 'server'], booleans: ['user', 'no-autostart', 'help'] });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`rundiff hooks: ${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+  const [action, agent, ...extra] = args.positional;
+  if (args.booleans.has('help') || action === undefined) {
+    process.stdout.write(HELP);
+    return action === undefined && !args.booleans.has('help') ? 2 : 0;
+  }
+  const config = resolveConfig({}, io.env);
+  const server = (
+    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
+  ).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+$/.test(server))
+    throw new AppError('invalid_input', `--server must be http://host:port, got ${JSON.stringify(server)}`);
+  const workspace = path.resolve(io.cwd, args.values.workspace ?? '.');
+  const ctx: InstallContext = {
+    workspace,
+    home: config.homeDir,
+    server,
+    hookScript: io.hookScript ?? HOOK_SCRIPT,
+    node: process.execPath,
+    token: config.token !== null,
+    autostart: !args.booleans.has('no-autostart'),
+  };
+  const scope: Scope = args.booleans.has('user') ? 'user' : 'project';
+
+  if (action === 'status') {
+    await status(ctx, config.token, io.out);
+    return 0;
+  }
+  if (action !== 'install' && action !== 'uninstall') {
+    process.stderr.write(`rundiff hooks: unknown action ${JSON.stringify(action)}\n\n${HELP}`);
+    return 2;
+  }
+  const target = agent !== undefined ? INSTALL_TARGETS[agent as keyof typeof INSTALL_TARGETS] : undefined;
+  if (!target || extra.length > 0) {
+    process.stderr.write(
+      `rundiff hooks: ${agent === undefined ? 'name an agent' : `unknown agent ${JSON.stringify(agent)}`}; one of: ${Object.keys(INSTALL_TARGETS).join(', ')}\n`,
+    );
+    return 2;
+  }
+  const backups = createBackups(path.dirname(defaultDbPath(io.env, config.homeDir)));
+  if (action === 'install') install(target, scope, ctx, backups, io.out);
+  else uninstall(target, scope, ctx, backups, io.out);
+  return 0;
+}
+
+function install(
+  target: InstallTarget,
+  scope: Scope,
+  ctx: InstallContext,
+  backups: Backups,
+  out: (l: string) => void,
+): void {
+  const file = target.file(scope, ctx);
+  const before = readText(file);
+  const settings = before === null ? {} : parseObject(file, before);
+  const after = serialize(target.add(settings, ctx), styleOf(before));
+  if (after === before) out(`${target.agent}: rundiff's hooks are already installed in ${file} (unchanged)`);
+  else {
+    if (before !== null && !target.installed(settings)) backups.keep(file, before);
+    writeText(file, after);
+    const verb = before === null ? 'created' : target.installed(settings) ? 'updated' : 'added to';
+    out(`${target.agent}: ${verb} ${file}: hooks post to ${ctx.server}/api/hooks/${target.agent}`);
+    if (!ctx.autostart) out(`${target.agent}: the hooks will not start a server; run 'rundiff serve' yourself`);
+  }
+  const note = target.note?.(scope);
+  if (note) for (const line of note.split('\n')) out(`${target.agent}: ${line}`);
+}
+
+function uninstall(
+  target: InstallTarget,
+  scope: Scope,
+  ctx: InstallContext,
+  backups: Backups,
+  out: (l: string) => void,
+): void {
+  const file = target.file(scope, ctx);
+  const before = readText(file);
+  if (before === null) {
+    out(`${target.agent}: nothing to remove (${file} does not exist)`);
+    return;
+  }
+  const { settings, removed } = target.remove(parseObject(file, before));
+  if (removed === 0) {
+    out(`${target.agent}: no rundiff hooks in ${file} (unchanged)`);
+    return;
+  }
+  const original = backups.restore(file, settings);
+  if (original === null && Object.keys(settings).length === 0) {
+    // Nothing but rundiff's hooks was in it and no earlier version was kept: the file was rundiff's own.
+    fs.rmSync(file);
+    out(`${target.agent}: removed ${file} (it held only rundiff's hooks)`);
+    return;
+  }
+  writeText(file, original ?? serialize(settings, styleOf(before)));
+  out(`${target.agent}: removed ${removed} rundiff hook${removed === 1 ? '' : 's'} from ${file}`);
+}
+
+async function serverAnswers(server: string, token: string | null): Promise<boolean> {
+  try {
+    const res = await fetch(`${server}/api/health`, {
+      signal: AbortSignal.timeout(2_000),
+      ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+    });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+async function status(ctx: InstallContext, token: string | null, out: (l: string) => void): Promise<void> {
+  const up = await serverAnswers(ctx.server, token);
+  out(
+    `server ${ctx.server}: ${up ? 'answering' : 'not answering (the first hook starts one unless installed with --no-autostart)'}`,
+  );
+  for (const target of Object.values(INSTALL_TARGETS)) {
+    const cells = (['project', 'user'] as const).map((scope) => {
+      const file = target.file(scope, ctx);
+      let state: string;
+      try {
+        const text = readText(file);
+        state = text !== null && target.installed(parseObject(file, text)) ? 'installed' : 'not installed';
+      } catch (err) {
+        state = `unreadable (${err instanceof Error ? err.message : String(err)})`;
+      }
+      return { scope, file, state };
+    });
+    const same = cells[0]!.file === cells[1]!.file;
+    for (const c of same ? [cells[1]!] : cells)
+      out(`${target.agent.padEnd(12)} ${c.scope.padEnd(8)} ${c.state.padEnd(14)} ${c.file}`);
+  }
+}

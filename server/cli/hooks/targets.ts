@@ -1,0 +1,141 @@
+import path from 'node:path';
+import type { HookAgent } from '../../hooks/index.ts';
+import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
+import type { JsonObject } from './json-file.ts';
+
+/** Where an install goes: the project in a workspace, or the user's own settings. */
+export type Scope = 'project' | 'user';
+
+export interface InstallContext {
+  workspace: string;
+  home: string;
+  /** `http://host:port` of the rundiff server. */
+  server: string;
+  /** Absolute path of bin/rundiff-hook.js. */
+  hookScript: string;
+  /** The node binary the command hooks run. */
+  node: string;
+  /** Add the token header (RUNDIFF_TOKEN is set). */
+  token: boolean;
+  /** Let a hook start a server when none answers. */
+  autostart: boolean;
+}
+
+/**
+ * One agent's installer: which file holds its hooks for each scope, and how rundiff's hooks are
+ * added to, found in and removed from that file's parsed JSON. Adding an agent is one more target.
+ */
+export interface InstallTarget {
+  agent: HookAgent;
+  /** The settings file for a scope. */
+  file(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): string;
+  /** Said when installing (what the person must know, e.g. a scope the agent ignores). */
+  note?(scope: Scope): string | null;
+  add(settings: JsonObject, ctx: InstallContext): JsonObject;
+  remove(settings: JsonObject): { settings: JsonObject; removed: number };
+  installed(settings: JsonObject): boolean;
+}
+
+/** A settings file in Claude Code's hooks shape, whose rundiff handlers `isOurs` recognises. */
+function hooksFileTarget(
+  agent: HookAgent,
+  file: InstallTarget['file'],
+  groups: (ctx: InstallContext) => Record<string, HookGroup>,
+  isOurs: (h: JsonObject) => boolean,
+  note?: InstallTarget['note'],
+): InstallTarget {
+  return {
+    agent,
+    file,
+    ...(note ? { note } : {}),
+    add: (settings, ctx) => addOurs(settings, groups(ctx), isOurs),
+    remove: (settings) => removeOurs(settings, isOurs),
+    installed: (settings) => hasOurs(settings, isOurs),
+  };
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The command a command-type hook runs: the plain hook client for `agent`. */
+export function hookCommand(agent: HookAgent, ctx: InstallContext): string {
+  return [quote(ctx.node), quote(ctx.hookScript), agent, '--server', quote(ctx.server)]
+    .concat(ctx.autostart ? [] : ['--no-autostart'])
+    .join(' ');
+}
+const runsHookClient = (agent: HookAgent) => (h: JsonObject) =>
+  h.type === 'command' &&
+  typeof h.command === 'string' &&
+  /rundiff-hook\.js'? /.test(h.command) &&
+  h.command.includes(` ${agent} `);
+const postsToHooksRoute = (agent: HookAgent) => (h: JsonObject) =>
+  h.type === 'http' && typeof h.url === 'string' && h.url.endsWith(`/api/hooks/${agent}`);
+
+/** Seconds an agent waits for a hook: the server answers a tool's start once its checkpoint exists. */
+const HOOK_TIMEOUT_S = 30;
+
+const CLAUDE_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'Stop', 'StopFailure'];
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+
+/**
+ * Claude Code: `type: "http"` hooks POST each payload straight to the server (no process per
+ * event). SessionStart runs the hook client instead, which starts a server when none answers (an
+ * http hook cannot); with autostart off it is an http hook like the others.
+ */
+export const claudeCodeTarget = hooksFileTarget(
+  'claude-code',
+  (scope, { workspace, home }) =>
+    scope === 'user' ? path.join(home, '.claude', 'settings.json') : path.join(workspace, '.claude', 'settings.json'),
+  (ctx) => {
+    const http: JsonObject = { type: 'http', url: `${ctx.server}/api/hooks/claude-code`, timeout: HOOK_TIMEOUT_S };
+    if (ctx.token) {
+      // Claude Code fills $VAR in a header only for the variables listed in allowedEnvVars.
+      http.headers = { Authorization: 'Bearer $RUNDIFF_TOKEN' };
+      http.allowedEnvVars = ['RUNDIFF_TOKEN'];
+    }
+    const groups: Record<string, HookGroup> = {};
+    for (const event of CLAUDE_EVENTS)
+      groups[event] = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [http] };
+    groups.SessionStart = {
+      hooks: [
+        ctx.autostart ? { type: 'command', command: hookCommand('claude-code', ctx), timeout: HOOK_TIMEOUT_S } : http,
+      ],
+    };
+    return groups;
+  },
+  (h) => postsToHooksRoute('claude-code')(h) || runsHookClient('claude-code')(h),
+);
+
+const CODEX_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
+
+/**
+ * Codex: command hooks in the user's `~/.codex/hooks.json` running the hook client. A project's
+ * `.codex/hooks.json` did not fire in Codex 0.169.0, so both scopes install for the user.
+ */
+export const codexTarget = hooksFileTarget(
+  'codex',
+  (_scope, { home }) => path.join(home, '.codex', 'hooks.json'),
+  (ctx) => {
+    const handler: JsonObject = { type: 'command', command: hookCommand('codex', ctx) };
+    const groups: Record<string, HookGroup> = {};
+    for (const event of CODEX_EVENTS)
+      groups[event] = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [handler] };
+    return groups;
+  },
+  runsHookClient('codex'),
+  (scope) =>
+    [
+      scope === 'project'
+        ? 'Codex reads hooks from ~/.codex/hooks.json only (a project .codex/hooks.json did not fire in Codex 0.169.0), so they are installed for your user.'
+        : null,
+      'Codex runs hooks it has not seen before only once they are trusted: review them when Codex asks (codex exec needs --dangerously-bypass-hook-trust).',
+      'Codex passes its environment to the hook: set RUNDIFF_TOKEN there if the server needs a token.',
+    ]
+      .filter((s) => s !== null)
+      .join('\n'),
+);
+
+/** The installers, by agent (one line per agent). */
+export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget>> = {
+  'claude-code': claudeCodeTarget,
+  codex: codexTarget,
+};
