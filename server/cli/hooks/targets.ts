@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { HookAgent } from '../../hooks/index.ts';
 import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
 import type { JsonObject } from './json-file.ts';
+import { copilotTarget, cursorTarget, geminiTarget } from './agent-targets.ts';
 
 /** Where an install goes: the project in a workspace, or the user's own settings. */
 export type Scope = 'project' | 'user';
@@ -37,7 +38,7 @@ export interface InstallTarget {
 }
 
 /** A settings file in Claude Code's hooks shape, whose rundiff handlers `isOurs` recognises. */
-function hooksFileTarget(
+export function hooksFileTarget(
   agent: HookAgent,
   file: InstallTarget['file'],
   groups: (ctx: InstallContext) => Record<string, HookGroup>,
@@ -138,4 +139,7 @@ export const codexTarget = hooksFileTarget(
 export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget>> = {
   'claude-code': claudeCodeTarget,
   codex: codexTarget,
+  gemini: geminiTarget,
+  cursor: cursorTarget,
+  copilot: copilotTarget,
 };
