@@ -99,8 +99,9 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       break;
     }
     case 'error': {
-      // A recoverable error lets the agent go on: its turn's own end records the outcome.
-      if (payload.recoverable === true) return noMapping(state);
+      // A recoverable error lets the agent go on: its turn's own end records the outcome. It is
+      // still this session's payload (not an unreadable one), so it names the session.
+      if (payload.recoverable === true) break;
       const error = isObject(payload.error) ? payload.error : {};
       const context = str(payload.errorContext) ?? str(payload.error_context);
       const text = str(error.message) ?? str(error.name) ?? 'the agent reported an error';
