@@ -41,7 +41,7 @@ describe('POST /api/hooks/:agent stores what each agent mapping says, and the br
       const sessionId = expected[0]!.session_id;
       const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent(sessionId)}`)).body;
       expect(d.session.workspace).toBe(repo.dir);
-      const runEnds = expected.filter((e) => e.type === 'run.completed' || e.type === 'run.failed');
+      const runEnds = expected.flatMap((e) => (e.type === 'run.completed' || e.type === 'run.failed' ? [e] : []));
       expect(d.runs.map((r: { run_id: string; status: string }) => `${r.run_id} ${r.status}`)).toEqual(
         runEnds.map((e) => `${e.run_id} ${e.type === 'run.completed' ? 'completed' : 'failed'}`),
       );
