@@ -43,7 +43,7 @@ describe('cursor hook mapping', () => {
         session_id: S,
         run_id: R1,
         tool_call_id: `tool-3-${R1}`,
-        name: 'mcp create_issue: {"title":"tests fail"}',
+        name: 'mcp create_issue',
         workspace: WS,
       },
       { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: `tool-3-${R1}` },

@@ -61,7 +61,7 @@ function shownPath(file: string, workspace: string | undefined): string {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
-/** A short text for a tool's input: its command or path when it has one, else its JSON. */
+/** A short text for a tool's input: its command, path, pattern or URL when it has one, else nothing. */
 export function summarizeInput(input: unknown, workspace?: string): string {
   if (typeof input === 'string') return oneLine(input);
   if (!isObject(input)) return '';
@@ -72,13 +72,8 @@ export function summarizeInput(input: unknown, workspace?: string): string {
     if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'))
       return oneLine((v as string[]).map(shown).join('; '));
   }
-  let json: string;
-  try {
-    json = JSON.stringify(input) ?? '';
-  } catch {
-    return '';
-  }
-  return json === '{}' ? '' : oneLine(json.slice(0, MAX_TOOL_NAME_CHARS * 2));
+  // Arguments without a command or path (an MCP call's) may hold anything: the card shows the tool alone.
+  return '';
 }
 
 /** The tool card's name: `tool: summary`, bounded. */
