@@ -104,6 +104,52 @@ describe('gemini hook mapping', () => {
     expect(events[7]).toMatchObject({ run_id: 'prompt-2-t' });
   });
 
+  it('maps the payloads Gemini CLI 0.61.0 really sent (run offline: write, shell, read, a failed replace)', () => {
+    const { events } = replay(geminiMapper, readFixture('gemini', 'measured-0.61.0'));
+    const S2 = 'gemini:a2c049b2-2e8f-42cc-b805-dd6a55e170c7';
+    const run = 'prompt-1-2026-12-01T01:58:28.006Z';
+    expect(events).toEqual([
+      { type: 'session.upsert', session_id: S2, workspace: WS },
+      { type: 'message', session_id: S2, role: 'user', content: 'Add a greeting file', run_id: run },
+      { type: 'run.started', session_id: S2, run_id: run, source: 'coding-agent', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: run,
+        tool_call_id: 'tool-1-2026-12-01T02:00:17.784Z',
+        name: 'write_file: hello.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S2, run_id: run, tool_call_id: 'tool-1-2026-12-01T02:00:17.784Z' },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: run,
+        tool_call_id: 'tool-2-2026-12-01T02:00:17.963Z',
+        name: 'run_shell_command: echo bye >> hello.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S2, run_id: run, tool_call_id: 'tool-2-2026-12-01T02:00:17.963Z' },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: run,
+        tool_call_id: 'tool-3-2026-12-01T02:00:18.330Z',
+        name: 'replace: hello.txt',
+        workspace: WS,
+      },
+      {
+        type: 'tool.completed',
+        session_id: S2,
+        run_id: run,
+        tool_call_id: 'tool-3-2026-12-01T02:00:18.330Z',
+        error: expect.stringContaining("Could not find an exact match for 'old_string'") as string,
+      },
+      { type: 'message', session_id: S2, role: 'assistant', content: 'All done.', run_id: run },
+      { type: 'run.completed', session_id: S2, run_id: run },
+    ]);
+  });
+
   it('maps malformed and unknown payloads to no events without throwing', () => {
     for (const payload of readFixture('gemini', 'unknown')) {
       const state = initialHookState();
