@@ -6,7 +6,8 @@ import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createBackups, type Backups } from './hooks/backup.ts';
 import { parseObject, readText, serialize, styleOf, writeText } from './hooks/json-file.ts';
-import { INSTALL_TARGETS, type InstallContext, type InstallTarget, type Scope } from './hooks/targets.ts';
+import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
+import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
 
 const HELP = `usage: rundiff hooks install <agent> [--workspace DIR] [--server URL] [--user] [--no-autostart]
        rundiff hooks uninstall <agent> [--workspace DIR] [--user]

@@ -161,3 +161,28 @@ terminal:
     expect(read(file)).toBe(mine);
   });
 });
+
+describe('the hooks command as the rundiff binary runs it', () => {
+  it('status lists all eight agents when started through bin/rundiff.js (its loader, not the test runner)', () => {
+    const f = folders();
+    const bin = new URL('../../../bin/rundiff.js', import.meta.url).pathname;
+    const out = execFileSync(process.execPath, [bin, 'hooks', 'status', '--server', 'http://127.0.0.1:9'], {
+      cwd: f.ws,
+      env: { ...process.env, HOME: f.home },
+      encoding: 'utf8',
+    });
+    const agents = new Set(
+      out.split('\n').flatMap((l) => (/^[a-z-]+ +(project|user) /.test(l) ? [l.split(' ')[0]] : [])),
+    );
+    expect([...agents].sort()).toEqual([
+      'claude-code',
+      'cline',
+      'codex',
+      'copilot',
+      'cursor',
+      'gemini',
+      'hermes',
+      'opencode',
+    ]);
+  });
+});

@@ -2,8 +2,6 @@ import path from 'node:path';
 import type { HookAgent } from '../../hooks/index.ts';
 import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
 import type { JsonObject } from './json-file.ts';
-import { copilotTarget, cursorTarget, geminiTarget } from './agent-targets.ts';
-import { clineTarget, hermesTarget, opencodeTarget, type FilesTarget } from './file-targets.ts';
 
 /** Where an install goes: the project in a workspace, or the user's own settings. */
 export type Scope = 'project' | 'user';
@@ -136,14 +134,8 @@ export const codexTarget = hooksFileTarget(
       .join('\n'),
 );
 
-/** The installers, by agent (one line per agent). */
-export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget | FilesTarget>> = {
+/** The installers of this file, by agent; `registry.ts` has every agent's. */
+export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget>> = {
   'claude-code': claudeCodeTarget,
   codex: codexTarget,
-  gemini: geminiTarget,
-  cursor: cursorTarget,
-  copilot: copilotTarget,
-  opencode: opencodeTarget,
-  cline: clineTarget,
-  hermes: hermesTarget,
 };
