@@ -6,7 +6,8 @@ import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createBackups, type Backups } from './hooks/backup.ts';
 import { parseObject, readText, serialize, styleOf, writeText } from './hooks/json-file.ts';
-import { INSTALL_TARGETS, type InstallContext, type InstallTarget, type Scope } from './hooks/targets.ts';
+import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
+import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
 
 const HELP = `usage: rundiff hooks install <agent> [--workspace DIR] [--server URL] [--user] [--no-autostart]
        rundiff hooks uninstall <agent> [--workspace DIR] [--user]
@@ -88,7 +89,13 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
     return 2;
   }
   const backups = createBackups(path.dirname(defaultDbPath(io.env, config.homeDir)));
-  if (action === 'install') install(target, scope, ctx, backups, io.out);
+  if ('kind' in target) {
+    // Plugin files, hook executables or a YAML block: the target writes and reports them itself.
+    const lines = action === 'install' ? target.install(scope, ctx) : target.uninstall(scope, ctx);
+    for (const line of lines) io.out(`${target.agent}: ${line}`);
+    if (action === 'install' && !ctx.autostart)
+      io.out(`${target.agent}: the hooks will not start a server; run 'rundiff serve' yourself`);
+  } else if (action === 'install') install(target, scope, ctx, backups, io.out);
   else uninstall(target, scope, ctx, backups, io.out);
   return 0;
 }
@@ -164,11 +171,13 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
   );
   for (const target of Object.values(INSTALL_TARGETS)) {
     const cells = (['project', 'user'] as const).map((scope) => {
-      const file = target.file(scope, ctx);
+      const file = 'kind' in target ? target.where(scope, ctx) : target.file(scope, ctx);
       let state: string;
       try {
-        const text = readText(file);
-        state = text !== null && target.installed(parseObject(file, text)) ? 'installed' : 'not installed';
+        const text = 'kind' in target ? null : readText(file);
+        const installed =
+          'kind' in target ? target.installed(scope, ctx) : text !== null && target.installed(parseObject(file, text));
+        state = installed ? 'installed' : 'not installed';
       } catch (err) {
         state = `unreadable (${err instanceof Error ? err.message : String(err)})`;
       }

@@ -37,7 +37,7 @@ export interface InstallTarget {
 }
 
 /** A settings file in Claude Code's hooks shape, whose rundiff handlers `isOurs` recognises. */
-function hooksFileTarget(
+export function hooksFileTarget(
   agent: HookAgent,
   file: InstallTarget['file'],
   groups: (ctx: InstallContext) => Record<string, HookGroup>,
@@ -134,7 +134,7 @@ export const codexTarget = hooksFileTarget(
       .join('\n'),
 );
 
-/** The installers, by agent (one line per agent). */
+/** The installers of this file, by agent; `registry.ts` has every agent's. */
 export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget>> = {
   'claude-code': claudeCodeTarget,
   codex: codexTarget,

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { readFixture, replay } from '../fixtures/mapping-replay.ts';
+import { initialHookState } from '../types.ts';
+import { clineMapper } from './cline.ts';
+import { ENDED_UNREPORTED_TOOL } from './kit.ts';
+
+const S = 'cline:1764583200123';
+const WS = '/home/dev/project';
+
+describe('cline hook mapping', () => {
+  it('maps a whole CLI task: the first tool call opens the run, blocks by call id, the reply, then a cancelled prompt', () => {
+    const { perPayload, events } = replay(clineMapper, readFixture('cline', 'sequence'));
+    // the CLI sends no prompt with the task's start: the first tool call opens the run
+    const R1 = 'prompt-1-2026-11-30T10:00:02.000Z';
+    const R2 = 'prompt-2-2026-11-30T10:00:13.000Z';
+    expect(perPayload[3]).toEqual([]); // read_files only reads
+    expect(perPayload[4]).toEqual([]);
+    expect(events).toEqual([
+      { type: 'session.upsert', session_id: S, workspace: WS },
+      { type: 'run.started', session_id: S, run_id: R1, source: 'coding-agent', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_0_ed',
+        name: 'editor: hello.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_0_ed' },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_2_sh',
+        name: 'run_commands: echo bye >> hello.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_2_sh' },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_3_sh',
+        name: 'run_commands: npm test; npm run lint',
+        workspace: WS,
+      },
+      {
+        type: 'tool.completed',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_3_sh',
+        error: 'Command failed with exit code 1',
+      },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R1,
+        tool_call_id: 'call_4_ed',
+        name: 'editor: hello.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S, run_id: R1, tool_call_id: 'call_4_ed', error: 'old_text not found' },
+      { type: 'message', session_id: S, role: 'assistant', content: 'Created hello.txt; the tests fail.', run_id: R1 },
+      { type: 'run.completed', session_id: S, run_id: R1 },
+      { type: 'message', session_id: S, role: 'user', content: 'Fix the tests', run_id: R2 },
+      { type: 'run.started', session_id: S, run_id: R2, source: 'coding-agent', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S,
+        run_id: R2,
+        tool_call_id: 'call_5_sh',
+        name: 'run_commands: npm test -- --watch',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S, run_id: R2, tool_call_id: 'call_5_sh', error: ENDED_UNREPORTED_TOOL },
+      { type: 'run.failed', session_id: S, run_id: R2, error: 'cancelled: user_cancelled' },
+    ]);
+  });
+
+  it('maps the extension dialect: the task text opens the run and calls without ids pair in order per tool', () => {
+    const { events } = replay(clineMapper, readFixture('cline', 'extension-sequence'));
+    const S2 = 'cline:task-ext-1';
+    const R = 'prompt-1-1764583300016';
+    expect(events).toEqual([
+      { type: 'session.upsert', session_id: S2, workspace: WS },
+      { type: 'message', session_id: S2, role: 'user', content: 'Add a greeting', run_id: R },
+      { type: 'run.started', session_id: S2, run_id: R, source: 'coding-agent', workspace: WS },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: R,
+        tool_call_id: 'tool-1-1764583300017',
+        name: 'execute_command: echo a > a.txt',
+        workspace: WS,
+      },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: R,
+        tool_call_id: 'tool-2-1764583300018',
+        name: 'execute_command: false',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S2, run_id: R, tool_call_id: 'tool-1-1764583300017' },
+      { type: 'tool.completed', session_id: S2, run_id: R, tool_call_id: 'tool-2-1764583300018', error: 'exit code 1' },
+      {
+        type: 'tool.started',
+        session_id: S2,
+        run_id: R,
+        tool_call_id: 'tool-3-1764583300021',
+        name: 'write_to_file: b.txt',
+        workspace: WS,
+      },
+      { type: 'tool.completed', session_id: S2, run_id: R, tool_call_id: 'tool-3-1764583300021' },
+      { type: 'run.completed', session_id: S2, run_id: R },
+    ]);
+  });
+
+  it('maps malformed and unknown payloads to no events without throwing', () => {
+    for (const payload of readFixture('cline', 'unknown')) {
+      const state = initialHookState();
+      const out = clineMapper.map(payload, state);
+      expect(out.events).toEqual([]);
+      expect(out.state).toEqual(state);
+    }
+  });
+});

@@ -1,0 +1,305 @@
+import path from 'node:path';
+import type { BridgeEvent } from '../../../shared/index.ts';
+import { isValidId } from '../../runs/index.ts';
+import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
+
+/**
+ * The steps every agent mapping is made of: open the session, start and end a prompt's run, start
+ * and end a tool call (by the agent's call id, or paired in order when the agent gives none), and
+ * the bounded summaries and texts the events carry. Pure: it only builds events and the next state.
+ */
+
+/** A tool card's name: the tool and a short summary of its input, one line. */
+export const MAX_TOOL_NAME_CHARS = 200;
+/** Prompts and replies are cut well below the bridge's 1 MiB message limit (4 bytes per char at most). */
+export const MAX_MESSAGE_CHARS = 256 * 1024;
+/** Error texts are cut well below the bridge's 64 KiB limit. */
+export const MAX_ERROR_CHARS = 8 * 1024;
+
+const TRUNCATED = ' … [truncated]';
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
+
+/** A text cut to `max` characters (code points), saying so when it was cut. */
+export function bounded(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return chars.slice(0, max - TRUNCATED.length).join('') + TRUNCATED;
+}
+
+/** One line: control characters and runs of white space become one space. */
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+}
+
+/** Input fields that say best what a tool call does, in order of preference. */
+const SUMMARY_FIELDS = [
+  'command',
+  'cmd',
+  'commands',
+  'file_path',
+  'filePath',
+  'absolute_path',
+  'path',
+  'paths',
+  'dir_path',
+  'pattern',
+  'query',
+  'url',
+];
+
+const PATH_FIELDS = new Set(['file_path', 'filePath', 'absolute_path', 'path', 'paths', 'dir_path']);
+
+/** A path inside the workspace is shown relative to it, as the other agents' cards show theirs. */
+function shownPath(file: string, workspace: string | undefined): string {
+  if (!workspace || !path.isAbsolute(file)) return file;
+  const rel = path.relative(workspace, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+}
+
+/** A short text for a tool's input: its command, path, pattern or URL when it has one, else nothing. */
+export function summarizeInput(input: unknown, workspace?: string): string {
+  if (typeof input === 'string') return oneLine(input);
+  if (!isObject(input)) return '';
+  for (const key of SUMMARY_FIELDS) {
+    const v = input[key];
+    const shown = (x: string) => (PATH_FIELDS.has(key) ? shownPath(x, workspace) : x);
+    if (typeof v === 'string' && v.trim()) return oneLine(shown(v));
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'))
+      return oneLine((v as string[]).map(shown).join('; '));
+  }
+  // Arguments without a command or path (an MCP call's) may hold anything: the card shows the tool alone.
+  return '';
+}
+
+/** The tool card's name: `tool: summary`, bounded. */
+export function toolCardName(tool: string, input: unknown, workspace?: string): string {
+  const summary = summarizeInput(input, workspace);
+  return bounded(summary ? `${oneLine(tool)}: ${summary}` : oneLine(tool), MAX_TOOL_NAME_CHARS);
+}
+
+/** An absolute workspace path, or undefined (the bridge refuses anything else). */
+export function workspaceOf(...candidates: unknown[]): string | undefined {
+  for (const c of candidates) {
+    const first = Array.isArray(c) ? c[0] : c;
+    if (typeof first === 'string' && first.length > 0 && !first.includes('\0') && path.isAbsolute(first)) return first;
+  }
+  return undefined;
+}
+
+/** Parses a JSON text when an agent hands arguments as one; anything else is returned as is. */
+export function parseMaybeJson(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+/** A suffix that keeps made-up ids unique when the server forgot the session's counters. */
+function stampOf(stamp: unknown): string {
+  if (typeof stamp === 'number' && Number.isFinite(stamp)) return `-${stamp}`;
+  if (typeof stamp === 'string' && stamp.trim()) return `-${oneLine(stamp).slice(0, 60)}`;
+  return '';
+}
+
+/** The agent's own id when the bridge accepts it, else one made from a counter and a timestamp. */
+function idOr(own: unknown, prefix: string, n: number, stamp: unknown): string {
+  if (typeof own === 'string' && isValidId(own)) return own;
+  return `${prefix}${n}${stampOf(stamp)}`;
+}
+
+const copyState = (s: HookSessionState): HookSessionState => ({
+  runId: s.runId,
+  prompts: s.prompts,
+  tools: s.tools,
+  openTools: Object.fromEntries(Object.entries(s.openTools).map(([k, v]) => [k, [...v]])),
+  ...(s.announced ? { announced: true } : {}),
+});
+
+/** What a payload was not: no session, no events, the state unchanged. */
+export const noMapping = (state: HookSessionState): HookMapping => ({ sessionId: null, events: [], state });
+
+/** Why a run or tool call ended without the agent saying so. */
+export const ENDED_UNREPORTED_TOOL = 'the agent reported no end for this tool call before its turn ended';
+export const ENDED_BY_NEXT_PROMPT = 'the next prompt began before the agent reported the end of this one';
+
+/**
+ * Builds the events of one payload for one agent session. Call its steps in order and `done()`.
+ */
+export class Mapping {
+  readonly sessionId: string;
+  readonly events: BridgeEvent[] = [];
+  private readonly state: HookSessionState;
+  private readonly fresh: boolean;
+
+  private constructor(
+    readonly agentSessionId: string,
+    agent: HookAgent,
+    state: HookSessionState,
+    readonly workspace: string | undefined,
+    /** A value that differs between payloads (the agent's timestamp), for made-up ids. */
+    readonly stamp: unknown,
+  ) {
+    this.sessionId = `${agent}:${agentSessionId}`;
+    this.state = copyState(state);
+    this.fresh = !state.announced && state.runId === null && state.prompts === 0 && state.tools === 0;
+  }
+
+  /** Null when the agent's session id cannot make a valid rundiff session id. */
+  static begin(
+    agent: HookAgent,
+    agentSessionId: unknown,
+    state: HookSessionState,
+    workspace: string | undefined,
+    stamp?: unknown,
+  ): Mapping | null {
+    // An empty id would put every session of the agent into one.
+    if (typeof agentSessionId !== 'string' || agentSessionId.trim() === '' || !isValidId(`${agent}:${agentSessionId}`))
+      return null;
+    return new Mapping(agentSessionId, agent, state, workspace, stamp);
+  }
+
+  get runId(): string | null {
+    return this.state.runId;
+  }
+
+  /** The session, once: on its first payload (or always when `force`, e.g. the agent's own start event). */
+  openSession(force = false, title?: string): this {
+    if (!force && (!this.fresh || this.state.announced)) return this;
+    this.state.announced = true;
+    this.events.push({
+      type: 'session.upsert',
+      session_id: this.sessionId,
+      ...(title ? { title: bounded(oneLine(title), 500) } : {}),
+      ...(this.workspace ? { workspace: this.workspace } : {}),
+    });
+    return this;
+  }
+
+  /** A prompt: its user message and its run. A run still open is ended first (its end was never reported). */
+  startRun(ownRunId: unknown, prompt: string | undefined): this {
+    this.openSession();
+    if (this.state.runId !== null) this.endRun({ failed: ENDED_BY_NEXT_PROMPT });
+    this.state.prompts += 1;
+    const runId = idOr(ownRunId, 'prompt-', this.state.prompts, this.stamp);
+    this.state.runId = runId;
+    if (prompt !== undefined && prompt.length > 0)
+      this.events.push({
+        type: 'message',
+        session_id: this.sessionId,
+        role: 'user',
+        content: bounded(prompt, MAX_MESSAGE_CHARS),
+        run_id: runId,
+      });
+    this.events.push({
+      type: 'run.started',
+      session_id: this.sessionId,
+      run_id: runId,
+      source: 'coding-agent',
+      ...(this.workspace ? { workspace: this.workspace } : {}),
+    });
+    return this;
+  }
+
+  /** A tool call before it runs; outside a run (a prompt the agent did not report) a run is started for it. */
+  startTool(tool: string, input: unknown, ownCallId?: unknown): this {
+    if (this.state.runId === null) this.startRun(undefined, undefined);
+    this.state.tools += 1;
+    const callId = idOr(ownCallId, 'tool-', this.state.tools, this.stamp);
+    (this.state.openTools[tool] ??= []).push(callId);
+    this.events.push({
+      type: 'tool.started',
+      session_id: this.sessionId,
+      run_id: this.state.runId!,
+      tool_call_id: callId,
+      name: toolCardName(tool, input, this.workspace),
+      ...(this.workspace ? { workspace: this.workspace } : {}),
+    });
+    return this;
+  }
+
+  /**
+   * A tool call after it ran: the call with the agent's id, or without one the oldest open call of
+   * the same tool. A post event with nothing open to pair with maps to nothing.
+   */
+  endTool(tool: string, error?: string, ownCallId?: unknown): this {
+    const open = this.state.openTools[tool];
+    if (!open || open.length === 0 || this.state.runId === null) return this;
+    let at = 0;
+    if (typeof ownCallId === 'string' && isValidId(ownCallId)) {
+      at = open.indexOf(ownCallId);
+      if (at < 0) return this;
+    }
+    const [callId] = open.splice(at, 1);
+    if (open.length === 0) delete this.state.openTools[tool];
+    this.events.push({
+      type: 'tool.completed',
+      session_id: this.sessionId,
+      run_id: this.state.runId,
+      tool_call_id: callId!,
+      ...(error ? { error: bounded(error, MAX_ERROR_CHARS) } : {}),
+    });
+    return this;
+  }
+
+  /** A message of the assistant or about a tool, in the open run when there is one. */
+  message(role: 'assistant' | 'tool', content: string | undefined): this {
+    if (!content) return this;
+    this.events.push({
+      type: 'message',
+      session_id: this.sessionId,
+      role,
+      content: bounded(content, MAX_MESSAGE_CHARS),
+      ...(this.state.runId ? { run_id: this.state.runId } : {}),
+    });
+    return this;
+  }
+
+  /**
+   * The end of the prompt's turn: tool calls still open are ended (with why), the reply is stored,
+   * and the run completes or fails. Without an open run nothing happens.
+   */
+  endRun(outcome: { reply?: string; failed?: string }): this {
+    const runId = this.state.runId;
+    if (runId === null) return this;
+    for (const [tool, ids] of Object.entries(this.state.openTools))
+      for (let i = ids.length; i > 0; i--) this.endTool(tool, ENDED_UNREPORTED_TOOL);
+    this.message('assistant', outcome.reply);
+    this.events.push(
+      outcome.failed !== undefined
+        ? {
+            type: 'run.failed',
+            session_id: this.sessionId,
+            run_id: runId,
+            error: bounded(outcome.failed || 'failed', MAX_ERROR_CHARS),
+          }
+        : { type: 'run.completed', session_id: this.sessionId, run_id: runId },
+    );
+    this.state.runId = null;
+    this.state.openTools = {};
+    return this;
+  }
+
+  done(): HookMapping {
+    return { sessionId: this.agentSessionId, events: this.events, state: this.state };
+  }
+}
+
+/** Runs a mapping body; a payload it cannot read maps to nothing instead of throwing into the server. */
+export function safely(state: HookSessionState, body: () => HookMapping): HookMapping {
+  try {
+    return body();
+  } catch {
+    return noMapping(state);
+  }
+}
+
+/** Lower-case name lookup for the read-only tool lists. */
+export const nameSet = (...names: string[]): ReadonlySet<string> => new Set(names.map((n) => n.toLowerCase()));
+export const isIn = (set: ReadonlySet<string>, tool: string): boolean => set.has(tool.toLowerCase());
