@@ -502,7 +502,27 @@ describe('bounds (B17)', () => {
     expect(Buffer.from(cut.toString('utf8')).equals(cut)).toBe(true);
   });
 
-  it('B17: the per-change budget is spent in path order; a patch that does not fit whole keeps its row and counts', async () => {
+  it('B17: the per-change budget goes to the smallest patches first, so a large file first in path order cannot starve the rest', async () => {
+    const lock = Array.from({ length: 40 }, (_, i) => `"dep-${i}": "1.0.${i}",\n`).join('');
+    const changes = [
+      change('a-package-lock.json', null, side(lock)),
+      change('b-login.ts', null, side('x\n')),
+      change('c-logout.ts', null, side('y\n')),
+    ];
+    const sizes = (await delta(changes)).files.map((f) => f.patch_bytes);
+    // Room for the lock file alone (spent in path order it would take it all) or for both small files.
+    const budget = Math.max(sizes[0]!, sizes[1]! + sizes[2]!);
+    expect(sizes[0]!).toBeGreaterThan(sizes[1]! + sizes[2]!);
+    const out = await computeDelta({ changes, limits: { ...LIMITS, maxRunPatchBytes: budget } });
+    expect(out.files.map((f) => [f.path, f.patch === null, f.omitted_reason])).toEqual([
+      ['a-package-lock.json', true, 'budget'],
+      ['b-login.ts', false, null],
+      ['c-logout.ts', false, null],
+    ]);
+    expect(out.truncated_reasons).toEqual(['run_budget']);
+  });
+
+  it('B17: a patch that does not fit the per-change budget whole keeps its row and counts', async () => {
     const big = Array.from({ length: 20 }, (_, i) => `line ${i}\n`).join('');
     const changes = [
       change('a-small', null, side('x\n')),
@@ -521,11 +541,16 @@ describe('bounds (B17)', () => {
   });
 
   it('B17: every bound at once reports every reason', async () => {
-    const changes = many(6);
+    // Two long files cut to the same size by the per-file cap: the budget keeps the first in path
+    // order (ties go by path) and has no room left for the second.
+    const changes = many(5);
     changes.push(change('a-long', null, side('x\n'.repeat(200))));
+    changes.push(change('b-long', null, side('y\n'.repeat(200))));
+    const limits = { ...LIMITS, maxChangedFiles: 4, maxFilePatchBytes: 120 };
+    const whole = await computeDelta({ changes, limits });
     const out = await computeDelta({
       changes,
-      limits: { ...LIMITS, maxChangedFiles: 4, maxFilePatchBytes: 120, maxRunPatchBytes: 150 },
+      limits: { ...limits, maxRunPatchBytes: whole.total_patch_bytes - 1 },
     });
     expect(out.truncated_reasons).toEqual(['rows', 'file_patch', 'run_budget']);
     expect(out.files[0]).toMatchObject({ path: 'a-long', truncated: true, additions: 200 });

@@ -84,10 +84,12 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
   const rows = entries.slice(0, rowCount);
   const files = await buildRows(rows, input, results);
 
-  // The per-change budget, spent in path order: a patch that does not fit whole is left out.
+  // The per-change budget serves the reader: smallest patches first (ties in path order; the sort
+  // is stable), so one large generated file cannot leave every small source file without its
+  // patch. A patch that does not fit whole is left out; the rows stay in path order.
   let remaining = limits.maxRunPatchBytes;
-  for (const f of files) {
-    if (f.patch === null) continue;
+  const smallestFirst = files.filter((f) => f.patch !== null).sort((a, b) => a.patch_bytes - b.patch_bytes);
+  for (const f of smallestFirst) {
     if (f.patch_bytes <= remaining) {
       remaining -= f.patch_bytes;
       continue;
