@@ -98,10 +98,14 @@ export type CompleteResponse =
       change_id: string;
       tracking: true;
       changed_count: number;
+      /** The first page of the stored rows; the rest through `GET .../files?after=next_file_cursor`. */
       files: FileSummary[];
       truncated: boolean;
       truncated_reasons: TruncatedReason[];
       omitted_count: number;
+      /** Present only when `files` is the first page of more, as in ChangeSummary. */
+      files_total?: number;
+      next_file_cursor?: string;
     }
   | { change_id: string; tracking: false; reason: UntrackedReason };
 

@@ -153,7 +153,28 @@ export interface ChangeSummary {
   /** Changed files not stored as rows (exact count). */
   omitted_count: number;
   created_at: number;
+  /** The stored rows in path order: every one, or only the first FIRST_FILES_PAGE when paged. */
   files: FileSummary[];
+  /**
+   * Present only when `files` is the first page of more: the stored rows in all
+   * (`changed_count - omitted_count`) and the `after` cursor of `GET .../files` for the next page.
+   * Absent, `files` is every stored row (as answers always were before paging).
+   */
+  files_total?: number;
+  next_file_cursor?: string;
+}
+
+/** Rows a change summary, the session detail and `workspace.diff.completed` carry; the rest are paged. */
+export const FIRST_FILES_PAGE = 50;
+/** Rows per page of `GET .../workspace-run-changes/:changeId/files` by default, and at most. */
+export const FILES_PAGE_DEFAULT = 200;
+export const FILES_PAGE_MAX = 1_000;
+
+/** `GET .../workspace-run-changes/:changeId/files`: a page of stored rows in path order. */
+export interface ChangeFilesPage {
+  files: FileSummary[];
+  files_total: number;
+  next_file_cursor: string | null;
 }
 
 export interface SessionListResponse {

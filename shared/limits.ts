@@ -2,7 +2,7 @@
 export interface Limits {
   /** Files scanned per workspace (count). Default 20,000. RUNDIFF_MAX_SCANNED_FILES */
   maxScannedFiles: number;
-  /** Changed files stored as rows per change (count). Default 50. RUNDIFF_MAX_CHANGED_FILES */
+  /** Changed files stored as rows per change (count). Default 100,000. RUNDIFF_MAX_CHANGED_FILES */
   maxChangedFiles: number;
   /** Patch bytes per file (UTF-8 bytes). Default 131,072. RUNDIFF_MAX_FILE_PATCH_BYTES */
   maxFilePatchBytes: number;
@@ -30,7 +30,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxScannedFiles: 20_000,
-  maxChangedFiles: 50,
+  maxChangedFiles: 100_000,
   maxFilePatchBytes: 128 * 1024,
   maxRunPatchBytes: 512 * 1024,
   maxSnapshotBytes: 512 * 1024,

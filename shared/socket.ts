@@ -27,6 +27,8 @@ export interface DiffCompletedPayload extends Pick<
   | 'tool_call_id'
   | 'overlapping'
   | 'omitted_count'
+  | 'files_total'
+  | 'next_file_cursor'
 > {
   event: 'workspace.diff.completed';
   files: DiffCompletedFile[];

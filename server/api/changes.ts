@@ -1,8 +1,9 @@
 import { Router } from 'express';
+import { FILES_PAGE_DEFAULT, FILES_PAGE_MAX } from '../../shared/index.ts';
 import { wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import type { History } from '../runs/index.ts';
-import { changeIdParam, idParam } from './params.ts';
+import { changeIdParam, idParam, intQuery } from './params.ts';
 
 /** A session's stored changes: summaries, one file with its patch, and the whole-run patch. */
 export function changesRouter(history: History): Router {
@@ -23,6 +24,18 @@ export function changesRouter(history: History): Router {
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
     res.json({ change });
+  });
+
+  // Every stored row, a page at a time in path order; `after` is the previous page's next_file_cursor.
+  router.get(`${base}/:changeId/files`, (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changeId = changeIdParam(req.params.changeId);
+    const after = intQuery(req.query.after, 'after', { min: 0 });
+    const limit = intQuery(req.query.limit, 'limit', { min: 1, max: FILES_PAGE_MAX }) ?? FILES_PAGE_DEFAULT;
+    const page = history.filesPage(id, changeId, after ?? -1, limit);
+    if (!page)
+      throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
+    res.json(page);
   });
 
   router.get(`${base}/:changeId/files/:fileId`, (req, res) => {

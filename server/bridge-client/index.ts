@@ -1,4 +1,4 @@
-import type { BridgeEvent } from '../../shared/index.ts';
+import { FILES_PAGE_MAX, type BridgeEvent, type ChangeFilesPage } from '../../shared/index.ts';
 
 /**
  * A client of the public bridge over HTTP, as an external runtime uses it: `rundiff run`,
@@ -10,6 +10,8 @@ export interface BridgeClient {
   /** Human words for stderr: the server URL or the database file. */
   readonly target: string;
   send(event: BridgeEvent): Promise<unknown>;
+  /** The stored rows of a change after `cursor` (a `next_file_cursor`); null when the change is unknown. */
+  filesAfter(sessionId: string, changeId: string, cursor: string): Promise<ChangeFilesPage | null>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,25 @@ export function httpBridgeSender(baseUrl: string, token: string | null): (event:
   };
 }
 
+/** Pages of a change's rows from the server's REST route. */
+export function httpFilesPager(
+  baseUrl: string,
+  token: string | null,
+): (sessionId: string, changeId: string, cursor: string) => Promise<ChangeFilesPage | null> {
+  return async (sessionId, changeId, cursor) => {
+    const route =
+      `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/` +
+      `${encodeURIComponent(changeId)}/files?after=${encodeURIComponent(cursor)}&limit=${FILES_PAGE_MAX}`;
+    const res = await fetch(new URL(route, baseUrl), {
+      headers: authHeaders(token),
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (res.status === 404) return null;
+    if (!res.ok) throw new Error(`the files of ${changeId} were refused (${res.status})`);
+    return (await res.json()) as ChangeFilesPage;
+  };
+}
+
 /** A client for a reachable server, or null when nothing answers at `url`. */
 export async function connectServer(url: string, token: string | null): Promise<BridgeClient | null> {
   let health: Response;
@@ -55,5 +76,10 @@ export async function connectServer(url: string, token: string | null): Promise<
     throw new ServerNeedsToken(`the server at ${url} needs a token: set RUNDIFF_TOKEN`);
   }
   if (!health.ok) return null;
-  return { target: url, send: httpBridgeSender(url, token), close: async () => {} };
+  return {
+    target: url,
+    send: httpBridgeSender(url, token),
+    filesAfter: httpFilesPager(url, token),
+    close: async () => {},
+  };
 }

@@ -1,3 +1,4 @@
+import { FILES_PAGE_MAX } from '../../shared/index.ts';
 import type { BridgeClient } from '../bridge-client/index.ts';
 
 export { connectServer, ServerNeedsToken, type BridgeClient } from '../bridge-client/index.ts';
@@ -9,6 +10,8 @@ export async function openDatabaseClient(dbPath: string): Promise<BridgeClient> 
   return {
     target: dbPath,
     send: (event) => rundiff.handle(event),
+    filesAfter: async (sessionId, changeId, cursor) =>
+      rundiff.store.changes.filesPage(sessionId, changeId, Number(cursor), FILES_PAGE_MAX),
     close: () => rundiff.close(),
   };
 }

@@ -38,7 +38,7 @@ describe('rundiff run summary lines', () => {
     expect(fileRow(file({ omitted_reason: 'too_large', path: 'big.sql' }))).toBe('M big.sql too large');
   });
 
-  it('the header counts files exactly and capped rows end with +N more files', () => {
+  it('the header counts files exactly and paths past the stored-row bound are counted and the bound named', () => {
     const files = [file({ path: 'a' }), file({ path: 'b' })];
     const lines = summaryLines({
       change_id: 'run:r',
@@ -49,7 +49,12 @@ describe('rundiff run summary lines', () => {
       truncated_reasons: ['rows'],
       omitted_count: 3,
     });
-    expect(lines).toEqual(['Changed 5 files', 'M a +1 -2', 'M b +1 -2', '+3 more files']);
+    expect(lines).toEqual([
+      'Changed 5 files',
+      'M a +1 -2',
+      'M b +1 -2',
+      '+3 more files not stored: the change passed the bound of stored rows (RUNDIFF_MAX_CHANGED_FILES)',
+    ]);
     expect(
       summaryLines({
         change_id: 'run:r',

@@ -1,4 +1,4 @@
-import type { CompleteResponse, FileSummary, UntrackedReason } from '../../shared/index.ts';
+import type { ChangeFilesPage, CompleteResponse, FileSummary, UntrackedReason } from '../../shared/index.ts';
 
 /** Words for why a run's changes were not tracked, shared by the CLI's summary lines. */
 export const UNTRACKED_WORDS: Record<UntrackedReason, string> = {
@@ -30,14 +30,44 @@ export function fileRow(f: FileSummary): string {
   return `${LETTER[f.change_type]} ${name} ${fileStat(f)}`;
 }
 
+/**
+ * The completion answer carries the first page of rows; the rest come from `next` (the stored change's
+ * pages) until its cursor runs out. A page that cannot be read stops the paging: what is missing is
+ * then counted by summaryLines, never dropped silently.
+ */
+export async function withAllFiles(
+  res: CompleteResponse,
+  next: (cursor: string) => Promise<ChangeFilesPage | null>,
+): Promise<CompleteResponse> {
+  if (!res.tracking || res.next_file_cursor == null) return res;
+  const files = [...res.files];
+  let cursor: string | null = res.next_file_cursor;
+  while (cursor !== null) {
+    const page = await next(cursor);
+    if (!page) break;
+    files.push(...page.files);
+    cursor = page.next_file_cursor;
+  }
+  const { files_total: _total, next_file_cursor: _cursor, ...rest } = res;
+  return cursor === null ? { ...rest, files } : { ...rest, files, next_file_cursor: cursor };
+}
+
 /** The lines `rundiff run` prints on stderr after the command ends. */
 export function summaryLines(res: CompleteResponse): string[] {
   if (!res.tracking) return [`rundiff: changes not tracked: ${UNTRACKED_WORDS[res.reason] ?? res.reason}`];
   if (res.changed_count === 0) return ['No files changed'];
   const lines = [`Changed ${res.changed_count} ${res.changed_count === 1 ? 'file' : 'files'}`];
   for (const f of res.files) lines.push(fileRow(f));
-  const more = res.changed_count - res.files.length;
-  if (more > 0) lines.push(`+${more} more ${more === 1 ? 'file' : 'files'}`);
+  // Paths past the stored-row bound have no row anywhere: say that the bound was hit, not just a count.
+  const unstored = res.omitted_count;
+  const unlisted = res.changed_count - res.files.length - unstored;
+  if (unlisted > 0) lines.push(`+${unlisted} more ${unlisted === 1 ? 'file' : 'files'} (not read back)`);
+  if (unstored > 0) {
+    lines.push(
+      `+${unstored} more ${unstored === 1 ? 'file' : 'files'} not stored: the change passed the bound of ` +
+        `stored rows (RUNDIFF_MAX_CHANGED_FILES)`,
+    );
+  }
   return lines;
 }
 

@@ -6,7 +6,7 @@ import { runChangeId, type CompleteResponse } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, openDatabaseClient, ServerNeedsToken, type BridgeClient } from './bridge-client.ts';
-import { outcomeLine, summaryLines } from './run-summary.ts';
+import { outcomeLine, summaryLines, withAllFiles } from './run-summary.ts';
 
 const HELP = `usage: rundiff run [--server URL] [--session ID] [--title T] [--workspace DIR] [--db FILE] -- CMD [ARGS...]
 
@@ -134,9 +134,18 @@ export async function run(argv: string[]): Promise<number> {
       ? { type: 'run.completed', session_id: sessionId, run_id: runId }
       : { type: 'run.failed', session_id: sessionId, run_id: runId, error: outcome },
   );
+  let all = completion;
+  if (completion) {
+    all = await withAllFiles(completion, (cursor) => client.filesAfter(sessionId, completion.change_id, cursor)).catch(
+      (err: unknown) => {
+        say(`rundiff: could not read every changed path: ${(err as Error).message}`);
+        return completion;
+      },
+    );
+  }
   await client.close();
 
-  if (completion) for (const line of summaryLines(completion)) say(line);
+  if (all) for (const line of summaryLines(all)) say(line);
   else if (trackingOk) say(`rundiff: no change summary for ${runChangeId(runId)}`);
 
   if (signal) return 128 + (osConstants.signals[signal] ?? 1);

@@ -87,6 +87,7 @@ function fromDelta(run: Run, d: DeltaResult, t: number): ChangeSummary {
     toolCallId: null,
     source: run.source,
   };
+  // An open run's rows are not stored, so they cannot be paged: all of them, no cursor.
   return { ...toNewChange(owner, d, t), files: d.files.map(liveFile) };
 }
 

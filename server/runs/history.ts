@@ -1,4 +1,10 @@
-import type { ChangeSummary, FileWithPatch, SessionDetailResponse, SessionListResponse } from '../../shared/index.ts';
+import type {
+  ChangeFilesPage,
+  ChangeSummary,
+  FileWithPatch,
+  SessionDetailResponse,
+  SessionListResponse,
+} from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 
 /** Serialized summaries of stored changes kept for session details (they never change once stored). */
@@ -123,6 +129,10 @@ export function createHistory(store: Store) {
     },
     change(sessionId: string, changeId: string): ChangeSummary | null {
       return store.changes.get(sessionId, changeId);
+    },
+    /** Stored rows after position `after` (-1: from the first), in path order; null for an unknown change. */
+    filesPage(sessionId: string, changeId: string, after: number, limit: number): ChangeFilesPage | null {
+      return store.changes.filesPage(sessionId, changeId, after, limit);
     },
     file(sessionId: string, changeId: string, fileId: string): FileWithPatch | null {
       return store.changes.getFile(sessionId, changeId, fileId);

@@ -76,6 +76,12 @@ export function toNewFile(f: DeltaFile): NewFile {
   return out;
 }
 
+/** The paging fields of a stored change, when its files are only the first page. */
+function pagingOf(c: ChangeSummary | null): Pick<ChangeSummary, 'files_total' | 'next_file_cursor'> {
+  if (!c || c.next_file_cursor === undefined || c.files_total === undefined) return {};
+  return { files_total: c.files_total, next_file_cursor: c.next_file_cursor };
+}
+
 /** The completion answer for a tracked change (stored or, with no changed file, not). */
 export function trackedCompletion(changeId: string, d: DeltaResult, stored: ChangeSummary | null): CompleteResponse {
   return {
@@ -86,6 +92,7 @@ export function trackedCompletion(changeId: string, d: DeltaResult, stored: Chan
     truncated: d.truncated,
     truncated_reasons: [...d.truncated_reasons],
     omitted_count: d.omitted_count,
+    ...pagingOf(stored),
   };
 }
 
@@ -103,5 +110,6 @@ export function diffCompletedPayload(c: ChangeSummary): DiffCompletedPayload {
     tool_call_id: c.tool_call_id,
     overlapping: c.overlapping,
     omitted_count: c.omitted_count,
+    ...pagingOf(c),
   };
 }

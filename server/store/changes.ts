@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
   FILE_SUMMARY_FIELDS,
+  FIRST_FILES_PAGE,
   fieldsOf,
+  type ChangeFilesPage,
   type ChangeSummary,
   type FileSummary,
   type FileWithPatch,
@@ -12,7 +14,7 @@ import { pickFields, toInt, type SqliteRow } from './rows.ts';
 import type { WriteClock } from './write-clock.ts';
 
 /** A change about to be stored: the summary without its files. */
-export type NewChange = Omit<ChangeSummary, 'files'>;
+export type NewChange = Omit<ChangeSummary, 'files' | 'files_total' | 'next_file_cursor'>;
 
 /** One changed file about to be stored (its id is assigned here). */
 export type NewFile = Omit<FileWithPatch, 'id'>;
@@ -20,7 +22,7 @@ export type NewFile = Omit<FileWithPatch, 'id'>;
 type FileSummaryField = (typeof FILE_SUMMARY_FIELDS)[number];
 
 type ChangeRow = SqliteRow<
-  Omit<ChangeSummary, 'files' | 'truncated_reasons'> & { truncated_reasons: string },
+  Omit<NewChange, 'truncated_reasons'> & { truncated_reasons: string },
   'truncated' | 'overlapping'
 >;
 
@@ -34,7 +36,7 @@ type FileRow = SqliteRow<Omit<FileSummary, 'path_base64' | 'old_path_base64'>, '
 const FILE_BOOLEANS: ReadonlySet<string> = new Set(['binary', 'truncated'] satisfies (keyof FileSummary)[]);
 const CHANGE_BOOLEANS: ReadonlySet<string> = new Set(['truncated', 'overlapping'] satisfies (keyof ChangeSummary)[]);
 
-const CHANGE_FIELDS = fieldsOf<Omit<ChangeSummary, 'files'>>()([
+const CHANGE_FIELDS = fieldsOf<NewChange>()([
   'change_id',
   'session_id',
   'run_id',
@@ -83,12 +85,29 @@ function toFile(r: FileRow): FileSummary {
   return f;
 }
 
-function toChange(r: ChangeRow, files: FileSummary[]): ChangeSummary {
+/**
+ * The cursor of a page is the `ord` (position in path order) of its last row: a stored change never
+ * changes, so a cursor stays valid and each row comes exactly once.
+ */
+function pageOf(rows: FileRow[], total: number, limit: number): ChangeFilesPage {
+  const files = rows.slice(0, limit).map(toFile);
+  const last = rows[Math.min(rows.length, limit) - 1] as (FileRow & { ord: number }) | undefined;
+  const more = rows.length > limit;
+  return { files, files_total: total, next_file_cursor: more && last ? String(last.ord) : null };
+}
+
+function toChange(r: ChangeRow, page: ChangeFilesPage): ChangeSummary {
   return {
     ...pickFields<ChangeSummary, (typeof CHANGE_FIELDS)[number]>(r, CHANGE_FIELDS, CHANGE_BOOLEANS),
     truncated_reasons: JSON.parse(r.truncated_reasons) as TruncatedReason[],
-    files,
+    ...asFirstPage(page),
   };
+}
+
+/** A summary's files: the paging fields only when there is a next page, so small changes read as before. */
+function asFirstPage(page: ChangeFilesPage): Pick<ChangeSummary, 'files' | 'files_total' | 'next_file_cursor'> {
+  if (page.next_file_cursor === null) return { files: page.files };
+  return { files: page.files, files_total: page.files_total, next_file_cursor: page.next_file_cursor };
 }
 
 export function createChangeStore(db: Db, clock: WriteClock) {
@@ -117,14 +136,26 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     .prepare<[string], number>('SELECT seq FROM workspace_run_changes WHERE session_id = ? ORDER BY created_at, seq')
     .pluck();
   const getBySeq = db.prepare<[number], ChangeRow>(`SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE seq = ?`);
-  const listSessionFiles = db.prepare<[string], FileRow>(
-    `SELECT ${FILE_SUMMARY_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? ORDER BY change_id, ord`,
+  // Only the first page of each change: `ord` runs 0..n-1 in path order within a change.
+  const listSessionFiles = db.prepare<[string, number], FileRow & { ord: number }>(
+    `SELECT ${FILE_SUMMARY_COLUMNS}, ord FROM workspace_run_change_files WHERE session_id = ? AND ord <= ?
+     ORDER BY change_id, ord`,
   );
+  const countSessionFiles = db.prepare<[string], { change_id: string; n: number }>(
+    'SELECT change_id, COUNT(*) AS n FROM workspace_run_change_files WHERE session_id = ? GROUP BY change_id',
+  );
+  const countChangeFiles = db
+    .prepare<[string, string], number>(
+      'SELECT COUNT(*) FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
+    )
+    .pluck();
   const getChange = db.prepare<[string, string], ChangeRow>(
     `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? AND change_id = ?`,
   );
-  const listChangeFiles = db.prepare<[string, string], FileRow>(
-    `SELECT ${FILE_SUMMARY_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord`,
+  // One row past the page says whether another page follows.
+  const pageChangeFiles = db.prepare<[string, string, number, number], FileRow & { ord: number }>(
+    `SELECT ${FILE_SUMMARY_COLUMNS}, ord FROM workspace_run_change_files
+     WHERE session_id = ? AND change_id = ? AND ord > ? ORDER BY ord LIMIT ?`,
   );
   const getFileWithPatch = db.prepare<[string, string, string], FileRow & { patch: string | null }>(
     `SELECT ${FILE_SUMMARY_COLUMNS}, patch FROM workspace_run_change_files
@@ -146,16 +177,23 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     return removed;
   }
 
+  function page(sessionId: string, changeId: string, after: number, limit: number): ChangeFilesPage {
+    const rows = pageChangeFiles.all(sessionId, changeId, after, limit + 1);
+    return pageOf(rows, countChangeFiles.get(sessionId, changeId) ?? 0, limit);
+  }
+
   function listKeyed(sessionId: string): { seq: number; change: ChangeSummary }[] {
-    const byChange = new Map<string, FileSummary[]>();
-    for (const row of listSessionFiles.all(sessionId)) {
+    const byChange = new Map<string, FileRow[]>();
+    for (const row of listSessionFiles.all(sessionId, FIRST_FILES_PAGE)) {
       let list = byChange.get(row.change_id);
       if (!list) byChange.set(row.change_id, (list = []));
-      list.push(toFile(row));
+      list.push(row);
     }
-    return listChanges
-      .all(sessionId)
-      .map((r) => ({ seq: r.seq, change: toChange(r, byChange.get(r.change_id) ?? []) }));
+    const totals = new Map(countSessionFiles.all(sessionId).map((c) => [c.change_id, c.n]));
+    return listChanges.all(sessionId).map((r) => ({
+      seq: r.seq,
+      change: toChange(r, pageOf(byChange.get(r.change_id) ?? [], totals.get(r.change_id) ?? 0, FIRST_FILES_PAGE)),
+    }));
   }
 
   const store = db.transaction((change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
@@ -183,7 +221,16 @@ export function createChangeStore(db: Db, clock: WriteClock) {
       return { id, ...summary };
     });
     if (change.source !== 'tool') enforceCount(change.session_id, maxChangesPerSession);
-    return { ...change, files: stored };
+    const more = stored.length > FIRST_FILES_PAGE;
+    const first = stored.slice(0, FIRST_FILES_PAGE);
+    return {
+      ...change,
+      ...asFirstPage({
+        files: first,
+        files_total: stored.length,
+        next_file_cursor: more ? String(FIRST_FILES_PAGE - 1) : null,
+      }),
+    };
   });
 
   return {
@@ -215,11 +262,16 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     },
     bySeq(seq: number): ChangeSummary | null {
       const row = getBySeq.get(seq);
-      return row ? toChange(row, listChangeFiles.all(row.session_id, row.change_id).map(toFile)) : null;
+      return row ? toChange(row, page(row.session_id, row.change_id, -1, FIRST_FILES_PAGE)) : null;
     },
     get(sessionId: string, changeId: string): ChangeSummary | null {
       const row = getChange.get(sessionId, changeId);
-      return row ? toChange(row, listChangeFiles.all(sessionId, changeId).map(toFile)) : null;
+      return row ? toChange(row, page(sessionId, changeId, -1, FIRST_FILES_PAGE)) : null;
+    },
+    /** Stored rows in path order after the row at position `after` (-1: from the first); null for an unknown change. */
+    filesPage(sessionId: string, changeId: string, after: number, limit: number): ChangeFilesPage | null {
+      if (existsStmt.get(sessionId, changeId) === undefined) return null;
+      return page(sessionId, changeId, after, limit);
     },
     /** One file with its patch: the only read of a single patch body. */
     getFile(sessionId: string, changeId: string, fileId: string): FileWithPatch | null {

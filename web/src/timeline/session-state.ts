@@ -161,5 +161,6 @@ export function changeFromPayload(p: DiffCompletedPayload): ChangeSummary {
     omitted_count: p.omitted_count,
     created_at: Date.now(),
     files,
+    ...(p.next_file_cursor !== undefined ? { files_total: p.files_total, next_file_cursor: p.next_file_cursor } : {}),
   };
 }

@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FIRST_FILES_PAGE, type FileSummary } from '../../shared/index.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { createTempRepo } from '../test-support/index.ts';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+function rundiff(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+const name = (i: number) => `src/f${String(i).padStart(3, '0')}.txt`;
+
+/** A repository of `n` files, each holding "old"; the command rewrites every one in place like a codemod. */
+async function sedOver(t: TestServer, n: number, session: string) {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++) files[name(i)] = `line ${i}\nold\n`;
+  const repo = createTempRepo({ files });
+  cleanups.push(() => repo.cleanup());
+  const res = await rundiff(
+    ['run', '--server', t.server.url, '--session', session, '--', 'sh', '-c', 'sed -i s/old/new/ src/*.txt'],
+    repo.dir,
+  );
+  expect(res.code).toBe(0);
+  return { repo, res, expected: Object.keys(files).sort() };
+}
+
+const changeRoute = (session: string) => `/api/hermes/sessions/${session}/workspace-run-changes/run%3A`;
+
+describe('every changed path is stored and listed', () => {
+  it('a 300-file sed over a repository lists all 300 paths in the CLI summary, REST pages and the whole-run patch', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const { res, expected } = await sedOver(t, 300, 'sed-300');
+
+    const lines = res.stderr.trim().split('\n');
+    expect(lines).toContain('Changed 300 files');
+    const rows = lines.filter((l) => l.startsWith('M '));
+    expect(rows).toEqual(expected.map((p) => `M ${p} +1 -1`));
+    expect(res.stderr).not.toMatch(/more files?/);
+
+    // The session detail carries the first page and says how to go on.
+    const detail = await t.get('/api/hermes/sessions/sed-300');
+    const change = detail.body.changes[0];
+    expect(change.changed_count).toBe(300);
+    expect(change.omitted_count).toBe(0);
+    expect(change.truncated_reasons).toEqual([]);
+    expect(change.files_total).toBe(300);
+    expect(change.files.map((f: FileSummary) => f.path)).toEqual(expected.slice(0, FIRST_FILES_PAGE));
+    expect(change.next_file_cursor).toEqual(expect.any(String));
+
+    // The change summary answers the same first page.
+    const base = `${changeRoute('sed-300')}${encodeURIComponent(change.run_id)}`;
+    const summary = await t.get(base);
+    expect(summary.body.change.files).toEqual(change.files);
+    expect(summary.body.change.next_file_cursor).toBe(change.next_file_cursor);
+
+    // Paging from the start: each row exactly once, in path order; a cursor read twice gives the same page.
+    const seen: FileSummary[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const q: string = cursor === null ? '?limit=64' : `?after=${cursor}&limit=64`;
+      const page = await t.get(`${base}/files${q}`);
+      expect(page.status).toBe(200);
+      expect(page.body.files_total).toBe(300);
+      if (cursor !== null) expect((await t.get(`${base}/files${q}`)).body).toEqual(page.body);
+      seen.push(...page.body.files);
+      cursor = page.body.next_file_cursor;
+      pages++;
+    } while (cursor !== null && pages < 20);
+    expect(pages).toBe(5);
+    expect(seen.map((f) => f.path)).toEqual(expected);
+    expect(new Set(seen.map((f) => f.id)).size).toBe(300);
+    // The first page's cursor continues exactly where the detail's page ends.
+    const second = await t.get(`${base}/files?after=${change.next_file_cursor}`);
+    expect(second.body.files.map((f: FileSummary) => f.path)).toEqual(expected.slice(FIRST_FILES_PAGE, 250));
+
+    const patch = await t.get(`${base}/patch`);
+    const stanzas = patch.text.split('\n').filter((l) => l.startsWith('diff --git '));
+    expect(stanzas).toEqual(expected.map((p) => `diff --git a/${p} b/${p}`));
+  });
+
+  it('the files route refuses a bad cursor or limit and clamps a limit above the maximum', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    await sedOver(t, 3, 'sed-3');
+    const runId = (await t.get('/api/hermes/sessions/sed-3')).body.changes[0].run_id;
+    const base = `${changeRoute('sed-3')}${encodeURIComponent(runId)}`;
+    expect((await t.get(`${base}/files?after=x`)).status).toBe(400);
+    expect((await t.get(`${base}/files?limit=0`)).status).toBe(400);
+    const all = await t.get(`${base}/files?limit=100000`);
+    expect(all.body.files).toHaveLength(3);
+    expect(all.body.next_file_cursor).toBeNull();
+    expect((await t.get(`${changeRoute('sed-3')}nope/files`)).status).toBe(404);
+  });
+
+  it('past a tiny row bound the rest are counted (rows, omitted_count) and the CLI names the bound', async () => {
+    const t = await startTestServer({ limits: { maxChangedFiles: 4 } });
+    cleanups.push(() => t.close());
+    const { res, expected } = await sedOver(t, 10, 'sed-bound');
+    expect(res.stderr).toContain('Changed 10 files');
+    expect(res.stderr.split('\n').filter((l) => l.startsWith('M '))).toEqual(
+      expected.slice(0, 4).map((p) => `M ${p} +1 -1`),
+    );
+    expect(res.stderr).toContain(
+      '+6 more files not stored: the change passed the bound of stored rows (RUNDIFF_MAX_CHANGED_FILES)',
+    );
+    const change = (await t.get('/api/hermes/sessions/sed-bound')).body.changes[0];
+    expect(change).toMatchObject({ truncated: true, omitted_count: 6 });
+    expect(change.files).toHaveLength(4);
+    expect(change).not.toHaveProperty('next_file_cursor');
+    expect(change.truncated_reasons).toContain('rows');
+  });
+});
