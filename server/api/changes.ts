@@ -59,7 +59,7 @@ export function changesRouter(history: History): Router {
       .status(200)
       .type('text/x-diff; charset=utf-8')
       .set('Content-Disposition', `attachment; filename="${name}.diff"`)
-      .send(wholeRunPatch(files));
+      .send(wholeRunPatch(files, history.change(id, changeId)?.omitted_count ?? 0));
   });
 
   return router;

@@ -127,5 +127,10 @@ describe('every changed path is stored and listed', () => {
     expect(change.files).toHaveLength(4);
     expect(change).not.toHaveProperty('next_file_cursor');
     expect(change.truncated_reasons).toContain('rows');
+    const patch = await t.get(`${changeRoute('sed-bound')}${encodeURIComponent(change.run_id)}/patch`);
+    expect(patch.text.split('\n').filter((l) => l.startsWith('diff --git ') || l.startsWith('# '))).toEqual([
+      ...expected.slice(0, 4).map((p) => `diff --git a/${p} b/${p}`),
+      '# rundiff: 6 more changed paths not stored (rows)',
+    ]);
   });
 });

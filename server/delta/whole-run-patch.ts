@@ -29,9 +29,10 @@ function withheld(row: FilePatchRow): string | null {
 
 /**
  * The whole change as one patch: the stored stanzas in path order; a binary, truncated or omitted
- * file only as a `# rundiff: <path> <reason>` comment line (git apply skips it), never a partial hunk.
+ * file only as a `# rundiff: <path> <reason>` comment line (git apply skips it), never a partial hunk;
+ * `unstored` changed paths past the stored-row bound as one closing comment line.
  */
-export function wholeRunPatch(files: readonly FilePatchRow[]): string {
+export function wholeRunPatch(files: readonly FilePatchRow[], unstored = 0): string {
   const sorted = files.map((f) => ({ f, key: rowKey(f) })).sort((x, y) => comparePathKeys(x.key, y.key));
   let out = '';
   for (const { f, key } of sorted) {
@@ -43,5 +44,8 @@ export function wholeRunPatch(files: readonly FilePatchRow[]): string {
       out += `# rundiff: ${gitQuotePath(key)} ${reason}\n`;
     }
   }
+  // Paths past the stored-row bound have no name to list; the count says the patch is not the whole change.
+  if (unstored > 0)
+    out += `# rundiff: ${unstored} more changed ${unstored === 1 ? 'path' : 'paths'} not stored (rows)\n`;
   return out;
 }
