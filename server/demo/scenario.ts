@@ -158,7 +158,7 @@ const valid = computed(() => /^[^@\\s]+@[^@\\s]+$/.test(email.value));
   await send({ type: 'run.completed', ...s, run_id: 'r1' });
   await pause();
 
-  // Run 2: more files than the row cap, a file over the per-file patch cap, more than the run budget.
+  // Run 2: more files than a summary's first page, a file over the per-file patch cap, more than the run budget.
   await send({
     type: 'message',
     ...s,
