@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIRST_FILES_PAGE, type FileSummary } from '../../shared/index.ts';
-import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo } from '../test-support/index.ts';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
@@ -95,6 +96,30 @@ describe('every changed path is stored and listed', () => {
     const patch = await t.get(`${base}/patch`);
     const stanzas = patch.text.split('\n').filter((l) => l.startsWith('diff --git '));
     expect(stanzas).toEqual(expected.map((p) => `diff --git a/${p} b/${p}`));
+  });
+
+  it('the completion answer and workspace.diff.completed of a 300-file change carry the first page and the cursor', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[name(i)] = 'old\n';
+    const repo = createTempRepo({ files });
+    cleanups.push(() => repo.cleanup());
+    const client = await connectClient(t.server.url);
+    cleanups.push(() => client.close());
+    await client.ask('session.subscribe', { session_id: 'ev-300' });
+    const s = { session_id: 'ev-300', run_id: 'r1' };
+    expect((await t.post({ type: 'run.started', ...s, workspace: repo.dir })).status).toBe(200);
+    for (const f of Object.keys(files)) fs.writeFileSync(path.join(repo.dir, f), 'new\n');
+    const done = await t.post({ type: 'run.completed', ...s });
+    expect(done.body).toMatchObject({ changed_count: 300, omitted_count: 0, files_total: 300 });
+    expect(done.body.files).toHaveLength(FIRST_FILES_PAGE);
+    expect(done.body.next_file_cursor).toEqual(expect.any(String));
+    const [ev] = await client.waitFor('workspace.diff.completed');
+    const payload = ev!.payload as { files: unknown[]; files_total: number; next_file_cursor: string };
+    expect(payload.files).toHaveLength(FIRST_FILES_PAGE);
+    expect(payload.files_total).toBe(300);
+    expect(payload.next_file_cursor).toBe(done.body.next_file_cursor);
   });
 
   it('the files route refuses a bad cursor or limit and clamps a limit above the maximum', async () => {
