@@ -144,9 +144,11 @@ export function createChangeStore(db: Db, clock: WriteClock) {
   const countSessionFiles = db.prepare<[string], { change_id: string; n: number }>(
     'SELECT change_id, COUNT(*) AS n FROM workspace_run_change_files WHERE session_id = ? GROUP BY change_id',
   );
+  // Positions run 0..n-1, so the last one counts the rows: one index probe, where COUNT(*) would walk
+  // every row of a large change on each page.
   const countChangeFiles = db
-    .prepare<[string, string], number>(
-      'SELECT COUNT(*) FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
+    .prepare<[string, string], number | null>(
+      'SELECT MAX(ord) + 1 FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
     )
     .pluck();
   const getChange = db.prepare<[string, string], ChangeRow>(
@@ -203,7 +205,9 @@ export function createChangeStore(db: Db, clock: WriteClock) {
       truncated_reasons: JSON.stringify(change.truncated_reasons),
       overlapping: toInt(change.overlapping),
     });
-    const stored: FileSummary[] = files.map((f, ord) => {
+    // Only the first page is kept in memory for the answer; every row goes to the table.
+    const first: FileSummary[] = [];
+    files.forEach((f, ord) => {
       const id = randomUUID();
       insertFile.run({
         ...f,
@@ -217,18 +221,17 @@ export function createChangeStore(db: Db, clock: WriteClock) {
         binary: toInt(f.binary),
         created_at: change.created_at,
       });
+      if (ord >= FIRST_FILES_PAGE) return;
       const { patch: _patch, ...summary } = f;
-      return { id, ...summary };
+      first.push({ id, ...summary });
     });
     if (change.source !== 'tool') enforceCount(change.session_id, maxChangesPerSession);
-    const more = stored.length > FIRST_FILES_PAGE;
-    const first = stored.slice(0, FIRST_FILES_PAGE);
     return {
       ...change,
       ...asFirstPage({
         files: first,
-        files_total: stored.length,
-        next_file_cursor: more ? String(FIRST_FILES_PAGE - 1) : null,
+        files_total: files.length,
+        next_file_cursor: files.length > FIRST_FILES_PAGE ? String(FIRST_FILES_PAGE - 1) : null,
       }),
     };
   });
