@@ -122,6 +122,26 @@ describe('every changed path is stored and listed', () => {
     expect(payload.next_file_cursor).toBe(done.body.next_file_cursor);
   });
 
+  it('with no server reachable the summary still lists every path, read back from the database', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) files[name(i)] = 'old\n';
+    const repo = createTempRepo({ files });
+    cleanups.push(() => repo.cleanup());
+    const db = path.join(repo.dir, '..', `${path.basename(repo.dir)}-offline.db`);
+    cleanups.push(() => fs.rmSync(db, { force: true }));
+    const res = await rundiff(
+      ['run', '--server', 'http://127.0.0.1:9', '--db', db, '--', 'sh', '-c', 'sed -i s/old/new/ src/*.txt'],
+      repo.dir,
+    );
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('Changed 120 files');
+    expect(res.stderr.split('\n').filter((l) => l.startsWith('M '))).toEqual(
+      Object.keys(files)
+        .sort()
+        .map((p) => `M ${p} +1 -1`),
+    );
+  });
+
   it('the files route refuses a bad cursor or limit and clamps a limit above the maximum', async () => {
     const t = await startTestServer();
     cleanups.push(() => t.close());
