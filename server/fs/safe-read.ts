@@ -282,7 +282,7 @@ export function closeFolder(folder: FolderInside): void {
  * `openInside` for that file.
  */
 export function openInFolder(folder: FolderInside, name: PathKey): OpenResult {
-  const abs = NON_ASCII.test(name) ? Buffer.concat([Buffer.from(folder.base), keyToBytes(name)]) : folder.base + name;
+  const abs = pathBelow(folder.base, name);
   // The folder was checked once when it was opened; its files are reached through its descriptor.
   return openChecked(abs, null);
 }
