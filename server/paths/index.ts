@@ -1,1 +1,2 @@
 export * from './path-bytes.ts';
+export * from './inside.ts';

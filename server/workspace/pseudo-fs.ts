@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../paths/index.ts';
 
 /**
  * Kernel and device file systems are never workspaces: their "files" are interfaces (reading
@@ -72,11 +73,6 @@ function readMounts(): Mount[] {
   }
 }
 
-const below = (parent: string, child: string): boolean => {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-};
-
 /**
  * Why the real folder `real` lies on or below a kernel or device file system, naming it, or null.
  * Checks the folder and each parent (a tmpfs mounted inside /sys is still inside /sys), by statfs
@@ -84,7 +80,7 @@ const below = (parent: string, child: string): boolean => {
  */
 export function pseudoFsRefusal(real: string, mounts: Mount[] = readMounts()): string | null {
   for (const m of mounts) {
-    if (m.mountPoint === '/' || !below(m.mountPoint, real)) continue;
+    if (m.mountPoint === '/' || !isInside(m.mountPoint, real)) continue;
     const name = pseudoFsName(null, m.fsType);
     if (name) return `${real} is on a ${name} file system (${m.mountPoint}), which is never tracked`;
   }
@@ -108,7 +104,7 @@ export function pseudoFsRefusal(real: string, mounts: Mount[] = readMounts()): s
 export function pseudoMountsBelow(root: string, mounts: Mount[] = readMounts()): string[] {
   const out: string[] = [];
   for (const m of mounts) {
-    if (m.mountPoint === root || !below(root, m.mountPoint)) continue;
+    if (m.mountPoint === root || !isInside(root, m.mountPoint)) continue;
     if (pseudoFsName(null, m.fsType)) out.push(path.relative(root, m.mountPoint));
   }
   return out.sort();

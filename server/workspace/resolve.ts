@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { UntrackedReason, WorkspaceKind } from '../../shared/index.ts';
 import { findRepo, type RepoInfo } from '../git/index.ts';
 import { pseudoFsRefusal } from './pseudo-fs.ts';
+import { isInside } from '../paths/index.ts';
 
 export type WorkspaceRefusal = Exclude<UntrackedReason, 'no_checkpoint'>;
 
@@ -31,11 +32,7 @@ function realpathOrSelf(p: string): string {
   }
 }
 
-/** True when `child` is `parent` or lies below it (both real, absolute). */
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
+export { isInside };
 
 /** Why a real folder may not be tracked, or null when it may (B28). */
 export function refusalFor(real: string, policy: WorkspacePolicy): string | null {

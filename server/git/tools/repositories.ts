@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { findRepo } from '../repo.ts';
+import { isInside } from '../../paths/index.ts';
 
 /**
  * Which repository a tool call means (docs/contract.md section 5). Known repositories come from the
@@ -37,11 +38,6 @@ function realOrResolved(p: string): string {
   } catch {
     return path.resolve(p);
   }
-}
-
-function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** The label of `root`: relative to the closest base that strictly contains it, else its folder name. */
