@@ -2,6 +2,7 @@ import type { TruncatedReason } from '../../shared/index.ts';
 import { computeDelta } from '../delta/index.ts';
 import type { GitDiffEngine } from '../git/index.ts';
 import { collectChanges } from './changes.ts';
+import { collectOracleChanges } from './oracle-changes.ts';
 import type { Entry } from './entry.ts';
 import { logEngineFailure } from './failure-log.ts';
 import { sortReasons } from './model.ts';
@@ -22,16 +23,19 @@ export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine
   const step = span();
   const at = { sessionId: entry.sessionId, changeId: entry.changeId, root: cp.root };
   try {
-    const collected = await collectChanges(cp, {
+    const changesCtx = {
       limits: ctx.limits,
       scanner: ctx.scanner,
       gitTimeoutMs: ctx.gitTimeoutMs,
       ownFiles: ctx.ownFiles(cp.root),
       rootGitDir: null,
-      reportFailure: (what, err) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
-    });
+      reportFailure: (what: string, err: unknown) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
+    };
+    const collected = cp.oracle
+      ? await collectOracleChanges(cp, { ...changesCtx, indexCache: ctx.indexCache })
+      : await collectChanges(cp, changesCtx);
     reasons = collected.reasons;
-    if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, collected.ignore);
+    if (cp.scanMode === 'git' && !cp.oracle) ctx.ignoreCache.remember(cp.root, collected.ignore);
     step('changes');
     result = await computeDelta({
       changes: collected.changes,

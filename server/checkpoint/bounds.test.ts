@@ -65,6 +65,8 @@ describe('bounds', () => {
       limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 1_000 }),
       dbPath: null,
       scanner: { walkClockStepMs: 600 },
+      // The walk's own deadline (plain folders, and git workspaces over the file limit).
+      walkOnly: true,
     });
     engines.push(e);
     const { start, delta } = await runChange(e, repo.dir, () => repo.rm('d399/f.txt'));

@@ -17,7 +17,8 @@ import {
   type FileTable,
   type IgnoreState,
 } from './model.ts';
-import { span, traced } from './trace.ts';
+import { readStartContents } from './start-contents.ts';
+import { span } from './trace.ts';
 import { runScanPhase, type AreaIndex } from './workspace-scan.ts';
 
 /**
@@ -111,7 +112,6 @@ export async function captureCheckpoint(
   const oidBytes = Buffer.from(files.oids.buffer, files.oids.byteOffset, files.oids.byteLength);
   const { hits, conflicted } = indexByPath(phase.indexes);
   const toRead: number[] = [];
-  let wanted = 0;
   for (let i = 0; i < n; i++) {
     const p = t.paths[i]!;
     if (Math.max(t.mtimeMs[i]!, t.ctimeMs[i]!) >= racyFrom) files.racy[i] = 1;
@@ -134,79 +134,15 @@ export async function captureCheckpoint(
       }
     }
     toRead.push(i);
-    if (t.size[i]! <= input.limits.maxSnapshotBytes) wanted += t.size[i]!;
   }
 
   classified('classify');
-  const granted = toRead.length > 0 ? input.reserveMemory(wanted) : 0;
-  let block: Buffer = Buffer.alloc(0);
-  let memoryCapHit = false;
-  let readFailure: 'scan_time' | 'degraded' | null = null;
-  if (toRead.length > 0) {
-    const links = new Uint8Array(toRead.length);
-    toRead.forEach((fi, j) => (links[j] = t.mode[fi] === MODE_LINK ? 1 : 0));
-    let got: ReadResult | null = null;
-    try {
-      got = await traced(
-        `read ${toRead.length}`,
-        input.scanner.read({
-          root: input.root,
-          paths: toRead.map((fi) => t.paths[fi]!),
-          links,
-          sizes: Float64Array.from(toRead.map((fi) => t.size[fi]!)),
-          keepMaxBytes: input.limits.maxSnapshotBytes,
-          keepBudgetBytes: granted,
-          keepBinary: false,
-          hashBudgetBytes: HASH_READ_BUDGET_BYTES,
-          hashKept: false,
-        }),
-      );
-    } catch (err) {
-      // The read missed its deadline or lost its worker: these files keep no start content (a
-      // changed stat is then reported without a before side), and the checkpoint says why.
-      readFailure = err instanceof ScanDeadlineError ? 'scan_time' : 'degraded';
-      if (readFailure === 'degraded') input.reportFailure?.('read', err);
-    }
-    if (got !== null) {
-      const r = got;
-      block = Buffer.from(r.block.buffer, r.block.byteOffset, r.block.byteLength);
-      memoryCapHit = r.skippedForBudget > 0 || r.skippedForHashBudget > 0;
-      toRead.forEach((fi, j) => {
-        if (r.unreadable[j]) {
-          // There but not readable: its scanned stat stays, so an unreadable file nobody touched is
-          // no change at completion, and one that changed is reported as unreadable, never deleted.
-          files.origin[fi] = ORIGIN_NONE;
-          files.lack[fi] = LACK_UNREADABLE;
-          return;
-        }
-        if (r.missing[j]) {
-          files.origin[fi] = ORIGIN_NONE;
-          files.lack[fi] = 0;
-          files.size[fi] = -1; // gone before it could be read: compared as changed if it reappears
-          return;
-        }
-        if (r.binary[j]) files.binary[fi] = 1;
-        if (r.offset[j]! >= 0) {
-          files.origin[fi] = ORIGIN_SNAPSHOT;
-          files.snapOffset[fi] = r.offset[j]!;
-          files.snapLength[fi] = r.length[j]!;
-          return;
-        }
-        const tooLarge = r.size[j]! > input.limits.maxSnapshotBytes;
-        if (r.hashed[j]) {
-          files.origin[fi] = ORIGIN_HASH;
-          r.oids.subarray(j * 20, j * 20 + 20).forEach((b, k) => (files.oids[fi * 20 + k] = b));
-          files.lack[fi] = tooLarge ? LACK_TOO_LARGE : r.binary[j] ? 0 : LACK_MEMORY_CAP;
-        } else {
-          files.origin[fi] = ORIGIN_NONE;
-          files.lack[fi] = tooLarge ? LACK_TOO_LARGE : LACK_MEMORY_CAP;
-        }
-      });
-    }
-  }
+  const read = await readStartContents(files, toRead, input);
+  const block = read.block;
+  const granted = read.granted;
   const reasons = [...phase.reasons];
-  if (memoryCapHit) addReason(reasons, 'memory_cap');
-  if (readFailure !== null) addReason(reasons, readFailure);
+  if (read.memoryCapHit) addReason(reasons, 'memory_cap');
+  if (read.readFailure !== null) addReason(reasons, read.readFailure);
   const checkpoint: Checkpoint = {
     root: input.root,
     kind: input.kind,
@@ -221,6 +157,7 @@ export async function captureCheckpoint(
     reasons,
     memoryBytes: block.byteLength,
     durationMs: performance.now() - t0,
+    oracle: null,
   };
   return { checkpoint, grantedBytes: granted };
 }

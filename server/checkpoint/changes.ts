@@ -265,8 +265,8 @@ async function fillBlobs(
 const ATTR_BATCH = 5_000;
 
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */
-async function markBinaryByAttributes(
-  cp: Checkpoint,
+export async function markBinaryByAttributes(
+  cp: Pick<Checkpoint, "areas">,
   changes: CandidateChange[],
   timeoutMs: number,
   reasons: TruncatedReason[],

@@ -1,6 +1,7 @@
 import { TRUNCATED_REASONS, type TruncatedReason, type WorkspaceKind } from '../../shared/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import type { Coverage } from './coverage.ts';
+import type { OracleListing } from './oracle-listing.ts';
 
 /** How a checkpointed file's start content can be recovered at completion. */
 export const ORIGIN_NONE = 0; // nothing: a changed stat is reported `no_snapshot`
@@ -72,6 +73,12 @@ export interface Checkpoint {
   /** Bytes of content held (snapshots). */
   memoryBytes: number;
   durationMs: number;
+  /**
+   * git's listing at the checkpoint when git was the stat oracle (a git workspace): then `files`
+   * holds only the paths git could not vouch for (dirty, untracked, flagged), with their start
+   * content; every other tracked file's start content is its index blob. Null after a walk.
+   */
+  oracle: OracleListing | null;
 }
 
 /** Files whose mtime (or ctime) is within this margin of the checkpoint are racy (B3): covers coarse timestamps. */

@@ -4,6 +4,7 @@ import { assembleDelta } from './assemble-delta.ts';
 import { keyOf, runKeyOf, type Entry } from './entry.ts';
 import { stderrLog } from './failure-log.ts';
 import { createIgnoreCache } from './ignore-cache.ts';
+import { createIndexCache } from './git-oracle.ts';
 import { createMemoryBudget } from './memory.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
 import { sweepExpired } from './ttl.ts';
@@ -21,6 +22,8 @@ export interface EngineInternals {
   inThread?: boolean;
   /** Scan worker pool settings (deadlines, worker module, log). */
   scanner?: ScannerOptions;
+  /** Walk git workspaces too instead of asking git which files to look at (tests of the walk). */
+  walkOnly?: boolean;
 }
 
 export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
@@ -31,6 +34,8 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     gitTimeoutMs: Math.max(2_000, 5 * limits.scanTimeoutMs),
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
     ignoreCache: createIgnoreCache(),
+    indexCache: createIndexCache(),
+    walkOnly: opts.walkOnly === true,
     ownFiles: ownFilesFinder(opts.dbPath),
     log: opts.log ?? stderrLog,
   };
@@ -132,6 +137,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     close: async () => {
       entries.clear();
       ctx.ignoreCache.clear();
+      ctx.indexCache.clear();
       await ctx.scanner.close();
     },
   };

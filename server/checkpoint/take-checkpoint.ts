@@ -1,7 +1,9 @@
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
-import { ownFilesUnder, type Scanner } from '../workspace/index.ts';
+import { ownFilesUnder, pseudoMountsBelow, type Scanner } from '../workspace/index.ts';
 import { captureCheckpoint } from './capture.ts';
+import type { IndexCache } from './git-oracle.ts';
+import { captureByOracle, listedCount, OverScanLimitError } from './oracle-capture.ts';
 import { logEngineFailure, type EngineLog } from './failure-log.ts';
 import type { IgnoreCache } from './ignore-cache.ts';
 import { sortReasons, type Checkpoint } from './model.ts';
@@ -14,6 +16,10 @@ export interface EngineContext {
   scanner: Scanner;
   gitTimeoutMs: number;
   ignoreCache: IgnoreCache;
+  /** The last index listing per repository (git as the stat oracle). */
+  indexCache: IndexCache;
+  /** Never ask git for the listing (tests of the walk that plain folders and fallbacks use). */
+  walkOnly?: boolean;
   /** The server's own files under a folder (never reported). */
   ownFiles(root: string): PathKey[];
   now(): number;
@@ -38,7 +44,7 @@ export async function takeCheckpoint(
   const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
   let cp: Checkpoint;
   try {
-    const res = await captureCheckpoint({
+    const res = (await captureWithOracle(input, ctx, reserveMemory, at)) ?? (await captureCheckpoint({
       root: input.workspace.root,
       kind: input.workspace.kind,
       rootGitDir: input.workspace.repo?.gitDir ?? null,
@@ -50,7 +56,7 @@ export async function takeCheckpoint(
       reserveMemory,
       now: ctx.now,
       reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
-    });
+    }));
     cp = res.checkpoint;
     if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, cp.ignore);
   } catch (err) {
@@ -61,12 +67,47 @@ export async function takeCheckpoint(
   return cp;
 }
 
+/**
+ * git as the stat oracle, for a git workspace: null when it cannot be used here (no repository, a
+ * kernel file system mounted below the root, a filter driver that cannot be switched off, git
+ * failing or too slow), and the walk takes the checkpoint instead; the cause is logged.
+ */
+async function captureWithOracle(
+  input: StartInput,
+  ctx: EngineContext,
+  reserveMemory: (wanted: number) => number,
+  at: { sessionId: string; changeId: string; root: string },
+): Promise<{ checkpoint: Checkpoint } | null> {
+  const repo = input.workspace.repo;
+  if (input.workspace.kind !== 'git' || !repo || ctx.walkOnly) return null;
+  if (pseudoMountsBelow(input.workspace.root).length > 0) return null;
+  try {
+    return await captureByOracle({
+      root: input.workspace.root,
+      kind: input.workspace.kind,
+      repo,
+      ownFiles: ctx.ownFiles(input.workspace.root),
+      limits: ctx.limits,
+      scanner: ctx.scanner,
+      gitTimeoutMs: ctx.gitTimeoutMs,
+      indexCache: ctx.indexCache,
+      reserveMemory,
+      now: ctx.now,
+      reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
+    });
+  } catch (err) {
+    if (!(err instanceof OverScanLimitError))
+      logEngineFailure(ctx.log, 'checkpoint (git listing; walking instead)', at, err);
+    return null;
+  }
+}
+
 /** The answer to a run's start. */
 export function startSummary(cp: Checkpoint): StartResult {
   const reasons = sortReasons(cp.reasons);
   return {
     workspace_kind: cp.kind,
-    scanned_files: cp.files.paths.length,
+    scanned_files: cp.oracle ? listedCount(cp.oracle) : cp.files.paths.length,
     truncated: reasons.length > 0,
     truncated_reasons: reasons,
     duration_ms: Math.round(cp.durationMs),
@@ -104,5 +145,6 @@ function failedCheckpoint(input: StartInput, now: () => number, reason: Truncate
     reasons: [reason],
     memoryBytes: 0,
     durationMs: 0,
+    oracle: null,
   };
 }

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
  * `ls-files` reads the index, `check-attr` reads attributes, `cat-file --batch` reads objects.
  */
 
-type Common = Pick<GitRunOptions, 'timeoutMs' | 'gitBinary'>;
+type Common = Pick<GitRunOptions, 'timeoutMs' | 'gitBinary' | 'env'>;
 
 export interface RepoInfo {
   /** Real path of the work tree's top level. */
@@ -189,6 +189,19 @@ export function isBinaryByAttrs(a: Record<string, string> | undefined): boolean 
 }
 
 /** Reads many objects in one `git cat-file --batch` (no filters, no textconv). Missing ids are absent. */
+/** Sizes of objects by id (`cat-file --batch-check`): known before any object is read. Missing ones are left out. */
+export async function blobSizes(cwd: string, oids: readonly string[], opts: Common = {}): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const unique = [...new Set(oids)];
+  if (unique.length === 0) return out;
+  const res = await runGit({ ...opts, cwd, args: ['cat-file', '--batch-check'], input: unique.join('\n') + '\n' });
+  for (const line of res.stdout.toString('latin1').split('\n')) {
+    const [oid, type, size] = line.split(' ');
+    if (oid && type && size !== undefined && type !== 'missing') out.set(oid, Number(size));
+  }
+  return out;
+}
+
 export async function readBlobs(cwd: string, oids: readonly string[], opts: Common = {}): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   const unique = [...new Set(oids)];

@@ -1,0 +1,274 @@
+import type { PathKey } from '../paths/index.ts';
+
+/**
+ * A repository's index as the engine keeps it between the two ends of a run: per entry its path,
+ * mode, blob id, stage, recorded time and the flags that make `git status` look away
+ * (assume-unchanged, skip-worktree), in a few flat arrays (~31 bytes per entry plus the path bytes: about 7 MiB for
+ * 100,000 entries, shared by every checkpoint taken while the index did not change).
+ * Entries stay in git's order (path bytes, then stage), so two snapshots are compared in one walk.
+ */
+
+/** Mode codes. */
+export const IX_FILE = 1;
+export const IX_EXEC = 2;
+export const IX_LINK = 3;
+export const IX_GITLINK = 4;
+export const IX_OTHER = 5;
+
+/** Flag bits. */
+/** `git update-index --assume-unchanged`: git status does not look at the file. */
+export const IX_ASSUME_UNCHANGED = 1;
+/** skip-worktree (sparse checkout, `--skip-worktree`): git status does not look at the file either. */
+export const IX_SKIP_WORKTREE = 2;
+
+const MODE_TEXT = ['', '100644', '100755', '120000', '160000', '100644'];
+
+export interface IndexSnapshot {
+  count: number;
+  /** Path bytes back to back; entry i is `paths[pathStart[i] .. pathStart[i+1]]`. */
+  paths: Buffer;
+  pathStart: Uint32Array;
+  /** 20-byte blob ids back to back. */
+  oids: Buffer;
+  mode: Uint8Array;
+  stage: Uint8Array;
+  flags: Uint8Array;
+  /** max(ctime, mtime) in whole seconds as the index recorded them (git compares only seconds here). */
+  stamp: Uint32Array;
+  /** Bytes held (for the memory figures). */
+  bytes: number;
+}
+
+export interface IndexEntryView {
+  mode: string;
+  oid: string;
+  stage: number;
+  flags: number;
+}
+
+/** The index can only be read by git itself (split index, sparse directories, SHA-256, a newer format). */
+export class UnreadableIndexError extends Error {}
+
+const MODE_BY_BITS = new Map<number, number>([
+  [0o100644, IX_FILE],
+  [0o100755, IX_EXEC],
+  [0o120000, IX_LINK],
+  [0o160000, IX_GITLINK],
+]);
+
+/**
+ * Parses an index file (versions 2-4, SHA-1), keeping the entries below `topPrefix` (the folder
+ * the listing is for, relative to the repository's top level; '' for all) with that prefix
+ * removed. Extensions are skipped; one that changes which entries the file holds (a split index's
+ * `link`, a sparse index's folder entries) makes the index unreadable here.
+ */
+export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
+  if (buf.length < 12 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new UnreadableIndexError('not an index file');
+  const version = buf.readUInt32BE(4);
+  if (version < 2 || version > 4) throw new UnreadableIndexError(`index version ${version}`);
+  const total = buf.readUInt32BE(8);
+  const prefix = Buffer.from(topPrefix, 'latin1');
+  const keep: { at: number; pathStart: number; pathEnd: number; flags: number; ext: number }[] = [];
+  // v4 paths are stored as "drop N bytes of the previous path, then add this": rebuilt in `prev`.
+  let prev = Buffer.alloc(0);
+  const v4Paths: Buffer[] = [];
+  let pos = 12;
+  for (let n = 0; n < total; n++) {
+    if (pos + 62 > buf.length) throw new UnreadableIndexError('index entry past the end of the file');
+    const at = pos;
+    const flags = buf.readUInt16BE(at + 60);
+    let p = at + 62;
+    let ext = 0;
+    if (flags & 0x4000) {
+      if (version < 3) throw new UnreadableIndexError('extended flags in a version 2 index');
+      ext = buf.readUInt16BE(p);
+      p += 2;
+    }
+    let pathStart: number;
+    let pathEnd: number;
+    if (version === 4) {
+      let drop = 0;
+      let c = buf[p++]!;
+      drop = c & 0x7f;
+      while (c & 0x80) {
+        c = buf[p++]!;
+        drop = ((drop + 1) << 7) | (c & 0x7f);
+      }
+      const nul = buf.indexOf(0, p);
+      if (nul === -1 || drop > prev.length) throw new UnreadableIndexError('bad index path');
+      prev = Buffer.concat([prev.subarray(0, prev.length - drop), buf.subarray(p, nul)]);
+      v4Paths.push(prev);
+      pathStart = -1;
+      pathEnd = v4Paths.length - 1;
+      pos = nul + 1;
+    } else {
+      const nul = buf.indexOf(0, p);
+      if (nul === -1) throw new UnreadableIndexError('bad index path');
+      pathStart = p;
+      pathEnd = nul;
+      // Entries are padded with 1-8 NULs to a multiple of 8 bytes from the entry's start.
+      pos = at + ((nul - at + 8) & ~7);
+    }
+    const mode = buf.readUInt32BE(at + 24);
+    if ((mode & 0o170000) === 0o040000) throw new UnreadableIndexError('sparse index folder entry');
+    const path = pathStart === -1 ? v4Paths[pathEnd]! : buf.subarray(pathStart, pathEnd);
+    if (prefix.length === 0 || (path.length > prefix.length && path.subarray(0, prefix.length).equals(prefix)))
+      keep.push({ at, pathStart, pathEnd, flags, ext });
+  }
+  // Extensions: a split index keeps its entries elsewhere.
+  for (let e = pos; e + 8 <= buf.length - 20; ) {
+    const sig = buf.toString('latin1', e, e + 4);
+    if (sig === 'link' || sig === 'sdir') throw new UnreadableIndexError(`index extension ${sig}`);
+    e += 8 + buf.readUInt32BE(e + 4);
+  }
+  const count = keep.length;
+  let pathBytes = 0;
+  const pathOf = (k: (typeof keep)[number]): Buffer =>
+    k.pathStart === -1 ? v4Paths[k.pathEnd]! : buf.subarray(k.pathStart, k.pathEnd);
+  for (const k of keep) pathBytes += pathOf(k).length - prefix.length;
+  const paths = Buffer.allocUnsafe(pathBytes);
+  const pathStart = new Uint32Array(count + 1);
+  const oids = Buffer.allocUnsafe(count * 20);
+  const mode = new Uint8Array(count);
+  const stage = new Uint8Array(count);
+  const flags = new Uint8Array(count);
+  const stamp = new Uint32Array(count);
+  let at = 0;
+  keep.forEach((k, i) => {
+    pathStart[i] = at;
+    at += pathOf(k).copy(paths, at, prefix.length);
+    buf.copy(oids, i * 20, k.at + 40, k.at + 60);
+    mode[i] = MODE_BY_BITS.get(buf.readUInt32BE(k.at + 24)) ?? IX_OTHER;
+    stage[i] = (k.flags >> 12) & 3;
+    flags[i] = (k.flags & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (k.ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
+    stamp[i] = Math.max(buf.readUInt32BE(k.at), buf.readUInt32BE(k.at + 8));
+  });
+  pathStart[count] = at;
+  return {
+    count,
+    paths,
+    pathStart,
+    oids,
+    mode,
+    stage,
+    flags,
+    stamp,
+    bytes: paths.length + pathStart.byteLength + oids.length + mode.length * 3 + stamp.byteLength,
+  };
+}
+
+/** An empty index (a repository without one yet). */
+export function emptyIndex(): IndexSnapshot {
+  return parseIndexFile(Buffer.from('DIRC\0\0\0\x02\0\0\0\0', 'latin1'), '');
+}
+
+/**
+ * Entries whose recorded stat is within `sinceSec` or later: git compares times in whole seconds,
+ * so an edit in the same second that keeps the size (and restores the mtime) passes for clean.
+ * The engine reads these itself.
+ */
+export function recentPaths(ix: IndexSnapshot, sinceSec: number): PathKey[] {
+  const out: PathKey[] = [];
+  for (let i = 0; i < ix.count; i++) {
+    if (ix.stamp[i]! >= sinceSec && ix.mode[i] !== IX_GITLINK) out.push(entryPath(ix, i));
+  }
+  return out;
+}
+
+export function entryPath(ix: IndexSnapshot, i: number): PathKey {
+  return ix.paths.toString('latin1', ix.pathStart[i]!, ix.pathStart[i + 1]!);
+}
+
+export function entryOid(ix: IndexSnapshot, i: number): string {
+  return ix.oids.toString('hex', i * 20, i * 20 + 20);
+}
+
+export function modeTextOf(code: number): string {
+  return MODE_TEXT[code] ?? '100644';
+}
+
+/** Sign of (entry i's path - `key`), in git's order (unsigned bytes). */
+function comparePath(ix: IndexSnapshot, i: number, key: Buffer): number {
+  return ix.paths.compare(key, 0, key.length, ix.pathStart[i]!, ix.pathStart[i + 1]!);
+}
+
+/** The first entry of `path` (its stage 0 if merged, else its lowest stage); -1 when not in the index. */
+export function findEntry(ix: IndexSnapshot, path: PathKey): number {
+  const key = Buffer.from(path, 'latin1');
+  let lo = 0;
+  let hi = ix.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePath(ix, mid, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ix.count && comparePath(ix, lo, key) === 0 ? lo : -1;
+}
+
+/** The merged (stage 0) entry of `path` that is a file or link, or null (absent, conflicted, a submodule). */
+export function cleanEntry(ix: IndexSnapshot, path: PathKey): IndexEntryView | null {
+  const i = findEntry(ix, path);
+  if (i === -1 || ix.stage[i] !== 0 || ix.mode[i] === IX_GITLINK) return null;
+  return { mode: modeTextOf(ix.mode[i]!), oid: entryOid(ix, i), stage: 0, flags: ix.flags[i]! };
+}
+
+function sameEntry(a: IndexSnapshot, i: number, b: IndexSnapshot, j: number): boolean {
+  return (
+    a.mode[i] === b.mode[j] &&
+    a.stage[i] === b.stage[j] &&
+    a.oids.compare(b.oids, j * 20, j * 20 + 20, i * 20, i * 20 + 20) === 0
+  );
+}
+
+/**
+ * Paths whose entries differ between two snapshots (added, removed, another blob, mode or stage):
+ * a commit, checkout, reset, stash or `git add` during the run. Submodule entries are left out
+ * (a nested repository's files are compared through its own index).
+ */
+export function changedEntries(a: IndexSnapshot, b: IndexSnapshot): PathKey[] {
+  if (a === b) return [];
+  const out: PathKey[] = [];
+  const push = (ix: IndexSnapshot, i: number) => {
+    if (ix.mode[i] === IX_GITLINK) return;
+    const p = entryPath(ix, i);
+    if (out[out.length - 1] !== p) out.push(p);
+  };
+  let i = 0;
+  let j = 0;
+  while (i < a.count || j < b.count) {
+    if (j >= b.count) {
+      push(a, i++);
+      continue;
+    }
+    if (i >= a.count) {
+      push(b, j++);
+      continue;
+    }
+    const c = a.paths.compare(b.paths, b.pathStart[j]!, b.pathStart[j + 1]!, a.pathStart[i]!, a.pathStart[i + 1]!);
+    // c is the sign of (a's path - b's path): the smaller one is missing from the other side.
+    if (c < 0) push(a, i++);
+    else if (c > 0) push(b, j++);
+    else {
+      if (!sameEntry(a, i, b, j)) push(a, i);
+      i++;
+      j++;
+    }
+  }
+  return out;
+}
+
+/** Paths `git status` does not look at (assume-unchanged, skip-worktree): the engine reads them itself. */
+export function flaggedPaths(ix: IndexSnapshot): PathKey[] {
+  const out: PathKey[] = [];
+  for (let i = 0; i < ix.count; i++) {
+    if (ix.flags[i] !== 0 && ix.mode[i] !== IX_GITLINK) out.push(entryPath(ix, i));
+  }
+  return out;
+}
+
+/** Submodule folders (gitlink entries): repositories of their own, compared through their own index. */
+export function gitlinkPaths(ix: IndexSnapshot): PathKey[] {
+  const out: PathKey[] = [];
+  for (let i = 0; i < ix.count; i++) if (ix.mode[i] === IX_GITLINK && ix.stage[i] === 0) out.push(entryPath(ix, i));
+  return out;
+}

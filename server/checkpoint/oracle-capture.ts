@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import type { Limits, WorkspaceKind } from '../../shared/index.ts';
+import type { RepoInfo } from '../git/index.ts';
+import { keyFromText, type PathKey } from '../paths/index.ts';
+import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../workspace/index.ts';
+import { findEntry } from './index-snapshot.ts';
+import type { IndexCache, RepoArea } from './git-oracle.ts';
+import { RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable } from './model.ts';
+import { inUnlisted, listWorkspace, type OracleListing } from './oracle-listing.ts';
+import { readStartContents } from './start-contents.ts';
+import { span } from './trace.ts';
+
+/**
+ * A checkpoint with git as the stat oracle: one `git status` and the index listing (which is
+ * shared while the index file does not change) tell which paths git cannot vouch for; only those
+ * are stat'ed and read. A clean tracked file costs nothing here: its start content is its index
+ * blob, and whether it changed is git's answer at completion.
+ */
+
+export interface OracleCaptureInput {
+  root: string;
+  kind: WorkspaceKind;
+  repo: RepoInfo;
+  ownFiles: PathKey[];
+  limits: Readonly<Limits>;
+  scanner: Scanner;
+  gitTimeoutMs: number;
+  indexCache: IndexCache;
+  reserveMemory(wanted: number): number;
+  now(): number;
+  reportFailure?: (what: string, err: unknown) => void;
+}
+
+/** Index entries stamped at or after this second cannot be told apart from an edit in the run. */
+export function recentSince(checkpointMs: number): number {
+  return Math.floor((checkpointMs - RACY_MARGIN_MS) / 1000);
+}
+
+/** The listing is over `maxScannedFiles`: not a failure, the walk's cut-scan rules apply instead. */
+export class OverScanLimitError extends Error {}
+
+/** The workspace's own repository area: its folder may lie below the repository's top level. */
+export function rootAreaOf(root: string, repo: RepoInfo): RepoArea {
+  const prefix = repo.prefix === '' ? '' : keyFromText(repo.prefix) + '/';
+  return { prefix: '', cwd: root, gitDir: repo.gitDir, workTree: repo.topLevel, topPrefix: prefix };
+}
+
+/** lstat columns of `keys`; a path that is gone (or a folder now) is left out. */
+export function statKeys(
+  root: string,
+  keys: readonly PathKey[],
+  now: number,
+): Pick<FileTable, 'paths' | 'size' | 'mtimeMs' | 'ctimeMs' | 'ino' | 'mode' | 'racy'> {
+  const rootBytes = Buffer.from(root.endsWith('/') ? root : root + '/');
+  const paths: PathKey[] = [];
+  const rows: { size: number; mtime: number; ctime: number; ino: number; mode: number }[] = [];
+  for (const k of keys) {
+    let st: fs.Stats;
+    try {
+      // Metadata only: the bytes are read later through the safe reader, which refuses a path
+      // that leads outside the root.
+      st = fs.lstatSync(Buffer.concat([rootBytes, Buffer.from(k, 'latin1')]));
+    } catch {
+      continue;
+    }
+    let mode: number;
+    if (st.isSymbolicLink()) mode = MODE_LINK;
+    else if (st.isFile()) mode = st.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+    else continue;
+    paths.push(k);
+    rows.push({ size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino, mode });
+  }
+  const racyFrom = now - RACY_MARGIN_MS;
+  return {
+    paths,
+    size: Float64Array.from(rows, (r) => r.size),
+    mtimeMs: Float64Array.from(rows, (r) => r.mtime),
+    ctimeMs: Float64Array.from(rows, (r) => r.ctime),
+    ino: Float64Array.from(rows, (r) => r.ino),
+    mode: Uint8Array.from(rows, (r) => r.mode),
+    racy: Uint8Array.from(rows, (r) => (Math.max(r.mtime, r.ctime) >= racyFrom ? 1 : 0)),
+  };
+}
+
+/** The paths git could not vouch for at one end, in folder order, without the server's own files. */
+export function dirtyPaths(listing: OracleListing, ownFiles: readonly PathKey[]): PathKey[] {
+  const own = new Set(ownFiles);
+  const out: PathKey[] = [];
+  for (const a of listing.areas) for (const p of a.dirty) if (reportable(p, own)) out.push(p);
+  out.sort(byFolder);
+  return [...new Set(out)];
+}
+
+/** Neither the server's own database nor a SQLite sidecar file (skipped in every workspace). */
+export function reportable(p: PathKey, own: ReadonlySet<PathKey>): boolean {
+  return !own.has(p) && !isSqliteSidecar(p.slice(p.lastIndexOf('/') + 1));
+}
+
+/** Paths grouped folder by folder (the reader opens each folder once). */
+export function byFolder(a: PathKey, b: PathKey): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Total entries git listed (index entries and dirty paths): the scanned-files figure of a git workspace. */
+export function listedCount(listing: OracleListing): number {
+  let n = 0;
+  for (const a of listing.areas) {
+    n += a.index.count;
+    for (const p of a.dirty) if (findEntry(a.index, p.slice(a.area.prefix.length)) === -1) n++;
+  }
+  return n;
+}
+
+export async function captureByOracle(
+  input: OracleCaptureInput,
+): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
+  const startedAt = input.now();
+  const scanStartedAtMs = Date.now();
+  const t0 = performance.now();
+  const step = span();
+  const listing = await listWorkspace({
+    root: input.root,
+    rootArea: rootAreaOf(input.root, input.repo),
+    timeoutMs: input.gitTimeoutMs,
+    indexCache: input.indexCache,
+    recentSinceSec: null,
+  });
+  step('oracle listing');
+  if (listedCount(listing) > input.limits.maxScannedFiles) {
+    // More files than a checkpoint may cover: the walk takes it, and says how far it got.
+    throw new OverScanLimitError(`git lists more than ${input.limits.maxScannedFiles} files`);
+  }
+  const reasons = [...listing.reasons];
+  const keys = dirtyPaths(listing, input.ownFiles).filter((p) => !inUnlisted(listing.unlisted, p));
+  const st = statKeys(input.root, keys, scanStartedAtMs);
+  const n = st.paths.length;
+  const files: FileTable = {
+    ...st,
+    origin: new Uint8Array(n),
+    lack: new Uint8Array(n),
+    area: new Uint8Array(n),
+    oids: new Uint8Array(n * 20),
+    snapOffset: new Int32Array(n).fill(-1),
+    snapLength: new Int32Array(n),
+    binary: new Uint8Array(n),
+  };
+  const all = Array.from({ length: n }, (_, i) => i);
+  const read = await readStartContents(files, all, input);
+  step('oracle reads');
+  if (read.memoryCapHit) addReason(reasons, 'memory_cap');
+  if (read.readFailure !== null) addReason(reasons, read.readFailure);
+  const checkpoint: Checkpoint = {
+    root: input.root,
+    kind: input.kind,
+    scanMode: 'git',
+    scanStartedAtMs,
+    startedAt,
+    files,
+    block: read.block,
+    areas: listing.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd })),
+    coverage: { complete: true, listed: new Set(), seen: new Set(), pruned: new Set() },
+    ignore: { pruneDirs: [], skipFiles: [] },
+    reasons,
+    memoryBytes: read.block.byteLength,
+    durationMs: performance.now() - t0,
+    oracle: listing,
+  };
+  return { checkpoint, grantedBytes: read.granted };
+}

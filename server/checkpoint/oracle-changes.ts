@@ -1,0 +1,300 @@
+import type { TruncatedReason } from '../../shared/index.ts';
+import type { CandidateChange, FileSide } from '../delta/types.ts';
+import { blobSizes, readBlobs } from '../git/index.ts';
+import type { PathKey } from '../paths/index.ts';
+import { MODE_LINK, modeText, type ReadResult } from '../workspace/index.ts';
+import { blobId } from '../workspace/read-contents.ts';
+import { markBinaryByAttributes, type ChangesContext, type ChangesResult } from './changes.ts';
+import type { IndexCache } from './git-oracle.ts';
+import { changedEntries, cleanEntry, entryPath, IX_GITLINK, type IndexSnapshot } from './index-snapshot.ts';
+import { reasonFor } from './git-listing.ts';
+import {
+  HASH_READ_BUDGET_BYTES,
+  LACK_MEMORY_CAP,
+  LACK_TOO_LARGE,
+  LACK_UNREADABLE,
+  MAX_DIFF_READ_BYTES,
+  ORIGIN_HASH,
+  ORIGIN_NONE,
+  ORIGIN_SNAPSHOT,
+  addReason,
+  type Checkpoint,
+} from './model.ts';
+import { byFolder, recentSince, reportable, statKeys } from './oracle-capture.ts';
+import { inUnlisted, listWorkspace, ownerOf, type AreaState, type OracleListing } from './oracle-listing.ts';
+import { span, traced } from './trace.ts';
+import { createYielder } from './yield.ts';
+
+/**
+ * Completion of a checkpoint git vouched for. git is asked again; a path can only have changed if
+ * git could not vouch for it at one end (dirty, untracked, flagged), or if its index entry changed
+ * between the ends (a commit, checkout, reset, stash or `git add` during the run). Each such path
+ * gets its start side (the bytes read at the checkpoint, or its index blob then) and its end side
+ * (read now, or its index blob now when git vouches that the file matches it); equal content and
+ * mode is no change.
+ */
+
+export interface OracleChangesContext extends ChangesContext {
+  indexCache: IndexCache;
+}
+
+interface BlobSide {
+  side: FileSide;
+  area: AreaState;
+}
+
+/** Every path of `ix` (stage 0 or not), prefixed. */
+function allEntries(ix: IndexSnapshot, prefix: PathKey): PathKey[] {
+  const out: PathKey[] = [];
+  for (let i = 0; i < ix.count; i++) {
+    if (ix.mode[i] === IX_GITLINK) continue;
+    const p = prefix + entryPath(ix, i);
+    if (out[out.length - 1] !== p) out.push(p);
+  }
+  return out;
+}
+
+/** Paths either listing cannot vouch for, or whose index entry is not the same at both ends. */
+function candidatePaths(start: OracleListing, end: OracleListing): PathKey[] {
+  const out = new Set<PathKey>();
+  const endBy = new Map(end.areas.map((a) => [a.area.prefix, a]));
+  const startBy = new Map(start.areas.map((a) => [a.area.prefix, a]));
+  for (const a of start.areas) {
+    for (const p of a.dirty) out.add(p);
+    const b = endBy.get(a.area.prefix);
+    const paths = b && b.area.gitDir === a.area.gitDir ? changedEntries(a.index, b.index) : allEntries(a.index, '');
+    for (const p of paths) out.add(a.area.prefix + p);
+  }
+  for (const b of end.areas) {
+    for (const p of b.dirty) out.add(p);
+    const a = startBy.get(b.area.prefix);
+    if (!a || a.area.gitDir !== b.area.gitDir) for (const p of allEntries(b.index, b.area.prefix)) out.add(p);
+  }
+  return [...out].sort(byFolder);
+}
+
+export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesContext): Promise<ChangesResult> {
+  const start = cp.oracle!;
+  const step = span();
+  const y = createYielder();
+  const reasons: TruncatedReason[] = [...cp.reasons.filter((r) => r !== 'memory_cap')];
+  let end: OracleListing;
+  try {
+    end = await listWorkspace({
+      root: cp.root,
+      rootArea: start.rootArea,
+      timeoutMs: ctx.gitTimeoutMs,
+      indexCache: ctx.indexCache,
+      recentSinceSec: recentSince(cp.scanStartedAtMs),
+    });
+  } catch (err) {
+    // git cannot answer now: only the paths it could not vouch for at the start are compared,
+    // and the answer says it is incomplete.
+    addReason(reasons, reasonFor(err));
+    end = { ...start, areas: start.areas.map((a) => ({ ...a, dirty: new Set(a.dirty) })), reasons: [] };
+  }
+  step('oracle listing');
+  for (const r of end.reasons) addReason(reasons, r);
+  const own = new Set(ctx.ownFiles);
+  const unlisted = [...start.unlisted, ...end.unlisted];
+  const candidates = candidatePaths(start, end).filter((p) => reportable(p, own) && !inUnlisted(unlisted, p));
+
+  const f = cp.files;
+  const atStart = new Map<PathKey, number>();
+  for (let i = 0; i < f.paths.length; i++) atStart.set(f.paths[i]!, i);
+
+  // End sides: read now unless git vouches that the file is its index blob.
+  const toRead: PathKey[] = [];
+  const endBlob = new Map<PathKey, BlobSide>();
+  for (const p of candidates) {
+    if (y.due()) await y.pause();
+    const owner = ownerOf(end.areas, p);
+    const entry = owner && !owner.dirty.has(p) ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
+    if (owner && entry) endBlob.set(p, { side: { bytes: null, size: -1, mode: entry.mode, oid: entry.oid }, area: owner });
+    else toRead.push(p);
+  }
+  const now = statKeys(cp.root, toRead, Date.now());
+  const nowAt = new Map<PathKey, number>();
+  for (let i = 0; i < now.paths.length; i++) nowAt.set(now.paths[i]!, i);
+  const statSame = (p: PathKey): boolean => {
+    const ci = atStart.get(p);
+    const ni = nowAt.get(p);
+    return (
+      ci !== undefined &&
+      ni !== undefined &&
+      f.size[ci] === now.size[ni] &&
+      f.mtimeMs[ci] === now.mtimeMs[ni] &&
+      f.ctimeMs[ci] === now.ctimeMs[ni] &&
+      f.ino[ci] === now.ino[ni] &&
+      f.mode[ci] === now.mode[ni]
+    );
+  };
+  // A file dirty at both ends whose stat did not move (and was not racy then) is the file read at the start.
+  const readIdx: number[] = [];
+  for (let ni = 0; ni < now.paths.length; ni++) {
+    const ci = atStart.get(now.paths[ni]!);
+    if (ci !== undefined && !f.racy[ci] && statSame(now.paths[ni]!)) continue;
+    readIdx.push(ni);
+  }
+  const readPos = new Map<number, number>();
+  readIdx.forEach((ni, j) => readPos.set(ni, j));
+  let cur: ReadResult | null = null;
+  if (readIdx.length > 0) {
+    cur = await traced(
+      `read ${readIdx.length}`,
+      ctx.scanner.read({
+        root: cp.root,
+        paths: readIdx.map((ni) => now.paths[ni]!),
+        links: Uint8Array.from(readIdx.map((ni) => (now.mode[ni] === MODE_LINK ? 1 : 0))),
+        sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
+        keepMaxBytes: MAX_DIFF_READ_BYTES,
+        keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
+        keepBinary: true,
+        hashBudgetBytes: HASH_READ_BUDGET_BYTES,
+        hashKept: true,
+      }),
+    );
+  }
+  step('oracle reads');
+
+  const hex = (oids: Uint8Array, i: number): string =>
+    Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
+  /** The end side of a path read now: null = gone; 'unchanged' = same stat as at the start. */
+  const readSide = (p: PathKey): FileSide | null | 'unchanged' => {
+    const ni = nowAt.get(p);
+    if (ni === undefined) return null;
+    const j = readPos.get(ni);
+    if (j === undefined) return 'unchanged';
+    const r = cur!;
+    if (r.missing[j]) return null;
+    const mode = modeText(now.mode[ni]!);
+    if (r.unreadable[j]) return { bytes: null, unavailable: 'unreadable', size: r.size[j]!, mode };
+    const oid = r.hashed[j] ? hex(r.oids, j) : undefined;
+    if (r.offset[j]! >= 0) {
+      const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
+      return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
+    }
+    const side: FileSide = {
+      bytes: null,
+      unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot',
+      size: r.size[j]!,
+      mode,
+    };
+    if (side.unavailable === 'no_snapshot') addReason(reasons, 'memory_cap');
+    if (oid) side.oid = oid;
+    if (r.binary[j]) side.binaryAttr = true;
+    return side;
+  };
+
+  // Start sides: the bytes read at the checkpoint, or the index blob git vouched for then.
+  const startBlob = new Map<PathKey, BlobSide>();
+  const startSide = (p: PathKey): FileSide | null => {
+    const owner = ownerOf(start.areas, p);
+    if (owner && owner.dirty.has(p)) {
+      const ci = atStart.get(p);
+      if (ci === undefined) return null; // git listed it, but it was gone (deleted in the work tree)
+      const mode = modeText(f.mode[ci]!);
+      const origin = f.origin[ci];
+      if (origin === ORIGIN_SNAPSHOT) {
+        const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+        return { bytes, size: bytes.length, mode };
+      }
+      if (f.size[ci]! < 0) return null; // gone before it could be read
+      const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
+      if (origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
+      if (f.binary[ci]) side.binaryAttr = true;
+      side.unavailable =
+        f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : f.lack[ci] === LACK_UNREADABLE ? 'unreadable' : 'no_snapshot';
+      if (f.lack[ci] === LACK_MEMORY_CAP) addReason(reasons, 'memory_cap');
+      return side;
+    }
+    const entry = owner ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
+    if (!owner || !entry) return null;
+    const side: FileSide = { bytes: null, size: -1, mode: entry.mode, oid: entry.oid };
+    startBlob.set(p, { side, area: owner });
+    return side;
+  };
+
+  const changes: CandidateChange[] = [];
+  for (const p of candidates) {
+    if (y.due()) await y.pause();
+    const blobNow = endBlob.get(p);
+    const readNow = blobNow ? null : readSide(p);
+    if (readNow === 'unchanged') continue;
+    const after = blobNow ? blobNow.side : readNow;
+    const before = startSide(p);
+    if (before === null && after === null) continue;
+    if (before && after && before.mode === after.mode) {
+      const ci = atStart.get(p);
+      const snap =
+        ci !== undefined && before.bytes !== null && f.origin[ci] === ORIGIN_SNAPSHOT ? before.bytes : null;
+      if (snap && after.bytes && snap.equals(after.bytes)) continue;
+      const beforeOid = before.oid ?? (snap ? blobId(snap).toString('hex') : undefined);
+      if (beforeOid !== undefined && after.oid !== undefined && beforeOid === after.oid) continue;
+      // Without content at the start, or unreadable now, only its stat can say it changed.
+      if (ci !== undefined && (f.origin[ci] === ORIGIN_NONE || after.unavailable === 'unreadable') && statSame(p))
+        continue;
+    }
+    changes.push({ path: p, before, after });
+  }
+  step('compare');
+
+  // Blob bytes of both ends (objects only, no filter runs), and the attributes of the changed paths.
+  const wanted = new Map<AreaState, BlobSide[]>();
+  for (const c of changes) {
+    for (const b of [startBlob.get(c.path), endBlob.get(c.path)]) {
+      if (!b || (b.side !== c.before && b.side !== c.after)) continue;
+      const list = wanted.get(b.area) ?? [];
+      list.push(b);
+      wanted.set(b.area, list);
+    }
+  }
+  const attributes =
+    changes.length > 0
+      ? markBinaryByAttributes(
+          { areas: end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd })) },
+          changes,
+          ctx.gitTimeoutMs,
+          reasons,
+        )
+      : Promise.resolve();
+  await Promise.all([fillBlobSides(wanted, ctx.gitTimeoutMs, reasons), attributes]);
+  step('blobs and attributes');
+  return { changes, reasons, ignore: null };
+}
+
+async function fillBlobSides(
+  wanted: ReadonlyMap<AreaState, BlobSide[]>,
+  timeoutMs: number,
+  reasons: TruncatedReason[],
+): Promise<void> {
+  await Promise.all(
+    [...wanted].map(async ([area, sides]) => {
+      let blobs = new Map<string, Buffer>();
+      let sizes = new Map<string, number>();
+      try {
+        // Sizes first: a blob too large to diff is never read into memory.
+        sizes = await blobSizes(area.area.cwd, [...new Set(sides.map((s) => s.side.oid!))], { timeoutMs });
+        const small = [...sizes].filter(([, n]) => n <= MAX_DIFF_READ_BYTES).map(([oid]) => oid);
+        blobs = await readBlobs(area.area.cwd, small, { timeoutMs });
+      } catch (err) {
+        addReason(reasons, reasonFor(err));
+      }
+      for (const { side } of sides) {
+        const bytes = blobs.get(side.oid!);
+        const size = sizes.get(side.oid!);
+        if (bytes) {
+          side.bytes = bytes;
+          side.size = bytes.length;
+        } else if (size !== undefined && size > MAX_DIFF_READ_BYTES) {
+          side.size = size;
+          side.unavailable = 'too_large';
+        } else {
+          side.size = Math.max(0, side.size);
+          side.unavailable = 'no_snapshot';
+          addReason(reasons, 'degraded');
+        }
+      }
+    }),
+  );
+}

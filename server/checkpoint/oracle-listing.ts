@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TruncatedReason } from '../../shared/index.ts';
+import type { PathKey } from '../paths/index.ts';
+import {
+  indexIdentity,
+  indexOf,
+  nestedRepoArea,
+  oracleConfig,
+  readStatus,
+  type IndexCache,
+  type RepoArea,
+} from './git-oracle.ts';
+import { flaggedPaths, gitlinkPaths, recentPaths, type IndexSnapshot } from './index-snapshot.ts';
+import { reasonFor } from './git-listing.ts';
+import { addReason } from './model.ts';
+import { traced } from './trace.ts';
+
+/**
+ * What git says about a workspace at one end of a run: for the workspace's repository and every
+ * repository nested in it, the index and the paths whose content git cannot vouch for (work tree
+ * differs from the index, untracked, unmerged, or flagged so that git does not look).
+ */
+export interface AreaState {
+  area: RepoArea;
+  index: IndexSnapshot;
+  /** Workspace-relative keys (the area's prefix included). */
+  dirty: Set<PathKey>;
+}
+
+export interface OracleListing {
+  /** The workspace's own repository (asked again at completion). */
+  rootArea: RepoArea;
+  /** Longest prefix first, so the first area whose prefix a path starts with owns it. */
+  areas: AreaState[];
+  reasons: TruncatedReason[];
+  /** Nested folders whose repository could not be listed: nothing is claimed inside them. */
+  unlisted: PathKey[];
+}
+
+export interface ListingContext {
+  root: string;
+  rootArea: RepoArea;
+  timeoutMs: number;
+  indexCache: IndexCache;
+  /**
+   * At completion: index entries recorded at this second or later (the checkpoint's time less the
+   * racy margin) are read and compared by content. Null at a checkpoint: a clean file's start
+   * content is its blob, as git says.
+   */
+  recentSinceSec: number | null;
+}
+
+const MAX_NESTED_DEPTH = 8;
+/** Nested repositories listed per workspace (each costs two git calls per end of a run). */
+export const MAX_NESTED_REPOS = 64;
+/** Attempts when the index file changes while it is listed (someone runs git at that moment). */
+const INDEX_ATTEMPTS = 3;
+
+/** Thrown when the index kept changing under the listing: the caller falls back to walking. */
+export class IndexUnstableError extends Error {}
+
+async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: AreaState; nested: PathKey[] }> {
+  const config = await oracleConfig(area, ctx.timeoutMs);
+  for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
+    const before = indexIdentity(area.gitDir);
+    const asked = traced('git status', readStatus(area, config, ctx.timeoutMs));
+    let got: ReturnType<typeof indexOf>;
+    try {
+      got = indexOf(area, ctx.indexCache);
+    } catch (err) {
+      await asked.catch(() => undefined);
+      throw err;
+    }
+    const status = await asked;
+    // The status must describe the index that was parsed: both read the same index file.
+    if (indexIdentity(area.gitDir) !== before || got.identity !== before) continue;
+    const dirty = new Set<PathKey>();
+    for (const p of status.dirty) dirty.add(area.prefix + p);
+    // git status does not look at these: the engine reads them itself at both ends.
+    for (const p of flaggedPaths(got.ix)) dirty.add(area.prefix + p);
+    // Nor can it tell an edit within the same second as the recorded time that kept the size:
+    // at completion, entries recorded since shortly before the checkpoint are compared by content.
+    if (ctx.recentSinceSec !== null)
+      for (const p of recentPaths(got.ix, ctx.recentSinceSec)) dirty.add(area.prefix + p);
+    const nested = [...status.nested];
+    for (const p of gitlinkPaths(got.ix)) nested.push(p);
+    return { state: { area, index: got.ix, dirty }, nested: nested.map((p) => area.prefix + p) };
+  }
+  throw new IndexUnstableError(`the index of ${area.cwd} kept changing while it was listed`);
+}
+
+function isFolder(root: string, rel: PathKey): boolean {
+  try {
+    return fs.lstatSync(path.join(root, Buffer.from(rel, 'latin1').toString())).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Lists the workspace's repository and, level by level, the repositories nested in it. */
+export async function listWorkspace(ctx: ListingContext): Promise<OracleListing> {
+  const reasons: TruncatedReason[] = [];
+  const unlisted: PathKey[] = [];
+  const top = await listArea(ctx.rootArea, ctx);
+  const areas: AreaState[] = [top.state];
+  let pending = top.nested;
+  for (let depth = 0; pending.length > 0; depth++) {
+    const next: PathKey[] = [];
+    for (const rel of pending) {
+      if (depth >= MAX_NESTED_DEPTH || areas.length > MAX_NESTED_REPOS) {
+        unlisted.push(rel);
+        addReason(reasons, 'scan_files');
+        continue;
+      }
+      if (!isFolder(ctx.root, rel)) continue; // a submodule that is not checked out
+      try {
+        const area = await nestedRepoArea(ctx.root, rel, ctx.timeoutMs);
+        if (!area) {
+          // Listed whole by git but not a repository's top level: git's answer cannot be read here.
+          unlisted.push(rel);
+          addReason(reasons, 'degraded');
+          continue;
+        }
+        const got = await listArea(area, ctx);
+        areas.push(got.state);
+        next.push(...got.nested);
+      } catch (err) {
+        unlisted.push(rel);
+        addReason(reasons, err instanceof IndexUnstableError ? 'degraded' : reasonFor(err));
+      }
+    }
+    pending = next;
+  }
+  areas.sort((a, b) => b.area.prefix.length - a.area.prefix.length);
+  return { rootArea: ctx.rootArea, areas, reasons, unlisted };
+}
+
+/** The area that owns `p` (the nested repository it lies in, else the workspace's). */
+export function ownerOf(areas: readonly AreaState[], p: PathKey): AreaState | null {
+  for (const a of areas) if (p.startsWith(a.area.prefix)) return a;
+  return null;
+}
+
+/** True when `p` lies in a folder that could not be listed. */
+export function inUnlisted(unlisted: readonly PathKey[], p: PathKey): boolean {
+  for (const u of unlisted) if (p === u || p.startsWith(u + '/')) return true;
+  return false;
+}
