@@ -21,3 +21,19 @@ export function logEngineFailure(
       `workspace ${JSON.stringify(at.root)}: ${cause}`,
   );
 }
+
+/**
+ * git could not list a git workspace (a filter driver that cannot be switched off, an index only
+ * git can read, git failing or too slow): the walk takes the checkpoint instead, and says so.
+ */
+export function logOracleFallback(
+  log: EngineLog,
+  at: { sessionId: string; changeId: string; root: string },
+  err: unknown,
+): void {
+  const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  log(
+    `git listing unavailable, walking instead: session ${JSON.stringify(at.sessionId)} change ${JSON.stringify(at.changeId)} ` +
+      `workspace ${JSON.stringify(at.root)}: ${cause}`,
+  );
+}

@@ -4,7 +4,7 @@ import { ownFilesUnder, pseudoMountsBelow, type Scanner } from '../workspace/ind
 import { captureCheckpoint } from './capture.ts';
 import type { IndexCache } from './git-oracle.ts';
 import { captureByOracle, listedCount, OverScanLimitError } from './oracle-capture.ts';
-import { logEngineFailure, type EngineLog } from './failure-log.ts';
+import { logEngineFailure, logOracleFallback, type EngineLog } from './failure-log.ts';
 import type { IgnoreCache } from './ignore-cache.ts';
 import { sortReasons, type Checkpoint } from './model.ts';
 import { span } from './trace.ts';
@@ -97,7 +97,7 @@ async function captureWithOracle(
     });
   } catch (err) {
     if (!(err instanceof OverScanLimitError))
-      logEngineFailure(ctx.log, 'checkpoint (git listing; walking instead)', at, err);
+      logOracleFallback(ctx.log, at, err);
     return null;
   }
 }

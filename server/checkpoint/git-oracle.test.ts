@@ -1,0 +1,158 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
+import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
+import { createEngine } from './registry.ts';
+import { changedEntries, cleanEntry, parseIndexFile, UnreadableIndexError } from './index-snapshot.ts';
+import { parseStatusV2 } from './status-listing.ts';
+
+const engine = testEngine();
+afterAll(() => engine.close());
+
+describe('git as the stat oracle', () => {
+  test('a git workspace is listed by git, not walked: a walk that would be cut at its first folder is never used', async () => {
+    const tree = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`d${i}/f.txt`, `${i}\n`]));
+    const repo = createTempRepo({ files: tree });
+    onTestFinished(() => repo.cleanup());
+    // The walk's clock steps 600 ms per folder read: with a 1 s deadline a walk stops after the root.
+    const slowWalk = (walkOnly: boolean) =>
+      createEngine({
+        limits: Object.freeze({ ...DEFAULT_LIMITS, scanTimeoutMs: 1_000 }),
+        dbPath: null,
+        scanner: { walkClockStepMs: 600 },
+        walkOnly,
+      });
+    const listed = slowWalk(false);
+    const walked = slowWalk(true);
+    onTestFinished(() => Promise.all([listed.close(), walked.close()]).then(() => undefined));
+    const viaGit = await runChange(listed, repo.dir, () => repo.write('d49/f.txt', 'changed\n'));
+    expect(viaGit.start).toMatchObject({ truncated: false, scanned_files: 50 });
+    expect(rows(viaGit.delta)).toEqual(['M d49/f.txt +1 -1']);
+    // Control: the same engine walking is cut by the deadline and cannot see the change.
+    const viaWalk = await runChange(walked, repo.dir, () => repo.write('d49/f.txt', 'again\n'));
+    expect(viaWalk.start.truncated_reasons).toContain('scan_time');
+    expect(rows(viaWalk.delta)).toEqual([]);
+  });
+
+  test('edits to assume-unchanged and skip-worktree files are found, although git status does not show them', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
+    onTestFinished(() => repo.cleanup());
+    repo.git('update-index', '--assume-unchanged', 'a.txt');
+    repo.git('update-index', '--skip-worktree', 'b.txt');
+    const { delta } = await runChange(engine, repo.dir, () => {
+      repo.write('a.txt', 'a changed\n');
+      repo.write('b.txt', 'b changed\n');
+    });
+    expect(rows(delta)).toEqual(['M a.txt +1 -1', 'M b.txt +1 -1']);
+    // Control: git itself looks away from both.
+    expect(repo.git('status', '--porcelain')).toBe('');
+  });
+
+  test('a planted core.worktree does not point the listing at another folder', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
+    const elsewhere = createTempDir('rundiff-elsewhere-');
+    onTestFinished(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(elsewhere, 'a.txt'), 'something else entirely\n');
+    fs.writeFileSync(path.join(elsewhere, 'decoy.txt'), 'decoy\n');
+    repo.git('config', 'core.worktree', elsewhere);
+    const { delta } = await runChange(engine, repo.dir, () => repo.write('a.txt', 'a edited\n'));
+    expect(rows(delta)).toEqual(['M a.txt +1 -1']);
+    // Control: plain git run in the workspace lists the other folder.
+    expect(repo.git('status', '--porcelain')).toContain('decoy.txt');
+  });
+
+  test('an index only git can read (split index) falls back to the walk, with the same answer', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    onTestFinished(() => repo.cleanup());
+    repo.git('update-index', '--split-index');
+    const logged: string[] = [];
+    const e = createEngine({ limits: DEFAULT_LIMITS, dbPath: null, log: (m) => logged.push(m) });
+    onTestFinished(() => e.close());
+    const { start, delta } = await runChange(e, repo.dir, () => {
+      repo.write('a.txt', 'a2\n');
+      repo.write('new.txt', 'n\n');
+    });
+    expect(start.truncated).toBe(false);
+    expect(rows(delta)).toEqual(['M a.txt +1 -1', 'A new.txt +1 -0']);
+    expect(logged.join('\n')).toMatch(/walking instead.*index extension link/);
+  });
+
+  test('index versions 3 and 4 are read like version 2', async () => {
+    for (const version of ['3', '4']) {
+      const repo = createTempRepo({ files: { 'src/a.txt': 'a\n', 'src/b.txt': 'b\n', 'z.txt': 'z\n' } });
+      onTestFinished(() => repo.cleanup());
+      repo.git('update-index', '--index-version', version);
+      const { delta } = await runChange(engine, repo.dir, () => {
+        repo.write('src/b.txt', 'b2\n');
+        repo.rm('z.txt');
+      });
+      expect(rows(delta)).toEqual(['M src/b.txt +1 -1', 'D z.txt +0 -1']);
+    }
+  });
+
+  test('a repository cloned into the workspace during the run is reported file by file; one removed, as deleted files without content', async () => {
+    const repo = createTempRepo({ files: { 'top.txt': 't\n' } });
+    onTestFinished(() => repo.cleanup());
+    const source = createTempRepo({ files: { 'x.txt': 'x\n', 'lib/y.txt': 'y\n' } });
+    onTestFinished(() => source.cleanup());
+    const added = await runChange(engine, repo.dir, () => {
+      repo.git('clone', '-q', source.dir, path.join(repo.dir, 'vendor/dep'));
+    });
+    expect(rows(added.delta)).toEqual(['A vendor/dep/lib/y.txt +1 -0', 'A vendor/dep/x.txt +1 -0']);
+    const removed = await runChange(engine, repo.dir, () => {
+      fs.rmSync(path.join(repo.dir, 'vendor'), { recursive: true, force: true });
+    });
+    // Its objects went with it: the rows say the start content is unavailable rather than guess counts.
+    expect(rows(removed.delta)).toEqual([
+      'D vendor/dep/lib/y.txt +0 -0 (no_snapshot)',
+      'D vendor/dep/x.txt +0 -0 (no_snapshot)',
+    ]);
+  });
+});
+
+describe('index file and status parsing', () => {
+  test('entries below a folder are kept relative to it; the comparison finds what differs', () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n', 'sub/c.txt': 'c\n' } });
+    onTestFinished(() => repo.cleanup());
+    const first = parseIndexFile(fs.readFileSync(path.join(repo.dir, '.git/index')), 'sub/');
+    expect(first.count).toBe(2);
+    expect(cleanEntry(first, 'b.txt')).toMatchObject({ mode: '100644', stage: 0 });
+    expect(cleanEntry(first, 'a.txt')).toBeNull();
+    repo.write('sub/c.txt', 'c2\n');
+    repo.write('sub/d.txt', 'd\n');
+    repo.git('add', '-A');
+    const second = parseIndexFile(fs.readFileSync(path.join(repo.dir, '.git/index')), 'sub/');
+    expect(changedEntries(first, second)).toEqual(['c.txt', 'd.txt']);
+    expect(changedEntries(second, first)).toEqual(['c.txt', 'd.txt']);
+    expect(changedEntries(first, first)).toEqual([]);
+  });
+
+  test('a file that is not an index, or a cut one, is refused with a clear error', () => {
+    expect(() => parseIndexFile(Buffer.from('hello world, not an index'), '')).toThrow(UnreadableIndexError);
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
+    const whole = fs.readFileSync(path.join(repo.dir, '.git/index'));
+    expect(() => parseIndexFile(whole.subarray(0, 40), '')).toThrow(UnreadableIndexError);
+  });
+
+  test('status records: work-tree changes, untracked files and nested repositories; index-only changes are left to the index comparison', () => {
+    const rec = (s: string) => Buffer.from(s + '\0', 'latin1');
+    const oid = '0'.repeat(40);
+    const out = Buffer.concat([
+      rec(`1 .M N... 100644 100644 100644 ${oid} ${oid} top/a b.txt`),
+      rec(`1 M. N... 100644 100644 100644 ${oid} ${oid} top/staged.txt`),
+      rec(`u UU N... 100644 100644 100644 100644 ${oid} ${oid} ${oid} top/conflict.txt`),
+      rec('? top/new file'),
+      rec('? top/inner/'),
+      rec('? elsewhere.txt'),
+    ]);
+    expect(parseStatusV2(out, 'top/')).toEqual({
+      dirty: ['a b.txt', 'conflict.txt', 'new file'],
+      nested: ['inner'],
+    });
+    expect(() => parseStatusV2(Buffer.from('1 .M N... 100644'), '')).toThrow();
+  });
+});
