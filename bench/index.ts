@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [diff] [bridge] [loop] [hooks]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks]`: runs the named benchmarks (all by default) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -10,6 +10,17 @@ const all = wanted.size === 0;
 if (all || wanted.has('engine')) {
   const r = await benchEngine();
   process.stdout.write(`${formatEngineBench(r)}\n`);
+}
+if (all || wanted.has('monorepo')) {
+  const { benchMonorepo, formatMonorepoBench } = await import('./monorepo.ts');
+  const r = await benchMonorepo({ files: 100_000 });
+  process.stdout.write(`${formatMonorepoBench(r)}\n`);
+}
+// Opt-in: generating and listing 500,000 files takes minutes.
+if (wanted.has('monorepo500k')) {
+  const { benchMonorepo, formatMonorepoBench } = await import('./monorepo.ts');
+  const r = await benchMonorepo({ files: 500_000, rounds: 3 });
+  process.stdout.write(`${formatMonorepoBench(r)}\n`);
 }
 if (all || wanted.has('diff')) {
   const { benchBigDiff, formatBigDiffBench } = await import('./big-diff.ts');

@@ -1,6 +1,9 @@
 /** The bounds of docs/contract.md section 7. Every value is overridable by its environment variable or `--max-...` flag. */
 export interface Limits {
-  /** Files scanned per workspace (count). Default 20,000. RUNDIFF_MAX_SCANNED_FILES */
+  /**
+   * Files listed per workspace (count): a backstop; time (`scanTimeoutMs`, git's deadline) and memory
+   * (`maxCheckpointMemoryBytes`) are the bounds that scale. Default 1,000,000. RUNDIFF_MAX_SCANNED_FILES
+   */
   maxScannedFiles: number;
   /** Changed files stored as rows per change (count). Default 100,000. RUNDIFF_MAX_CHANGED_FILES */
   maxChangedFiles: number;
@@ -29,7 +32,7 @@ export interface Limits {
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
-  maxScannedFiles: 20_000,
+  maxScannedFiles: 1_000_000,
   maxChangedFiles: 100_000,
   maxFilePatchBytes: 128 * 1024,
   maxRunPatchBytes: 512 * 1024,
