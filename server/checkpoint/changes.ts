@@ -266,7 +266,7 @@ const ATTR_BATCH = 5_000;
 
 /** `binary` / `-diff` attributes of the changed paths (check-attr runs no driver, B10, B26). */
 export async function markBinaryByAttributes(
-  cp: Pick<Checkpoint, "areas">,
+  cp: Pick<Checkpoint, 'areas'>,
   changes: CandidateChange[],
   timeoutMs: number,
   reasons: TruncatedReason[],

@@ -64,6 +64,32 @@ describe('git as the stat oracle', () => {
     expect(repo.git('status', '--porcelain')).toContain('decoy.txt');
   });
 
+  test('a filter driver planted after an earlier listing (directly or through an include) never runs', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
+    onTestFinished(() => repo.cleanup());
+    const markerDir = createTempDir('rundiff-marker-');
+    onTestFinished(() => fs.rmSync(markerDir, { recursive: true, force: true }));
+    const marker = path.join(markerDir, 'ran');
+    const script = path.join(markerDir, 'evil.sh');
+    fs.writeFileSync(script, `#!/bin/sh\necho "$0" >> '${marker}'\ncat\n`, { mode: 0o755 });
+    // The include names a file that does not exist yet: the first listing is cached without it.
+    repo.git('config', 'include.path', 'later.cfg');
+    await runChange(engine, repo.dir, () => repo.write('a.txt', 'a1\n'));
+    fs.writeFileSync(path.join(repo.dir, '.git/later.cfg'), `[filter "inc"]\n\tclean = ${script}\n`);
+    repo.write('.gitattributes', '*.txt filter=inc\n');
+    const viaInclude = await runChange(engine, repo.dir, () => repo.write('b.txt', 'b changed\n'));
+    expect(rows(viaInclude.delta)).toContain('M b.txt +1 -1');
+    repo.git('config', 'filter.direct.clean', script);
+    repo.write('.gitattributes', '*.txt filter=direct\n');
+    const direct = await runChange(engine, repo.dir, () => repo.write('a.txt', 'a2 changed\n'));
+    expect(rows(direct.delta)).toContain('M a.txt +1 -1');
+    expect(fs.existsSync(marker)).toBe(false);
+    // Control: plain git runs the planted filter.
+    repo.write('a.txt', 'a3 control\n');
+    repo.git('add', 'a.txt');
+    expect(fs.existsSync(marker)).toBe(true);
+  });
+
   test('an index only git can read (split index) falls back to the walk, with the same answer', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
     onTestFinished(() => repo.cleanup());

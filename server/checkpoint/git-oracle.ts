@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { filterOverrides, findRepo, runGit, type GitConfigPair } from '../git/index.ts';
+import { filterOverridesFor, findRepo, runGit, type GitConfigPair } from '../git/index.ts';
+import { splitNul } from '../paths/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import { emptyIndex, parseIndexFile, UnreadableIndexError, type IndexSnapshot } from './index-snapshot.ts';
 import { parseStatusV2, type StatusListing } from './status-listing.ts';
@@ -22,6 +23,8 @@ export interface RepoArea {
   /** Absolute folder git runs in. */
   cwd: string;
   gitDir: string;
+  /** The shared git dir (differs from `gitDir` in a linked worktree): its config applies too. */
+  commonDir: string;
   /** The repository's top level (an area's folder may lie below it). */
   workTree: string;
   /** The area's folder relative to the top level ('' or `dir/`): git prints status paths from the top. */
@@ -43,10 +46,82 @@ const ORACLE_CONFIG: readonly GitConfigPair[] = Object.freeze([
   ['submodule.recurse', 'false'],
 ] as const);
 
-/** The overrides for one repository: the oracle's own plus every filter driver it defines emptied. */
-export async function oracleConfig(area: RepoArea, timeoutMs: number): Promise<GitConfigPair[]> {
-  const filters = await filterOverrides(area.cwd, { timeoutMs, env: areaEnv(area) });
-  return [...ORACLE_CONFIG, ...filters.config];
+/** The overrides of a repository, kept while none of the files its config was read from changed. */
+export interface ConfigCache {
+  get(gitDir: string): { files: string[]; identities: string[]; config: GitConfigPair[] } | undefined;
+  set(gitDir: string, entry: { files: string[]; identities: string[]; config: GitConfigPair[] }): void;
+  clear(): void;
+}
+
+export function createConfigCache(): ConfigCache {
+  const byDir = new Map<string, { files: string[]; identities: string[]; config: GitConfigPair[] }>();
+  return {
+    get: (d) => byDir.get(d),
+    set: (d, e) => {
+      byDir.delete(d);
+      byDir.set(d, e);
+      while (byDir.size > INDEX_CACHE_REPOS) byDir.delete(byDir.keys().next().value!);
+    },
+    clear: () => byDir.clear(),
+  };
+}
+
+function fileIdentity(file: string): string {
+  try {
+    return identityOf(fs.statSync(file, { bigint: true }));
+  } catch {
+    return 'absent';
+  }
+}
+
+/**
+ * The overrides for one repository: the oracle's own plus every filter driver its config defines
+ * emptied. Listing the config is a git call of its own before every listing, so the answer is
+ * kept while every file it came from (and every file it includes, and HEAD, which conditional
+ * includes may depend on) is the same file: a filter added meanwhile is seen at the next listing.
+ */
+export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: ConfigCache): Promise<GitConfigPair[]> {
+  const hit = cache?.get(area.gitDir);
+  if (hit && hit.files.every((f, i) => fileIdentity(f) === hit.identities[i])) return hit.config;
+  const res = await runGit({
+    cwd: area.cwd,
+    args: ['config', '--list', '--show-origin', '-z'],
+    env: areaEnv(area),
+    timeoutMs,
+    okExitCodes: [0, 1],
+  });
+  const keys: Buffer[] = [];
+  const files = new Set<string>(baseConfigFiles(area));
+  const recs = splitNul(res.stdout);
+  for (let i = 0; i + 1 < recs.length; i += 2) {
+    const origin = recs[i]!.toString('utf8');
+    const rec = recs[i + 1]!;
+    const nl = rec.indexOf(10);
+    const key = nl === -1 ? rec : rec.subarray(0, nl);
+    keys.push(key);
+    if (!origin.startsWith('file:')) continue;
+    const from = path.resolve(area.cwd, origin.slice('file:'.length));
+    files.add(from);
+    const name = key.toString('latin1').toLowerCase();
+    if (nl !== -1 && (name === 'include.path' || (name.startsWith('includeif.') && name.endsWith('.path')))) {
+      const value = rec.subarray(nl + 1).toString('utf8');
+      const home = process.env.HOME ?? '';
+      files.add(value.startsWith('~/') ? path.join(home, value.slice(2)) : path.resolve(path.dirname(from), value));
+    }
+  }
+  const config = [...ORACLE_CONFIG, ...filterOverridesFor(keys).config];
+  const list = [...files];
+  cache?.set(area.gitDir, { files: list, identities: list.map(fileIdentity), config });
+  return config;
+}
+
+/** Files a repository's config can come from whether or not they exist now. */
+function baseConfigFiles(area: RepoArea): string[] {
+  const dirs = [...new Set([area.gitDir, area.commonDir])];
+  return [
+    ...dirs.flatMap((d) => [path.join(d, 'config'), path.join(d, 'config.worktree')]),
+    path.join(area.gitDir, 'HEAD'),
+  ];
 }
 
 function areaEnv(area: RepoArea): Record<string, string> {
@@ -195,5 +270,12 @@ export async function nestedRepoArea(root: string, rel: PathKey, timeoutMs: numb
     return null;
   }
   if (info.topLevel !== real) return null;
-  return { prefix: rel + '/', cwd, gitDir: info.gitDir, workTree: info.topLevel, topPrefix: '' };
+  return {
+    prefix: rel + '/',
+    cwd,
+    gitDir: info.gitDir,
+    commonDir: info.commonDir || info.gitDir,
+    workTree: info.topLevel,
+    topPrefix: '',
+  };
 }

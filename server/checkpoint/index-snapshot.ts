@@ -3,7 +3,7 @@ import type { PathKey } from '../paths/index.ts';
 /**
  * A repository's index as the engine keeps it between the two ends of a run: per entry its path,
  * mode, blob id, stage, recorded time and the flags that make `git status` look away
- * (assume-unchanged, skip-worktree), in a few flat arrays (~31 bytes per entry plus the path bytes: about 7 MiB for
+ * (assume-unchanged, skip-worktree), in a few flat arrays (~35 bytes per entry plus the path bytes: about 7 MiB for
  * 100,000 entries, shared by every checkpoint taken while the index did not change).
  * Entries stay in git's order (path bytes, then stage), so two snapshots are compared in one walk.
  */
@@ -35,6 +35,8 @@ export interface IndexSnapshot {
   flags: Uint8Array;
   /** max(ctime, mtime) in whole seconds as the index recorded them (git compares only seconds here). */
   stamp: Uint32Array;
+  /** File size as the index recorded it (the blob's size when no filter applies; low 32 bits). */
+  size: Uint32Array;
   /** Bytes held (for the memory figures). */
   bytes: number;
 }
@@ -42,6 +44,7 @@ export interface IndexSnapshot {
 export interface IndexEntryView {
   mode: string;
   oid: string;
+  size: number;
   stage: number;
   flags: number;
 }
@@ -116,7 +119,7 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
       keep.push({ at, pathStart, pathEnd, flags, ext });
   }
   // Extensions: a split index keeps its entries elsewhere.
-  for (let e = pos; e + 8 <= buf.length - 20; ) {
+  for (let e = pos; e + 8 <= buf.length - 20;) {
     const sig = buf.toString('latin1', e, e + 4);
     if (sig === 'link' || sig === 'sdir') throw new UnreadableIndexError(`index extension ${sig}`);
     e += 8 + buf.readUInt32BE(e + 4);
@@ -133,6 +136,7 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   const stage = new Uint8Array(count);
   const flags = new Uint8Array(count);
   const stamp = new Uint32Array(count);
+  const size = new Uint32Array(count);
   let at = 0;
   keep.forEach((k, i) => {
     pathStart[i] = at;
@@ -142,6 +146,7 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
     stage[i] = (k.flags >> 12) & 3;
     flags[i] = (k.flags & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (k.ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
     stamp[i] = Math.max(buf.readUInt32BE(k.at), buf.readUInt32BE(k.at + 8));
+    size[i] = buf.readUInt32BE(k.at + 36);
   });
   pathStart[count] = at;
   return {
@@ -153,7 +158,8 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
     stage,
     flags,
     stamp,
-    bytes: paths.length + pathStart.byteLength + oids.length + mode.length * 3 + stamp.byteLength,
+    size,
+    bytes: paths.length + pathStart.byteLength + oids.length + mode.length * 3 + stamp.byteLength * 2,
   };
 }
 
@@ -209,7 +215,7 @@ export function findEntry(ix: IndexSnapshot, path: PathKey): number {
 export function cleanEntry(ix: IndexSnapshot, path: PathKey): IndexEntryView | null {
   const i = findEntry(ix, path);
   if (i === -1 || ix.stage[i] !== 0 || ix.mode[i] === IX_GITLINK) return null;
-  return { mode: modeTextOf(ix.mode[i]!), oid: entryOid(ix, i), stage: 0, flags: ix.flags[i]! };
+  return { mode: modeTextOf(ix.mode[i]!), oid: entryOid(ix, i), size: ix.size[i]!, stage: 0, flags: ix.flags[i]! };
 }
 
 function sameEntry(a: IndexSnapshot, i: number, b: IndexSnapshot, j: number): boolean {

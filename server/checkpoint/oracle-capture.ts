@@ -4,7 +4,7 @@ import type { RepoInfo } from '../git/index.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
 import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../workspace/index.ts';
 import { findEntry } from './index-snapshot.ts';
-import type { IndexCache, RepoArea } from './git-oracle.ts';
+import type { ConfigCache, IndexCache, RepoArea } from './git-oracle.ts';
 import { RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable } from './model.ts';
 import { inUnlisted, listWorkspace, type OracleListing } from './oracle-listing.ts';
 import { readStartContents } from './start-contents.ts';
@@ -26,6 +26,7 @@ export interface OracleCaptureInput {
   scanner: Scanner;
   gitTimeoutMs: number;
   indexCache: IndexCache;
+  configCache: ConfigCache;
   reserveMemory(wanted: number): number;
   now(): number;
   reportFailure?: (what: string, err: unknown) => void;
@@ -42,7 +43,14 @@ export class OverScanLimitError extends Error {}
 /** The workspace's own repository area: its folder may lie below the repository's top level. */
 export function rootAreaOf(root: string, repo: RepoInfo): RepoArea {
   const prefix = repo.prefix === '' ? '' : keyFromText(repo.prefix) + '/';
-  return { prefix: '', cwd: root, gitDir: repo.gitDir, workTree: repo.topLevel, topPrefix: prefix };
+  return {
+    prefix: '',
+    cwd: root,
+    gitDir: repo.gitDir,
+    commonDir: repo.commonDir || repo.gitDir,
+    workTree: repo.topLevel,
+    topPrefix: prefix,
+  };
 }
 
 /** lstat columns of `keys`; a path that is gone (or a folder now) is left out. */
@@ -123,6 +131,7 @@ export async function captureByOracle(
     rootArea: rootAreaOf(input.root, input.repo),
     timeoutMs: input.gitTimeoutMs,
     indexCache: input.indexCache,
+    configCache: input.configCache,
     recentSinceSec: null,
   });
   step('oracle listing');

@@ -1,11 +1,11 @@
 import type { TruncatedReason } from '../../shared/index.ts';
 import type { CandidateChange, FileSide } from '../delta/types.ts';
-import { blobSizes, readBlobs } from '../git/index.ts';
+import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import { MODE_LINK, modeText, type ReadResult } from '../workspace/index.ts';
 import { blobId } from '../workspace/read-contents.ts';
-import { markBinaryByAttributes, type ChangesContext, type ChangesResult } from './changes.ts';
-import type { IndexCache } from './git-oracle.ts';
+import type { ChangesContext, ChangesResult } from './changes.ts';
+import type { ConfigCache, IndexCache } from './git-oracle.ts';
 import { changedEntries, cleanEntry, entryPath, IX_GITLINK, type IndexSnapshot } from './index-snapshot.ts';
 import { reasonFor } from './git-listing.ts';
 import {
@@ -36,6 +36,7 @@ import { createYielder } from './yield.ts';
 
 export interface OracleChangesContext extends ChangesContext {
   indexCache: IndexCache;
+  configCache: ConfigCache;
 }
 
 interface BlobSide {
@@ -85,6 +86,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
       rootArea: start.rootArea,
       timeoutMs: ctx.gitTimeoutMs,
       indexCache: ctx.indexCache,
+      configCache: ctx.configCache,
       recentSinceSec: recentSince(cp.scanStartedAtMs),
     });
   } catch (err) {
@@ -110,7 +112,8 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     if (y.due()) await y.pause();
     const owner = ownerOf(end.areas, p);
     const entry = owner && !owner.dirty.has(p) ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
-    if (owner && entry) endBlob.set(p, { side: { bytes: null, size: -1, mode: entry.mode, oid: entry.oid }, area: owner });
+    if (owner && entry)
+      endBlob.set(p, { side: { bytes: null, size: entry.size, mode: entry.mode, oid: entry.oid }, area: owner });
     else toRead.push(p);
   }
   const now = statKeys(cp.root, toRead, Date.now());
@@ -138,27 +141,73 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
   }
   const readPos = new Map<number, number>();
   readIdx.forEach((ni, j) => readPos.set(ni, j));
-  let cur: ReadResult | null = null;
-  if (readIdx.length > 0) {
-    cur = await traced(
-      `read ${readIdx.length}`,
-      ctx.scanner.read({
-        root: cp.root,
-        paths: readIdx.map((ni) => now.paths[ni]!),
-        links: Uint8Array.from(readIdx.map((ni) => (now.mode[ni] === MODE_LINK ? 1 : 0))),
-        sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
-        keepMaxBytes: MAX_DIFF_READ_BYTES,
-        keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
-        keepBinary: true,
-        hashBudgetBytes: HASH_READ_BUDGET_BYTES,
-        hashKept: true,
-      }),
-    );
-  }
-  step('oracle reads');
 
   const hex = (oids: Uint8Array, i: number): string =>
     Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
+
+  // Start sides: the bytes read at the checkpoint, or the index blob git vouched for then.
+  const startBlob = new Map<PathKey, BlobSide>();
+  const startSide = (p: PathKey): FileSide | null => {
+    const owner = ownerOf(start.areas, p);
+    if (owner && owner.dirty.has(p)) {
+      const ci = atStart.get(p);
+      if (ci === undefined) return null; // git listed it, but it was gone (deleted in the work tree)
+      const mode = modeText(f.mode[ci]!);
+      const origin = f.origin[ci];
+      if (origin === ORIGIN_SNAPSHOT) {
+        const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+        return { bytes, size: bytes.length, mode };
+      }
+      if (f.size[ci]! < 0) return null; // gone before it could be read
+      const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
+      if (origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
+      if (f.binary[ci]) side.binaryAttr = true;
+      side.unavailable =
+        f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : f.lack[ci] === LACK_UNREADABLE ? 'unreadable' : 'no_snapshot';
+      if (f.lack[ci] === LACK_MEMORY_CAP) addReason(reasons, 'memory_cap');
+      return side;
+    }
+    const entry = owner ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
+    if (!owner || !entry) return null;
+    const side: FileSide = { bytes: null, size: entry.size, mode: entry.mode, oid: entry.oid };
+    startBlob.set(p, { side, area: owner });
+    return side;
+  };
+  const starts = new Map<PathKey, FileSide | null>();
+  for (const p of candidates) starts.set(p, startSide(p));
+
+  // The paths that may have changed: all but those dirty at both ends with an unmoved stat.
+  const maybe = candidates.filter((p) => {
+    const ni = nowAt.get(p);
+    return ni === undefined || readPos.has(ni);
+  });
+  const maybeSet = new Set(maybe);
+  // Three independent things at once: the work-tree reads (scan worker), the blobs of both ends
+  // (objects only: no filter runs) and the attributes (no driver runs).
+  const blobSides = [...startBlob, ...endBlob].filter(([p]) => maybeSet.has(p)).map(([, b]) => b);
+  const attrAreas = end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd }));
+  const [cur, , binaryByAttr] = await Promise.all([
+    readIdx.length === 0
+      ? Promise.resolve(null)
+      : traced(
+          `read ${readIdx.length}`,
+          ctx.scanner.read({
+            root: cp.root,
+            paths: readIdx.map((ni) => now.paths[ni]!),
+            links: Uint8Array.from(readIdx.map((ni) => (now.mode[ni] === MODE_LINK ? 1 : 0))),
+            sizes: Float64Array.from(readIdx.map((ni) => now.size[ni]!)),
+            keepMaxBytes: MAX_DIFF_READ_BYTES,
+            keepBudgetBytes: ctx.limits.maxCheckpointMemoryBytes,
+            keepBinary: true,
+            hashBudgetBytes: HASH_READ_BUDGET_BYTES,
+            hashKept: true,
+          }),
+        ),
+    traced('blobs', fillBlobSides(blobSides, ctx.gitTimeoutMs, reasons)),
+    traced('attributes', binaryPaths(attrAreas, maybe, ctx.gitTimeoutMs, reasons)),
+  ]);
+  step('reads, blobs and attributes');
+
   /** The end side of a path read now: null = gone; 'unchanged' = same stat as at the start. */
   const readSide = (p: PathKey): FileSide | null | 'unchanged' => {
     const ni = nowAt.get(p);
@@ -186,48 +235,18 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     return side;
   };
 
-  // Start sides: the bytes read at the checkpoint, or the index blob git vouched for then.
-  const startBlob = new Map<PathKey, BlobSide>();
-  const startSide = (p: PathKey): FileSide | null => {
-    const owner = ownerOf(start.areas, p);
-    if (owner && owner.dirty.has(p)) {
-      const ci = atStart.get(p);
-      if (ci === undefined) return null; // git listed it, but it was gone (deleted in the work tree)
-      const mode = modeText(f.mode[ci]!);
-      const origin = f.origin[ci];
-      if (origin === ORIGIN_SNAPSHOT) {
-        const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
-        return { bytes, size: bytes.length, mode };
-      }
-      if (f.size[ci]! < 0) return null; // gone before it could be read
-      const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
-      if (origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
-      if (f.binary[ci]) side.binaryAttr = true;
-      side.unavailable =
-        f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : f.lack[ci] === LACK_UNREADABLE ? 'unreadable' : 'no_snapshot';
-      if (f.lack[ci] === LACK_MEMORY_CAP) addReason(reasons, 'memory_cap');
-      return side;
-    }
-    const entry = owner ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
-    if (!owner || !entry) return null;
-    const side: FileSide = { bytes: null, size: -1, mode: entry.mode, oid: entry.oid };
-    startBlob.set(p, { side, area: owner });
-    return side;
-  };
-
   const changes: CandidateChange[] = [];
-  for (const p of candidates) {
+  for (const p of maybe) {
     if (y.due()) await y.pause();
     const blobNow = endBlob.get(p);
     const readNow = blobNow ? null : readSide(p);
     if (readNow === 'unchanged') continue;
     const after = blobNow ? blobNow.side : readNow;
-    const before = startSide(p);
+    const before = starts.get(p) ?? null;
     if (before === null && after === null) continue;
     if (before && after && before.mode === after.mode) {
       const ci = atStart.get(p);
-      const snap =
-        ci !== undefined && before.bytes !== null && f.origin[ci] === ORIGIN_SNAPSHOT ? before.bytes : null;
+      const snap = ci !== undefined && before.bytes !== null && f.origin[ci] === ORIGIN_SNAPSHOT ? before.bytes : null;
       if (snap && after.bytes && snap.equals(after.bytes)) continue;
       const beforeOid = before.oid ?? (snap ? blobId(snap).toString('hex') : undefined);
       if (beforeOid !== undefined && after.oid !== undefined && beforeOid === after.oid) continue;
@@ -235,62 +254,83 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
       if (ci !== undefined && (f.origin[ci] === ORIGIN_NONE || after.unavailable === 'unreadable') && statSame(p))
         continue;
     }
+    if (binaryByAttr.has(p)) {
+      if (before) before.binaryAttr = true;
+      if (after) after.binaryAttr = true;
+    }
     changes.push({ path: p, before, after });
   }
   step('compare');
-
-  // Blob bytes of both ends (objects only, no filter runs), and the attributes of the changed paths.
-  const wanted = new Map<AreaState, BlobSide[]>();
-  for (const c of changes) {
-    for (const b of [startBlob.get(c.path), endBlob.get(c.path)]) {
-      if (!b || (b.side !== c.before && b.side !== c.after)) continue;
-      const list = wanted.get(b.area) ?? [];
-      list.push(b);
-      wanted.set(b.area, list);
-    }
-  }
-  const attributes =
-    changes.length > 0
-      ? markBinaryByAttributes(
-          { areas: end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd })) },
-          changes,
-          ctx.gitTimeoutMs,
-          reasons,
-        )
-      : Promise.resolve();
-  await Promise.all([fillBlobSides(wanted, ctx.gitTimeoutMs, reasons), attributes]);
-  step('blobs and attributes');
   return { changes, reasons, ignore: null };
 }
 
-async function fillBlobSides(
-  wanted: ReadonlyMap<AreaState, BlobSide[]>,
+/** Paths per check-attr call: parsing one answer for 50,000 paths would hold the event loop for ~100 ms. */
+const ATTR_BATCH = 5_000;
+
+/** The paths marked `binary` or `-diff` by their repository's attributes (check-attr runs no driver). */
+async function binaryPaths(
+  areas: readonly { prefix: PathKey; cwd: string }[],
+  paths: readonly PathKey[],
   timeoutMs: number,
   reasons: TruncatedReason[],
-): Promise<void> {
+): Promise<Set<PathKey>> {
+  const out = new Set<PathKey>();
+  const byArea = new Map<number, PathKey[]>();
+  for (const p of paths) {
+    // Areas come longest prefix first: a nested repository's own attributes apply inside it.
+    const i = areas.findIndex((a) => p.startsWith(a.prefix));
+    if (i === -1) continue;
+    const list = byArea.get(i) ?? [];
+    list.push(p);
+    byArea.set(i, list);
+  }
   await Promise.all(
-    [...wanted].map(async ([area, sides]) => {
-      let blobs = new Map<string, Buffer>();
-      let sizes = new Map<string, number>();
+    [...byArea].map(async ([i, all]) => {
+      const area = areas[i]!;
       try {
-        // Sizes first: a blob too large to diff is never read into memory.
-        sizes = await blobSizes(area.area.cwd, [...new Set(sides.map((s) => s.side.oid!))], { timeoutMs });
-        const small = [...sizes].filter(([, n]) => n <= MAX_DIFF_READ_BYTES).map(([oid]) => oid);
-        blobs = await readBlobs(area.area.cwd, small, { timeoutMs });
+        for (let from = 0; from < all.length; from += ATTR_BATCH) {
+          const list = all.slice(from, from + ATTR_BATCH);
+          const rel = list.map((p) => p.slice(area.prefix.length));
+          const attrs = await checkAttrs(area.cwd, rel, ['binary', 'diff'], { timeoutMs });
+          list.forEach((p, k) => {
+            if (isBinaryByAttrs(attrs.get(rel[k]!))) out.add(p);
+          });
+        }
       } catch (err) {
         addReason(reasons, reasonFor(err));
       }
-      for (const { side } of sides) {
-        const bytes = blobs.get(side.oid!);
-        const size = sizes.get(side.oid!);
-        if (bytes) {
+    }),
+  );
+  return out;
+}
+
+/** Reads the blobs of index-vouched sides (one cat-file per repository); sizes come from the index. */
+async function fillBlobSides(sides: readonly BlobSide[], timeoutMs: number, reasons: TruncatedReason[]): Promise<void> {
+  const byArea = new Map<AreaState, BlobSide[]>();
+  for (const b of sides) {
+    const list = byArea.get(b.area) ?? [];
+    list.push(b);
+    byArea.set(b.area, list);
+  }
+  await Promise.all(
+    [...byArea].map(async ([area, list]) => {
+      // A blob too large to diff is never read into memory.
+      const small = list.filter((b) => b.side.size <= MAX_DIFF_READ_BYTES);
+      let blobs = new Map<string, Buffer>();
+      try {
+        blobs = await readBlobs(area.area.cwd, [...new Set(small.map((b) => b.side.oid!))], { timeoutMs });
+      } catch (err) {
+        addReason(reasons, reasonFor(err));
+      }
+      for (const { side } of list) {
+        const bytes = side.size <= MAX_DIFF_READ_BYTES ? blobs.get(side.oid!) : undefined;
+        if (bytes && bytes.length <= MAX_DIFF_READ_BYTES) {
           side.bytes = bytes;
           side.size = bytes.length;
-        } else if (size !== undefined && size > MAX_DIFF_READ_BYTES) {
-          side.size = size;
+        } else if (side.size > MAX_DIFF_READ_BYTES || (bytes && bytes.length > MAX_DIFF_READ_BYTES)) {
+          side.size = bytes ? bytes.length : side.size;
           side.unavailable = 'too_large';
         } else {
-          side.size = Math.max(0, side.size);
           side.unavailable = 'no_snapshot';
           addReason(reasons, 'degraded');
         }

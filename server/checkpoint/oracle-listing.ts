@@ -8,6 +8,7 @@ import {
   nestedRepoArea,
   oracleConfig,
   readStatus,
+  type ConfigCache,
   type IndexCache,
   type RepoArea,
 } from './git-oracle.ts';
@@ -43,6 +44,7 @@ export interface ListingContext {
   rootArea: RepoArea;
   timeoutMs: number;
   indexCache: IndexCache;
+  configCache: ConfigCache;
   /**
    * At completion: index entries recorded at this second or later (the checkpoint's time less the
    * racy margin) are read and compared by content. Null at a checkpoint: a clean file's start
@@ -61,7 +63,7 @@ const INDEX_ATTEMPTS = 3;
 export class IndexUnstableError extends Error {}
 
 async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: AreaState; nested: PathKey[] }> {
-  const config = await oracleConfig(area, ctx.timeoutMs);
+  const config = await traced('config listing', oracleConfig(area, ctx.timeoutMs, ctx.configCache));
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
     const before = indexIdentity(area.gitDir);
     const asked = traced('git status', readStatus(area, config, ctx.timeoutMs));

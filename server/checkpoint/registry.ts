@@ -4,7 +4,7 @@ import { assembleDelta } from './assemble-delta.ts';
 import { keyOf, runKeyOf, type Entry } from './entry.ts';
 import { stderrLog } from './failure-log.ts';
 import { createIgnoreCache } from './ignore-cache.ts';
-import { createIndexCache } from './git-oracle.ts';
+import { createConfigCache, createIndexCache } from './git-oracle.ts';
 import { createMemoryBudget } from './memory.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
 import { sweepExpired } from './ttl.ts';
@@ -35,6 +35,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
     ignoreCache: createIgnoreCache(),
     indexCache: createIndexCache(),
+    configCache: createConfigCache(),
     walkOnly: opts.walkOnly === true,
     ownFiles: ownFilesFinder(opts.dbPath),
     log: opts.log ?? stderrLog,
@@ -138,6 +139,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       entries.clear();
       ctx.ignoreCache.clear();
       ctx.indexCache.clear();
+      ctx.configCache.clear();
       await ctx.scanner.close();
     },
   };

@@ -2,7 +2,7 @@ import type { Limits, TruncatedReason } from '../../shared/index.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
 import { ownFilesUnder, pseudoMountsBelow, type Scanner } from '../workspace/index.ts';
 import { captureCheckpoint } from './capture.ts';
-import type { IndexCache } from './git-oracle.ts';
+import type { ConfigCache, IndexCache } from './git-oracle.ts';
 import { captureByOracle, listedCount, OverScanLimitError } from './oracle-capture.ts';
 import { logEngineFailure, logOracleFallback, type EngineLog } from './failure-log.ts';
 import type { IgnoreCache } from './ignore-cache.ts';
@@ -18,6 +18,8 @@ export interface EngineContext {
   ignoreCache: IgnoreCache;
   /** The last index listing per repository (git as the stat oracle). */
   indexCache: IndexCache;
+  /** Each repository's config overrides while its config files stay the same. */
+  configCache: ConfigCache;
   /** Never ask git for the listing (tests of the walk that plain folders and fallbacks use). */
   walkOnly?: boolean;
   /** The server's own files under a folder (never reported). */
@@ -44,19 +46,21 @@ export async function takeCheckpoint(
   const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
   let cp: Checkpoint;
   try {
-    const res = (await captureWithOracle(input, ctx, reserveMemory, at)) ?? (await captureCheckpoint({
-      root: input.workspace.root,
-      kind: input.workspace.kind,
-      rootGitDir: input.workspace.repo?.gitDir ?? null,
-      ownFiles: ctx.ownFiles(input.workspace.root),
-      limits: ctx.limits,
-      scanner: ctx.scanner,
-      gitTimeoutMs: ctx.gitTimeoutMs,
-      guessIgnore: ctx.ignoreCache.get(input.workspace.root),
-      reserveMemory,
-      now: ctx.now,
-      reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
-    }));
+    const res =
+      (await captureWithOracle(input, ctx, reserveMemory, at)) ??
+      (await captureCheckpoint({
+        root: input.workspace.root,
+        kind: input.workspace.kind,
+        rootGitDir: input.workspace.repo?.gitDir ?? null,
+        ownFiles: ctx.ownFiles(input.workspace.root),
+        limits: ctx.limits,
+        scanner: ctx.scanner,
+        gitTimeoutMs: ctx.gitTimeoutMs,
+        guessIgnore: ctx.ignoreCache.get(input.workspace.root),
+        reserveMemory,
+        now: ctx.now,
+        reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
+      }));
     cp = res.checkpoint;
     if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, cp.ignore);
   } catch (err) {
@@ -91,13 +95,13 @@ async function captureWithOracle(
       scanner: ctx.scanner,
       gitTimeoutMs: ctx.gitTimeoutMs,
       indexCache: ctx.indexCache,
+      configCache: ctx.configCache,
       reserveMemory,
       now: ctx.now,
       reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
     });
   } catch (err) {
-    if (!(err instanceof OverScanLimitError))
-      logOracleFallback(ctx.log, at, err);
+    if (!(err instanceof OverScanLimitError)) logOracleFallback(ctx.log, at, err);
     return null;
   }
 }

@@ -189,19 +189,6 @@ export function isBinaryByAttrs(a: Record<string, string> | undefined): boolean 
 }
 
 /** Reads many objects in one `git cat-file --batch` (no filters, no textconv). Missing ids are absent. */
-/** Sizes of objects by id (`cat-file --batch-check`): known before any object is read. Missing ones are left out. */
-export async function blobSizes(cwd: string, oids: readonly string[], opts: Common = {}): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const unique = [...new Set(oids)];
-  if (unique.length === 0) return out;
-  const res = await runGit({ ...opts, cwd, args: ['cat-file', '--batch-check'], input: unique.join('\n') + '\n' });
-  for (const line of res.stdout.toString('latin1').split('\n')) {
-    const [oid, type, size] = line.split(' ');
-    if (oid && type && size !== undefined && type !== 'missing') out.set(oid, Number(size));
-  }
-  return out;
-}
-
 export async function readBlobs(cwd: string, oids: readonly string[], opts: Common = {}): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   const unique = [...new Set(oids)];
@@ -270,10 +257,15 @@ export async function filterOverrides(
   opts: Common = {},
 ): Promise<{ config: GitConfigPair[]; drivers: string[] }> {
   const res = await runGit({ ...opts, cwd, args: ['config', '--name-only', '-z', '--list'], okExitCodes: [0, 1] });
+  return filterOverridesFor(splitNul(res.stdout));
+}
+
+/** The overrides for the config keys `keys` (as bytes): every `filter.<name>.*` one switched off. */
+export function filterOverridesFor(keys: readonly Buffer[]): { config: GitConfigPair[]; drivers: string[] } {
   const drivers = new Set<string>();
   const unusable: string[] = [];
   const prefix = Buffer.from('filter.', 'latin1');
-  for (const rec of splitNul(res.stdout)) {
+  for (const rec of keys) {
     if (!rec.subarray(0, prefix.length).equals(prefix)) continue;
     const m = /^filter\.(.+)\.(clean|smudge|process|required)$/s.exec(rec.toString('latin1'));
     if (!m) continue;
