@@ -1,22 +1,8 @@
 import type { Limits, WorkspaceKind } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
-import { MODE_LINK, modeText, ScanDeadlineError, type ReadResult, type Scanner } from '../workspace/index.ts';
+import { modeText, type Scanner } from '../workspace/index.ts';
 import type { PathKey } from '../paths/index.ts';
-import {
-  HASH_READ_BUDGET_BYTES,
-  LACK_MEMORY_CAP,
-  LACK_TOO_LARGE,
-  LACK_UNREADABLE,
-  ORIGIN_BLOB,
-  ORIGIN_HASH,
-  ORIGIN_NONE,
-  ORIGIN_SNAPSHOT,
-  RACY_MARGIN_MS,
-  addReason,
-  type Checkpoint,
-  type FileTable,
-  type IgnoreState,
-} from './model.ts';
+import { ORIGIN_BLOB, RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable, type IgnoreState } from './model.ts';
 import { readStartContents } from './start-contents.ts';
 import { span } from './trace.ts';
 import { runScanPhase, type AreaIndex } from './workspace-scan.ts';

@@ -2,7 +2,7 @@ import type { TruncatedReason } from '../../shared/index.ts';
 import type { CandidateChange, FileSide } from '../delta/types.ts';
 import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
 import type { PathKey } from '../paths/index.ts';
-import { MODE_LINK, modeText, type ReadResult } from '../workspace/index.ts';
+import { MODE_LINK, modeText } from '../workspace/index.ts';
 import { blobId } from '../workspace/read-contents.ts';
 import type { ChangesContext, ChangesResult } from './changes.ts';
 import type { ConfigCache, IndexCache } from './git-oracle.ts';
