@@ -139,6 +139,38 @@ describe('git as the stat oracle', () => {
   });
 });
 
+describe('large repositories on default settings', () => {
+  test('21,000 tracked files and an ignored node_modules (over the old 20,000-file default) are tracked completely', async () => {
+    const repo = createTempRepo({ files: { '.gitignore': 'node_modules/\n' }, commit: false });
+    onTestFinished(() => repo.cleanup());
+    for (let d = 0; d < 210; d++) {
+      const dir = path.join(repo.dir, `pkg${d}`, 'src');
+      fs.mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `f${f}.ts`), `export const v = ${d * 100 + f};\n`);
+    }
+    const deps = path.join(repo.dir, 'node_modules', 'dep');
+    fs.mkdirSync(deps, { recursive: true });
+    for (let f = 0; f < 1_000; f++) fs.writeFileSync(path.join(deps, `m${f}.js`), 'module.exports = 1;\n');
+    repo.commit('21,000 files');
+    const { start, delta } = await runChange(engine, repo.dir, () => {
+      repo.write('pkg0/src/f0.ts', 'export const v = -1;\n');
+      repo.write('pkg209/src/f99.ts', 'export const v = -2;\n');
+      repo.rm('pkg150/src/f50.ts');
+      repo.write('pkg150/src/new.ts', 'export const n = 1;\n');
+      repo.write('node_modules/dep/m0.js', 'changed but ignored\n');
+    });
+    expect(start).toMatchObject({ truncated: false, truncated_reasons: [] });
+    expect(start.scanned_files).toBe(21_001);
+    expect(delta.truncated).toBe(false);
+    expect(rows(delta)).toEqual([
+      'M pkg0/src/f0.ts +1 -1',
+      'D pkg150/src/f50.ts +0 -1',
+      'A pkg150/src/new.ts +1 -0',
+      'M pkg209/src/f99.ts +1 -1',
+    ]);
+  }, 120_000);
+});
+
 describe('index file and status parsing', () => {
   test('entries below a folder are kept relative to it; the comparison finds what differs', () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n', 'sub/c.txt': 'c\n' } });
