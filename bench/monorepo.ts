@@ -174,17 +174,20 @@ export async function benchMonorepo(
         `round ${r + 1}: git status ${status.toFixed(0)} ms | checkpoint ${(t1 - t0).toFixed(0)} ms | completion ${(t3 - t2).toFixed(0)} ms | ${exact(delta)}`,
       );
     }
-    // Memory: the first live checkpoint holds the parsed index; the next ones share it.
+    // Memory, on a fresh engine: the first live checkpoint holds the parsed index; the next ones share it.
+    await engine.close();
+    const fresh = createEngine({ limits: DEFAULT_LIMITS, dbPath: null });
     gc();
     const rss0 = process.memoryUsage().rss;
-    await engine.start({ sessionId: 'mem', changeId: 'first', runId: 'first', workspace: ws });
+    await fresh.start({ sessionId: 'mem', changeId: 'first', runId: 'first', workspace: ws });
     gc();
     const rss1 = process.memoryUsage().rss;
     const more = 5;
     for (let i = 0; i < more; i++)
-      await engine.start({ sessionId: 'mem', changeId: `n${i}`, runId: `n${i}`, workspace: ws });
+      await fresh.start({ sessionId: 'mem', changeId: `n${i}`, runId: `n${i}`, workspace: ws });
     gc();
     const rss2 = process.memoryUsage().rss;
+    await fresh.close();
     const status = median(st);
     return {
       files: count,
