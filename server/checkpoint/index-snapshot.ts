@@ -71,64 +71,20 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   if (version < 2 || version > 4) throw new UnreadableIndexError(`index version ${version}`);
   const total = buf.readUInt32BE(8);
   const prefix = Buffer.from(topPrefix, 'latin1');
-  const keep: { at: number; pathStart: number; pathEnd: number; flags: number; ext: number }[] = [];
-  // v4 paths are stored as "drop N bytes of the previous path, then add this": rebuilt in `prev`.
-  let prev = Buffer.alloc(0);
-  const v4Paths: Buffer[] = [];
-  let pos = 12;
-  for (let n = 0; n < total; n++) {
-    if (pos + 62 > buf.length) throw new UnreadableIndexError('index entry past the end of the file');
-    const at = pos;
-    const flags = buf.readUInt16BE(at + 60);
-    let p = at + 62;
-    let ext = 0;
-    if (flags & 0x4000) {
-      if (version < 3) throw new UnreadableIndexError('extended flags in a version 2 index');
-      ext = buf.readUInt16BE(p);
-      p += 2;
-    }
-    let pathStart: number;
-    let pathEnd: number;
-    if (version === 4) {
-      let drop = 0;
-      let c = buf[p++]!;
-      drop = c & 0x7f;
-      while (c & 0x80) {
-        c = buf[p++]!;
-        drop = ((drop + 1) << 7) | (c & 0x7f);
-      }
-      const nul = buf.indexOf(0, p);
-      if (nul === -1 || drop > prev.length) throw new UnreadableIndexError('bad index path');
-      prev = Buffer.concat([prev.subarray(0, prev.length - drop), buf.subarray(p, nul)]);
-      v4Paths.push(prev);
-      pathStart = -1;
-      pathEnd = v4Paths.length - 1;
-      pos = nul + 1;
-    } else {
-      const nul = buf.indexOf(0, p);
-      if (nul === -1) throw new UnreadableIndexError('bad index path');
-      pathStart = p;
-      pathEnd = nul;
-      // Entries are padded with 1-8 NULs to a multiple of 8 bytes from the entry's start.
-      pos = at + ((nul - at + 8) & ~7);
-    }
-    const mode = buf.readUInt32BE(at + 24);
-    if ((mode & 0o170000) === 0o040000) throw new UnreadableIndexError('sparse index folder entry');
-    const path = pathStart === -1 ? v4Paths[pathEnd]! : buf.subarray(pathStart, pathEnd);
-    if (prefix.length === 0 || (path.length > prefix.length && path.subarray(0, prefix.length).equals(prefix)))
-      keep.push({ at, pathStart, pathEnd, flags, ext });
-  }
+  // Two passes over the entries, sizing the arrays first: no object per entry (100,000 of them
+  // would outlive the parse as heap the process keeps).
+  let count = 0;
+  let pathBytes = 0;
+  const end = walkEntries(buf, version, total, prefix, (_at, _flags, _ext, path) => {
+    count++;
+    pathBytes += path.length - prefix.length;
+  });
   // Extensions: a split index keeps its entries elsewhere.
-  for (let e = pos; e + 8 <= buf.length - 20;) {
+  for (let e = end; e + 8 <= buf.length - 20;) {
     const sig = buf.toString('latin1', e, e + 4);
     if (sig === 'link' || sig === 'sdir') throw new UnreadableIndexError(`index extension ${sig}`);
     e += 8 + buf.readUInt32BE(e + 4);
   }
-  const count = keep.length;
-  let pathBytes = 0;
-  const pathOf = (k: (typeof keep)[number]): Buffer =>
-    k.pathStart === -1 ? v4Paths[k.pathEnd]! : buf.subarray(k.pathStart, k.pathEnd);
-  for (const k of keep) pathBytes += pathOf(k).length - prefix.length;
   const paths = Buffer.allocUnsafe(pathBytes);
   const pathStart = new Uint32Array(count + 1);
   const oids = Buffer.allocUnsafe(count * 20);
@@ -138,15 +94,17 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   const stamp = new Uint32Array(count);
   const size = new Uint32Array(count);
   let at = 0;
-  keep.forEach((k, i) => {
+  let i = 0;
+  walkEntries(buf, version, total, prefix, (entry, f, ext, path) => {
     pathStart[i] = at;
-    at += pathOf(k).copy(paths, at, prefix.length);
-    buf.copy(oids, i * 20, k.at + 40, k.at + 60);
-    mode[i] = MODE_BY_BITS.get(buf.readUInt32BE(k.at + 24)) ?? IX_OTHER;
-    stage[i] = (k.flags >> 12) & 3;
-    flags[i] = (k.flags & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (k.ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
-    stamp[i] = Math.max(buf.readUInt32BE(k.at), buf.readUInt32BE(k.at + 8));
-    size[i] = buf.readUInt32BE(k.at + 36);
+    at += path.copy(paths, at, prefix.length);
+    buf.copy(oids, i * 20, entry + 40, entry + 60);
+    mode[i] = MODE_BY_BITS.get(buf.readUInt32BE(entry + 24)) ?? IX_OTHER;
+    stage[i] = (f >> 12) & 3;
+    flags[i] = (f & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
+    stamp[i] = Math.max(buf.readUInt32BE(entry), buf.readUInt32BE(entry + 8));
+    size[i] = buf.readUInt32BE(entry + 36);
+    i++;
   });
   pathStart[count] = at;
   return {
@@ -161,6 +119,71 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
     size,
     bytes: paths.length + pathStart.byteLength + oids.length + mode.length * 3 + stamp.byteLength * 2,
   };
+}
+
+/**
+ * Calls `visit` for each entry whose path lies below `prefix` (the path is a view valid only
+ * during the call); returns where the entries end (the extensions start).
+ */
+function walkEntries(
+  buf: Buffer,
+  version: number,
+  total: number,
+  prefix: Buffer,
+  visit: (entry: number, flags: number, ext: number, path: Buffer) => void,
+): number {
+  // v4 paths are stored as "drop N bytes of the previous path, then add this": rebuilt in `prev`.
+  let prev = Buffer.allocUnsafe(4096);
+  let prevLen = 0;
+  let pos = 12;
+  for (let n = 0; n < total; n++) {
+    if (pos + 62 > buf.length) throw new UnreadableIndexError('index entry past the end of the file');
+    const at = pos;
+    const flags = buf.readUInt16BE(at + 60);
+    let p = at + 62;
+    let ext = 0;
+    if (flags & 0x4000) {
+      if (version < 3) throw new UnreadableIndexError('extended flags in a version 2 index');
+      ext = buf.readUInt16BE(p);
+      p += 2;
+    }
+    let path: Buffer;
+    if (version === 4) {
+      let c = buf[p++]!;
+      let drop = c & 0x7f;
+      while (c & 0x80) {
+        c = buf[p++]!;
+        drop = ((drop + 1) << 7) | (c & 0x7f);
+      }
+      const nul = buf.indexOf(0, p);
+      if (nul === -1 || drop > prevLen) throw new UnreadableIndexError('bad index path');
+      const keep = prevLen - drop;
+      const len = keep + (nul - p);
+      if (len > prev.length) {
+        const grown = Buffer.allocUnsafe(Math.max(len, prev.length * 2));
+        prev.copy(grown, 0, 0, keep);
+        prev = grown;
+      }
+      buf.copy(prev, keep, p, nul);
+      prevLen = len;
+      path = prev.subarray(0, len);
+      pos = nul + 1;
+    } else {
+      const nul = buf.indexOf(0, p);
+      if (nul === -1) throw new UnreadableIndexError('bad index path');
+      path = buf.subarray(p, nul);
+      // Entries are padded with 1-8 NULs to a multiple of 8 bytes from the entry's start.
+      pos = at + ((nul - at + 8) & ~7);
+    }
+    const mode = buf.readUInt32BE(at + 24);
+    if ((mode & 0o170000) === 0o040000) throw new UnreadableIndexError('sparse index folder entry');
+    if (
+      prefix.length === 0 ||
+      (path.length > prefix.length && path.compare(prefix, 0, prefix.length, 0, prefix.length) === 0)
+    )
+      visit(at, flags, ext, path);
+  }
+  return pos;
 }
 
 /** An empty index (a repository without one yet). */
