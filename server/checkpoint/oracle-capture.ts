@@ -9,6 +9,7 @@ import { RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable } from './mo
 import { inUnlisted, listWorkspace, type OracleListing } from './oracle-listing.ts';
 import { readStartContents } from './start-contents.ts';
 import { span } from './trace.ts';
+import { createYielder } from './yield.ts';
 
 /**
  * A checkpoint with git as the stat oracle: one `git status` and the index listing (which is
@@ -53,16 +54,21 @@ export function rootAreaOf(root: string, repo: RepoInfo): RepoArea {
   };
 }
 
-/** lstat columns of `keys`; a path that is gone (or a folder now) is left out. */
-export function statKeys(
+/**
+ * lstat columns of `keys`; a path that is gone (or a folder now) is left out. On the main thread
+ * (git usually names few paths), giving the event loop a turn now and then when it names many.
+ */
+export async function statKeys(
   root: string,
   keys: readonly PathKey[],
   now: number,
-): Pick<FileTable, 'paths' | 'size' | 'mtimeMs' | 'ctimeMs' | 'ino' | 'mode' | 'racy'> {
+): Promise<Pick<FileTable, 'paths' | 'size' | 'mtimeMs' | 'ctimeMs' | 'ino' | 'mode' | 'racy'>> {
   const rootBytes = Buffer.from(root.endsWith('/') ? root : root + '/');
   const paths: PathKey[] = [];
   const rows: { size: number; mtime: number; ctime: number; ino: number; mode: number }[] = [];
+  const y = createYielder();
   for (const k of keys) {
+    if (y.due()) await y.pause();
     let st: fs.Stats;
     try {
       // Metadata only: the bytes are read later through the safe reader, which refuses a path
@@ -141,7 +147,7 @@ export async function captureByOracle(
   }
   const reasons = [...listing.reasons];
   const keys = dirtyPaths(listing, input.ownFiles).filter((p) => !inUnlisted(listing.unlisted, p));
-  const st = statKeys(input.root, keys, scanStartedAtMs);
+  const st = await statKeys(input.root, keys, scanStartedAtMs);
   const n = st.paths.length;
   const files: FileTable = {
     ...st,

@@ -116,7 +116,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
       endBlob.set(p, { side: { bytes: null, size: entry.size, mode: entry.mode, oid: entry.oid }, area: owner });
     else toRead.push(p);
   }
-  const now = statKeys(cp.root, toRead, Date.now());
+  const now = await statKeys(cp.root, toRead, Date.now());
   const nowAt = new Map<PathKey, number>();
   for (let i = 0; i < now.paths.length; i++) nowAt.set(now.paths[i]!, i);
   const statSame = (p: PathKey): boolean => {
