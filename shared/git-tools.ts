@@ -164,9 +164,14 @@ export type GitBranchInput = RepositoryInput;
 export interface RunChangesInput {
   session_id: string;
   run_id?: string;
+  /** The `next_cursor` of the previous answer. Default: from the first file. */
+  cursor?: string;
+  /** Files per answer (count). Default 50 (FIRST_FILES_PAGE), at most 1,000 (FILES_PAGE_MAX). */
+  limit?: number;
 }
 
 export interface RunChangesOutput {
+  /** The run's change; its `files` is the page asked for (`cursor`, `limit`), in path order. */
   change: ChangeSummary;
   /** True while the run is still going: `change` is the delta so far, computed now and not stored. */
   open: boolean;
@@ -174,6 +179,10 @@ export interface RunChangesOutput {
   tracking: boolean;
   /** Why it was not tracked (`workspace_missing`, `no_checkpoint`, ...), else null. */
   reason: UntrackedReason | null;
+  /** Files that can be paged: stored rows (`changed_count - omitted_count`), or the open run's delta so far. */
+  files_total: number;
+  /** The `cursor` for the next page, or null on the last one. */
+  next_cursor: string | null;
 }
 
 export interface ToolCallRecord {

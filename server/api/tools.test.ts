@@ -410,6 +410,59 @@ describe('run_changes over REST', () => {
     });
   });
 
+  it('pages a 120-file change (open, then stored) with cursor and limit: each path once, in path order', async () => {
+    const t = await setup();
+    const names = Array.from({ length: 120 }, (_, i) => `src/f${String(i).padStart(3, '0')}.txt`);
+    const r = repo(Object.fromEntries(names.map((n) => [n, 'old\n'])));
+    await session(t, 's1', r.dir);
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    for (const n of names) r.write(n, 'new\n');
+
+    /** Follows next_cursor from the first page; returns the paths seen and each answer's page size. */
+    const walk = async (limit?: number) => {
+      const paths: string[] = [];
+      const sizes: number[] = [];
+      let cursor: string | null = null;
+      for (let i = 0; i < 10; i++) {
+        const body: Record<string, unknown> = { session_id: 's1', run_id: 'r1' };
+        if (limit !== undefined) body.limit = limit;
+        if (cursor !== null) body.cursor = cursor;
+        const res = await tool(t, 'run_changes', body);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ files_total: 120, change: { changed_count: 120 } });
+        expect(res.body.change).not.toHaveProperty('next_file_cursor');
+        paths.push(...res.body.change.files.map((f: { path: string }) => f.path));
+        sizes.push(res.body.change.files.length);
+        cursor = res.body.next_cursor;
+        if (cursor === null) break;
+      }
+      return { paths, sizes };
+    };
+
+    const open = await walk();
+    expect(open.sizes).toEqual([50, 50, 20]);
+    expect(open.paths).toEqual(names);
+    expect((await walk(1000)).sizes).toEqual([120]);
+
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const stored = await walk(64);
+    expect(stored.sizes).toEqual([64, 56]);
+    expect(stored.paths).toEqual(names);
+    // A stored page is the REST files page: the same rows, ids included.
+    const first = await tool(t, 'run_changes', { session_id: 's1', limit: 3 });
+    const rest = await t.get('/api/hermes/sessions/s1/workspace-run-changes/run%3Ar1/files?limit=3');
+    expect(first.body.change.files).toEqual(rest.body.files);
+    expect(first.body.next_cursor).toBe(rest.body.next_file_cursor);
+    // Past the end: no files, no cursor.
+    const past = await tool(t, 'run_changes', { session_id: 's1', cursor: '500' });
+    expect(past.body).toMatchObject({ files_total: 120, next_cursor: null, change: { files: [] } });
+
+    expectError(await tool(t, 'run_changes', { session_id: 's1', cursor: 'x' }), 400, 'invalid_input');
+    expectError(await tool(t, 'run_changes', { session_id: 's1', cursor: '-1' }), 400, 'invalid_input');
+    expectError(await tool(t, 'run_changes', { session_id: 's1', limit: 0 }), 400, 'invalid_input');
+    expectError(await tool(t, 'run_changes', { session_id: 's1', limit: 1001 }), 400, 'invalid_input');
+  });
+
   it('unknown session or run is 404 not_found; a session without runs too; bad input 400', async () => {
     const t = await setup();
     await t.post({ type: 'session.upsert', session_id: 's1' });

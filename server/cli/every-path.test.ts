@@ -92,6 +92,9 @@ describe('every changed path is stored and listed', () => {
     // The first page's cursor continues exactly where the detail's page ends.
     const second = await t.get(`${base}/files?after=${change.next_file_cursor}`);
     expect(second.body.files.map((f: FileSummary) => f.path)).toEqual(expected.slice(FIRST_FILES_PAGE, 250));
+    // Any position is a cursor: a client may jump straight to the rows it shows.
+    const jump = await t.get(`${base}/files?after=249&limit=3`);
+    expect(jump.body.files.map((f: FileSummary) => f.path)).toEqual(expected.slice(250, 253));
 
     const patch = await t.get(`${base}/patch`);
     const stanzas = patch.text.split('\n').filter((l) => l.startsWith('diff --git '));
@@ -120,6 +123,36 @@ describe('every changed path is stored and listed', () => {
     expect(payload.files).toHaveLength(FIRST_FILES_PAGE);
     expect(payload.files_total).toBe(300);
     expect(payload.next_file_cursor).toBe(done.body.next_file_cursor);
+  });
+
+  it('a tool call that changes 120 files pages through the same files route: first page, cursor, every path once', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) files[name(i)] = 'old\n';
+    const repo = createTempRepo({ files });
+    cleanups.push(() => repo.cleanup());
+    const s = { session_id: 'tool-120', run_id: 'r1' };
+    await t.post({ type: 'run.started', ...s, workspace: repo.dir });
+    await t.post({ type: 'tool.started', ...s, tool_call_id: 'tc1', name: 'codemod' });
+    for (const f of Object.keys(files)) fs.writeFileSync(path.join(repo.dir, f), 'new\n');
+    const done = await t.post({ type: 'tool.completed', ...s, tool_call_id: 'tc1' });
+    expect(done.body).toMatchObject({ change_id: 'tool:tc1', changed_count: 120, files_total: 120 });
+    expect(done.body.files).toHaveLength(FIRST_FILES_PAGE);
+
+    const change = (await t.get('/api/hermes/sessions/tool-120')).body.changes.find(
+      (c: { source: string }) => c.source === 'tool',
+    );
+    expect(change).toMatchObject({ change_id: 'tool:tc1', tool_call_id: 'tc1', files_total: 120 });
+    expect(change.next_file_cursor).toBe(done.body.next_file_cursor);
+    const base = '/api/hermes/sessions/tool-120/workspace-run-changes/tool%3Atc1';
+    const rest = await t.get(`${base}/files?after=${change.next_file_cursor}`);
+    expect(rest.body).toMatchObject({ files_total: 120, next_file_cursor: null });
+    const paths = [...change.files, ...rest.body.files].map((f: FileSummary) => f.path);
+    expect(paths).toEqual(Object.keys(files).sort());
+    // The last row's patch is there to open, as for the first page's rows.
+    const last = rest.body.files[rest.body.files.length - 1] as FileSummary;
+    expect((await t.get(`${base}/files/${last.id}`)).body.file.patch).toContain('+new');
   });
 
   it('with no server reachable the summary still lists every path, read back from the database', async () => {

@@ -104,6 +104,53 @@ describe('rundiff mcp --server', () => {
     expect(errorOf(await client.callTool({ name: 'run_changes', arguments: {} })).code).toBe('invalid_input');
   });
 
+  it('pages run_changes: cursor and limit in the schema, next_cursor in the answer, "showing N of M files" in its text', async () => {
+    const t = await server();
+    const names = Array.from({ length: 120 }, (_, i) => `src/f${String(i).padStart(3, '0')}.txt`);
+    const r = createTempRepo({ files: Object.fromEntries(names.map((n) => [n, 'old\n'])) });
+    cleanups.push(() => r.cleanup());
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const listed = (await client.listTools()).tools.find((x) => x.name === 'run_changes')!;
+    expect(Object.keys(listed.inputSchema.properties ?? {})).toEqual(['session_id', 'run_id', 'cursor', 'limit']);
+    expect(listed.description).toContain('next_cursor');
+
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    for (const n of names) r.write(n, 'new\n');
+    type Answer = { change: { files: { path: string }[] }; files_total: number; next_cursor: string | null };
+    const call = async (args: Record<string, unknown>) => {
+      const res = await client.callTool({ name: 'run_changes', arguments: { session_id: 's1', ...args } });
+      expect(res.isError).toBeFalsy();
+      const texts = (res.content as { text: string }[]).map((c) => c.text);
+      expect(JSON.parse(texts[0]!)).toEqual(res.structuredContent);
+      return { answer: res.structuredContent as Answer, note: texts[1] };
+    };
+
+    const open = await call({});
+    expect(open.answer.change.files.map((f) => f.path)).toEqual(names.slice(0, 50));
+    expect(open.answer).toMatchObject({ files_total: 120, next_cursor: '49' });
+    expect(open.note).toBe(
+      'showing 50 of 120 files (1-50 in path order); the run is still open: these are its changes so far; call again with cursor "49" for the next page',
+    );
+
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let note: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const page = await call({ run_id: 'r1', limit: 40, ...(cursor === null ? {} : { cursor }) });
+      seen.push(...page.answer.change.files.map((f) => f.path));
+      ({ note } = page);
+      cursor = page.answer.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(seen).toEqual(names);
+    expect(note).toBe('showing 40 of 120 files (81-120 in path order)');
+    expect(
+      errorOf(await client.callTool({ name: 'run_changes', arguments: { session_id: 's1', limit: 0 } })).code,
+    ).toBe('invalid_input');
+  });
+
   it('records every call through the server (git tools run here, run_changes there): GET /api/tools/calls lists them', async () => {
     const t = await server();
     const r = repo();

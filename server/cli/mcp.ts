@@ -24,10 +24,10 @@ import {
   type ToolContext,
   type ToolDefinition,
 } from '../git/index.ts';
-import { runChangesInput, runChangesOutput } from '../run-changes/index.ts';
+import { runChangesInput, runChangesOutput, runChangesText } from '../run-changes/index.ts';
 import { openDatabase, type Db } from '../store/index.ts';
 import { createCallLog, type CallLog } from '../tools-log/index.ts';
-import type { GitToolName } from '../../shared/index.ts';
+import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
 
@@ -71,10 +71,11 @@ export function mcpToolListing(tool: ToolDefinition): Tool {
  * `isError` with the JSON error body as text and no structuredContent (a client checks structured
  * content against the output schema, which an error body would fail).
  */
-export function mcpResult(result: ToolCallResult): CallToolResult {
+export function mcpResult(result: ToolCallResult, note?: string): CallToolResult {
   if (result.ok) {
+    const text = JSON.stringify(result.output);
     return {
-      content: [{ type: 'text', text: JSON.stringify(result.output) }],
+      content: [{ type: 'text', text }, ...(note === undefined ? [] : [{ type: 'text' as const, text: note }])],
       structuredContent: result.output as Record<string, unknown>,
     };
   }
@@ -86,7 +87,7 @@ export const RUN_CHANGES_LISTING: Tool = {
   name: 'run_changes',
   title: 'Run changes',
   description:
-    "What a rundiff run changed in its workspace: a finished run's stored change, or for a run still open (open: true) the files changed so far. Default run: the session's newest. tracking: false means the workspace was not watched (see reason).",
+    "What a rundiff run changed in its workspace: a finished run's stored change, or for a run still open (open: true) the files changed so far. Default run: the session's newest. tracking: false means the workspace was not watched (see reason). Files come a page at a time in path order (limit, default 50): files_total counts them all, and while next_cursor is not null, call again with cursor = next_cursor for the next page.",
   inputSchema: z.toJSONSchema(runChangesInput, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
   outputSchema: z.toJSONSchema(runChangesOutput, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
   annotations: {
@@ -97,6 +98,14 @@ export const RUN_CHANGES_LISTING: Tool = {
     openWorldHint: false,
   },
 };
+
+/** The readable line of a run_changes answer (the server's answer, checked against the schema it lists). */
+function runChangesNote(output: unknown, input: Record<string, unknown>): string | undefined {
+  const parsed = runChangesOutput.safeParse(output);
+  if (!parsed.success) return undefined;
+  const cursor = typeof input.cursor === 'string' ? input.cursor : undefined;
+  return runChangesText(parsed.data as unknown as RunChangesOutput, cursor);
+}
 
 /** Where calls are recorded without a server: the database, opened once; null (and said) when it cannot be. */
 function openLocalLog(dbPath: string): { log: CallLog; db: Db } | null {
@@ -212,7 +221,10 @@ export async function run(argv: string[]): Promise<number> {
     }
     const outcome = result.ok ? 'ok' : result.error.code;
     say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);
-    return mcpResult(result);
+    return mcpResult(
+      result,
+      result.ok && result.tool === 'run_changes' ? runChangesNote(result.output, input) : undefined,
+    );
   });
 
   const transport = new StdioServerTransport();

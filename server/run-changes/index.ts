@@ -4,6 +4,7 @@ export {
   runChanges,
   runChangesInput,
   runChangesOutput,
+  runChangesText,
   type RunChangesArgs,
   type RunChangesDeps,
 } from './run-changes.ts';

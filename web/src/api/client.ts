@@ -1,4 +1,5 @@
 import type {
+  ChangeFilesPage,
   ChangeSummary,
   ErrorBody,
   FileWithPatch,
@@ -85,6 +86,8 @@ export const api = {
     getJson<SessionDetailResponse>(urls.session(id, opts)),
   getChange: async (sessionId: string, changeId: string) =>
     (await getJson<{ change: ChangeSummary }>(urls.change(sessionId, changeId))).change,
+  getFilesPage: (sessionId: string, changeId: string, page: { after: number; limit: number }) =>
+    getJson<ChangeFilesPage>(urls.files(sessionId, changeId, page)),
   getFile: async (sessionId: string, changeId: string, fileId: string) =>
     (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
   /** Starts the scripted demo (or joins the one playing): `POST /api/demo`. */

@@ -16,6 +16,12 @@ describe('REST urls', () => {
     expect(urls.session('a', { messagesBefore: 9, messagesLimit: 500 })).toBe(
       '/api/hermes/sessions/a?messages_before=9&messages_limit=500',
     );
+    expect(urls.files('s', 'tool:t1', { after: -1, limit: 200 })).toBe(
+      '/api/hermes/sessions/s/workspace-run-changes/tool%3At1/files?limit=200',
+    );
+    expect(urls.files('s', 'run:r1', { after: 49, limit: 150 })).toBe(
+      '/api/hermes/sessions/s/workspace-run-changes/run%3Ar1/files?limit=150&after=49',
+    );
   });
 
   it('makes a safe download name', () => {

@@ -20,6 +20,12 @@ export const urls = {
     return `${base}/${enc(id)}${s ? `?${s}` : ''}`;
   },
   change: (sessionId: string, changeId: string) => `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}`,
+  /** A page of a change's rows: those after position `after` (-1: from the first). */
+  files: (sessionId: string, changeId: string, page: { after: number; limit: number }) => {
+    const q = new URLSearchParams({ limit: String(page.limit) });
+    if (page.after >= 0) q.set('after', String(page.after));
+    return `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files?${q.toString()}`;
+  },
   file: (sessionId: string, changeId: string, fileId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
   patch: (sessionId: string, changeId: string) =>

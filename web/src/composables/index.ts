@@ -5,3 +5,4 @@ export { usePatchLayout } from './usePatchLayout.ts';
 export { copyText, useCopy } from './useCopy.ts';
 export { useRowKeys } from './useRowKeys.ts';
 export { useDemo } from './useDemo.ts';
+export { forgetChangeFiles, useChangeFiles, type ChangeFiles, type ChangeFilesHandle } from './useChangeFiles.ts';

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { changedHeading, formatChangeRow, moreFilesText, progressText, type ChangeRowInput } from './change-rows.ts';
+import {
+  changedHeading,
+  fileListLabel,
+  formatChangeRow,
+  moreFilesText,
+  progressText,
+  type ChangeRowInput,
+} from './change-rows.ts';
 import { omittedReasonText, truncatedNotes, untrackedReasonText } from './reasons.ts';
 
 const file = (over: Partial<ChangeRowInput>): ChangeRowInput => ({
@@ -68,5 +75,10 @@ describe('change block rows', () => {
     expect(omittedReasonText('binary')).toBe('binary file');
     expect(truncatedNotes(['rows', 'file_patch'])).toEqual([]);
     expect(truncatedNotes(['scan_files', 'rows'])).toHaveLength(1);
+  });
+
+  it('names a whole file list by its true total, and says "stored" when the row bound left paths out', () => {
+    expect(fileListLabel(300, 300, 0)).toBe('Changed 300 files: all 300 listed');
+    expect(fileListLabel(100020, 100000, 20)).toBe('Changed 100020 files: the 100000 stored listed');
   });
 });

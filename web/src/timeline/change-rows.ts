@@ -58,6 +58,11 @@ export function changedHeading(count: number): string {
   return `Changed ${count} ${count === 1 ? 'file' : 'files'}`;
 }
 
+/** The accessible name of a change's whole file list: `Changed 300 files: all 300 listed`. */
+export function fileListLabel(changedCount: number, total: number, omittedCount: number): string {
+  return `${changedHeading(changedCount)}: ${omittedCount > 0 ? `the ${total} stored` : `all ${total}`} listed`;
+}
+
 /** `+1 more file`, `+4 more files`, or null when nothing was omitted. */
 export function moreFilesText(omittedCount: number): string | null {
   if (omittedCount <= 0) return null;

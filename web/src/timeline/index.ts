@@ -1,8 +1,10 @@
 /** Pure logic of the timeline: state reducers, item placement, row and patch formatting. */
 export * from './change-rows.ts';
+export * from './file-pages.ts';
 export * from './markdown.ts';
 export * from './patch-lines.ts';
 export * from './reasons.ts';
 export * from './session-state.ts';
 export * from './sessions-list.ts';
 export * from './timeline.ts';
+export * from './windowing.ts';
