@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config, HttpTimeouts } from './config.ts';
-import { createLiveFeedObserver, type FeedBudget } from './live/index.ts';
+import { createLiveFeedObserver, type FeedBudget, type LiveFeed } from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, toolsRouter } from './api/index.ts';
 import { isLoopbackHost, type SecurityPolicy } from './security/index.ts';
@@ -58,6 +58,8 @@ export interface RunningServer extends ServerContext {
   io: SocketServer['io'];
   /** The background jobs (checkpoint TTL, live feed, retention), started after listen, stopped on close. */
   jobs: RunningJobs;
+  /** The live touched-files feed (its `handles()` say what it holds open). */
+  liveFeed: LiveFeed;
   close(): Promise<void>;
 }
 
@@ -203,5 +205,13 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       store.close();
     })());
 
-  return { ...full, url: `http://${urlHost(config.host)}:${port}`, port, io: socket.io, jobs, close };
+  return {
+    ...full,
+    url: `http://${urlHost(config.host)}:${port}`,
+    port,
+    io: socket.io,
+    jobs,
+    liveFeed: live.feed,
+    close,
+  };
 }

@@ -138,7 +138,9 @@ describe('live touched-files feed: watching folders', () => {
     expect(feed.handles().folderWatches).toBe(3);
     // One event on the root names the folder only; no event names the files that went with it.
     fs.renameSync(path.join(repo.dir, 'old'), path.join(elsewhere, 'old'));
-    const e = await waitFor(() => events.find((x) => x.touched.includes('old/in/y.ts') && x.touched.includes('old/x.ts')));
+    const e = await waitFor(() =>
+      events.find((x) => x.touched.includes('old/in/y.ts') && x.touched.includes('old/x.ts')),
+    );
     expect(e.mode).toBe('watch');
     await waitFor(() => (feed.handles().folderWatches === 1 ? true : undefined));
   });
@@ -257,7 +259,12 @@ describe('live touched-files feed: periodic checks where watching is not possibl
     expect(await feed.ready('s', 'run:r')).toBe(false);
     expect(feed.handles()).toMatchObject({ watchers: 0, folderWatches: 0, pollers: 1 });
     const first = await waitFor(() => events.find((e) => e.mode === 'poll'));
-    expect(first).toMatchObject({ available: true, reason: 'watch_budget', touched_count: 0, check_interval_ms: 1_000 });
+    expect(first).toMatchObject({
+      available: true,
+      reason: 'watch_budget',
+      touched_count: 0,
+      check_interval_ms: 1_000,
+    });
     repo.write('x/b.txt', 'changed\n');
     repo.write('y/new.txt', 'n\n');
     const e = await waitFor(() => events.find((x) => x.touched_count === 2));
@@ -348,7 +355,15 @@ describe('live touched-files feed: periodic checks where watching is not possibl
     const { events, feed } = setup();
     expect(feed.open(run('r', repo.dir), null)).toBeNull();
     expect(events).toEqual([
-      { session_id: 's', run_id: 'r', change_id: 'run:r', available: false, reason: 'watch_failed', touched: [], touched_count: 0 },
+      {
+        session_id: 's',
+        run_id: 'r',
+        change_id: 'run:r',
+        available: false,
+        reason: 'watch_failed',
+        touched: [],
+        touched_count: 0,
+      },
     ]);
   });
 

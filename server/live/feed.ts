@@ -63,7 +63,10 @@ export interface LiveFeedOptions {
 }
 
 /** The bounds after which a watched run is checked periodically instead. */
-export type FeedBudget = Pick<LiveFeedOptions, 'maxEventsPerWindow' | 'eventWindowMs' | 'maxTrackedPaths' | 'checkDelay'>;
+export type FeedBudget = Pick<
+  LiveFeedOptions,
+  'maxEventsPerWindow' | 'eventWindowMs' | 'maxTrackedPaths' | 'checkDelay'
+>;
 
 /** What the feed did so far (tests and diagnostics). */
 export interface FeedStats {
@@ -315,11 +318,15 @@ export class LiveFeed {
       onResult: (paths, nextInMs) => this.pollResult(state, paths, nextInMs),
       onEnd: () => void this.close(state.run.sessionId, state.run.changeId),
       onError: (err) =>
-        this.opts.log?.(`live feed for ${state.run.root}: a check of run ${state.run.runId} failed: ${(err as Error).message}`),
+        this.opts.log?.(
+          `live feed for ${state.run.root}: a check of run ${state.run.runId} failed: ${(err as Error).message}`,
+        ),
       onFailed: () => {
         if (this.byRun.get(k) !== state) return;
         this.byRun.delete(k);
-        this.opts.log?.(`live feed for ${state.run.root}: run ${state.run.runId} is no longer followed (checks keep failing)`);
+        this.opts.log?.(
+          `live feed for ${state.run.root}: run ${state.run.runId} is no longer followed (checks keep failing)`,
+        );
         this.unavailable(state.run, 'check_failed');
       },
       now: this.now,
@@ -484,7 +491,9 @@ export class LiveFeed {
     const shared = this.byRoot.get(state.run.root);
     if (!shared) return false;
     await shared.settled;
-    return shared.ready && this.byRoot.get(state.run.root) === shared && this.isCurrent(state) && state.mode === 'watch';
+    return (
+      shared.ready && this.byRoot.get(state.run.root) === shared && this.isCurrent(state) && state.mode === 'watch'
+    );
   }
 
   /** How a run is followed now, or null when it is not. */
