@@ -372,7 +372,10 @@ export class LiveFeed {
       .then(
         (paths) => {
           if (!paths || paths.length === 0 || !this.isCurrent(state) || state.mode !== 'watch') return;
-          for (const p of paths) state.pending.add(p);
+          // Only what the watcher has not seen: a path it already listed keeps its place by recency.
+          const unseen = paths.filter((p) => !state.touched.has(p) && !state.pending.has(p));
+          if (unseen.length === 0) return;
+          for (const p of unseen) state.pending.add(p);
           this.schedule(state);
         },
         (err: unknown) => {
