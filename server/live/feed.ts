@@ -462,7 +462,7 @@ export class LiveFeed {
     }
   }
 
-  /** Stops following a run: its watch share, its periodic check and its pending event all end. */
+  /** Stops following a run: its watch share, its periodic check and its pending event all end (resolves once a running check has). */
   async close(sessionId: string, changeId: string): Promise<void> {
     const k = feedKey(sessionId, changeId);
     const state = this.byRun.get(k);
@@ -470,8 +470,9 @@ export class LiveFeed {
     this.byRun.delete(k);
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
-    state.poller?.stop();
     this.detach(state);
+    // A check still running is waited for, so that whoever closes the engine next does not cut it off.
+    await state.poller?.stop();
   }
 
   /** True while `state` is still the live state of its run (not closed). */

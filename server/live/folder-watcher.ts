@@ -28,7 +28,7 @@ export interface FolderWatcherOptions {
   /** The watcher could not go on; it has already closed itself. */
   onFail(reason: WatchFailure, message: string): void;
   log?(message: string): void;
-  /** Folders read between two yields to the event loop while walking. Default 64. */
+  /** Folders read between two yields to the event loop while walking. Default 16. */
   foldersPerSlice?: number;
 }
 
@@ -56,7 +56,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
   const folders = new Map<PathKey, Watched>();
-  const perSlice = o.foldersPerSlice ?? 64;
+  const perSlice = o.foldersPerSlice ?? 16;
   let closed = false;
   let root: SafeRoot;
 

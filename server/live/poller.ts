@@ -36,7 +36,8 @@ export interface PollerOptions {
 }
 
 export interface Poller {
-  stop(): void;
+  /** No check after this one; resolves once a check still running has ended. */
+  stop(): Promise<void>;
   /** The pause chosen after the last check (ms); 0 before the first check ends. */
   intervalMs(): number;
   /** Checks started so far. */
@@ -55,7 +56,7 @@ export function startPoller(o: PollerOptions): Poller {
   const maxFailures = o.maxFailures ?? 3;
   let stopped = false;
   let timer: unknown = null;
-  let inFlight = false;
+  let inFlight: Promise<unknown> | null = null;
   let interval = 0;
   let checks = 0;
   let failures = 0;
@@ -69,14 +70,15 @@ export function startPoller(o: PollerOptions): Poller {
 
   const run = async () => {
     if (stopped) return;
-    inFlight = true;
     checks++;
     const startedAt = o.now();
     let paths: string[] | null;
     try {
-      paths = await o.check();
+      const pending = o.check();
+      inFlight = pending;
+      paths = await pending;
     } catch (err) {
-      inFlight = false;
+      inFlight = null;
       if (stopped) return;
       failures++;
       o.onError(err);
@@ -92,7 +94,7 @@ export function startPoller(o: PollerOptions): Poller {
     }
     // Counted while still in flight, so that this poller is one of the sharers.
     const sharers = o.sharers();
-    inFlight = false;
+    inFlight = null;
     if (stopped) return;
     failures = 0;
     if (paths === null) {
@@ -107,13 +109,14 @@ export function startPoller(o: PollerOptions): Poller {
 
   void run();
   return {
-    stop() {
+    async stop() {
       stopped = true;
       if (timer !== null) o.timers.clearTimeout(timer);
       timer = null;
+      await inFlight?.catch(() => undefined);
     },
     intervalMs: () => interval,
     checks: () => checks,
-    active: () => !stopped && (inFlight || timer !== null),
+    active: () => !stopped && (inFlight !== null || timer !== null),
   };
 }
