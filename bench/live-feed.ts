@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { watch as chokidarWatch } from 'chokidar';
 import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -13,13 +14,14 @@ import { ensureTrees, gitEnv } from './trees.ts';
  * ready, memory, the longest event-loop block while the folders are walked, how soon edits show)
  * and periodic checks (the engine's check of the run's changed paths: its cost, the pause the feed
  * chose, and the CPU share of the process over a window). Baselines in the same run: one
- * `git status` (git tree) and the run's checkpoint.
+ * `git status` (git tree), the run's checkpoint, and the per-file watcher the feed used before
+ * (chokidar with the same ignore rules).
  */
 
 export interface LiveTreeResult {
   tree: string;
   files: number;
-  baseline: { gitStatusMs: number | null; checkpointMs: number };
+  baseline: { gitStatusMs: number | null; checkpointMs: number; perFileWatches: number; perFileReadyMs: number };
   watch: {
     folders: number;
     kernelWatches: number;
@@ -82,11 +84,29 @@ async function measureTree(name: string, root: string, files: string[], isGit: b
     await engine.start({ sessionId: 'b', changeId: 'run:w', runId: 'w', workspace: ws });
     const checkpointMs = performance.now() - t0;
     const run: FeedRun = { sessionId: 'b', runId: 'w', changeId: 'run:w', root: ws.root };
+    const ignore = await feedIgnoreFor(ws, null);
+
+    // The previous feed's watcher: one watch per file and per folder.
+    const c0 = kernelWatches();
+    const tc = performance.now();
+    const perFile = chokidarWatch(root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored: (abs: string, stats?: { isDirectory(): boolean }) => {
+        const rel = path.relative(root, abs).split(path.sep).join('/');
+        if (rel === '' || rel.startsWith('..')) return false;
+        return rel.endsWith('.git') || (stats?.isDirectory() === true && ignore.skipDir(rel));
+      },
+    });
+    perFile.on('error', () => undefined);
+    await new Promise<void>((resolve) => perFile.on('ready', () => resolve()));
+    const perFileReadyMs = performance.now() - tc;
+    const perFileWatches = kernelWatches() - c0;
+    await perFile.close();
 
     // Watching folders.
     const events: DiffProgressPayload[] = [];
     const watched = new LiveFeed({ maxWatches: DEFAULT_LIMITS.liveFeedMaxWatches, emit: (p) => events.push(p) });
-    const ignore = await feedIgnoreFor(ws, null);
     const before = kernelWatches();
     const rss0 = process.memoryUsage().rss;
     const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -130,7 +150,7 @@ async function measureTree(name: string, root: string, files: string[], isGit: b
     return {
       tree: name,
       files: files.length,
-      baseline: { gitStatusMs, checkpointMs },
+      baseline: { gitStatusMs, checkpointMs, perFileWatches, perFileReadyMs },
       watch: {
         folders,
         kernelWatches: kernel,
@@ -170,9 +190,11 @@ export function formatLiveFeedBench(results: LiveTreeResult[]): string {
   for (const r of results) {
     const b = r.baseline;
     out.push(
-      `  ${r.tree}: baseline checkpoint ${f0(b.checkpointMs)} ms${b.gitStatusMs !== null ? `, git status ${f0(b.gitStatusMs)} ms` : ''}`,
+      `  ${r.tree}: baseline checkpoint ${f0(b.checkpointMs)} ms${b.gitStatusMs !== null ? `, git status ${f0(b.gitStatusMs)} ms` : ''}; ` +
+        `per-file watcher (before): ${b.perFileWatches} watches, ready in ${f0(b.perFileReadyMs)} ms`,
       `    watch: ${r.watch.folders} folder watches (kernel: ${r.watch.kernelWatches}), ${f0(r.watch.watchesPer10kFiles)} per 10,000 files; ` +
-        `ready in ${f0(r.watch.readyMs)} ms (${f1(r.watch.readyMs / b.checkpointMs)}x the checkpoint), longest event-loop block ${f1(r.watch.longestBlockMs)} ms, ` +
+        `${f1(b.perFileWatches / Math.max(1, r.watch.folders))}x fewer than per file; ` +
+        `ready in ${f0(r.watch.readyMs)} ms (${f1(r.watch.readyMs / b.checkpointMs)}x the checkpoint, ${f1(r.watch.readyMs / b.perFileReadyMs)}x per file), longest event-loop block ${f1(r.watch.longestBlockMs)} ms, ` +
         `RSS +${f1(r.watch.rssMiB)} MiB; ${EDITS} edits listed after ${f0(r.watch.editsSeenMs)} ms`,
       `    poll: ${r.poll.checks} checks in ${f0(r.poll.windowMs / 1000)} s, ${f0(r.poll.checkMs)} ms each (${f1(r.poll.checkMs / b.checkpointMs)}x the checkpoint), ` +
         `pause ${f0(r.poll.intervalMs)} ms, process CPU ${(r.poll.cpuShare * 100).toFixed(1)}% of wall time`,
