@@ -274,6 +274,17 @@ describe('live touched-files feed: periodic checks where watching is not possibl
     expect(feed.handles()).toEqual({ watchers: 0, folderWatches: 0, pollers: 0, throttleTimers: 0, runs: 0 });
   });
 
+  it('a later run on a workspace found too big to watch is checked periodically at once, without walking it again', async () => {
+    const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n', 'x/b.txt': 'b\n', 'y/c.txt': 'c\n' } });
+    repos.push(repo);
+    const { feed } = setup({ maxWatches: 2, changedSoFar: async () => [] });
+    expect(feed.open(run('r1', repo.dir), keepAll)).toBe('watch'); // control: the first run tries
+    await waitFor(() => (feed.mode('s', 'run:r1') === 'poll' ? true : undefined));
+    expect(feed.open(run('r2', repo.dir), keepAll)).toBe('poll');
+    expect(feed.watcherCount()).toBe(0);
+    expect(feed.stats().switchedToPoll).toBe(2);
+  });
+
   it('control: the same workspace within the budget is watched', async () => {
     const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n', 'x/b.txt': 'b\n', 'y/c.txt': 'c\n' } });
     repos.push(repo);

@@ -128,6 +128,11 @@ interface Shared {
   windowEvents: number;
 }
 
+/** How long a workspace found to have too many folders is polled without trying to watch it again (ms). */
+const OVER_BUDGET_MEMORY_MS = 10 * 60_000;
+/** Workspaces remembered as too big to watch (the oldest is forgotten first). */
+const OVER_BUDGET_REMEMBERED = 64;
+
 /** The map key of one run's feed. */
 export const feedKey = (sessionId: string, changeId: string) => `${sessionId}\u0000${changeId}`;
 
@@ -143,6 +148,8 @@ export class LiveFeed {
   private readonly timers: OneShotTimers;
   private readonly budget: WatchBudget;
   private readonly counts: FeedStats = { eventsHandled: 0, switchedOff: 0, switchedToPoll: 0, checks: 0 };
+  /** Workspaces found to have more folders than the budget, and when: later runs there poll at once. */
+  private readonly overBudget = new Map<string, number>();
 
   constructor(private readonly opts: LiveFeedOptions) {
     this.intervalMs = opts.intervalMs ?? 500;
@@ -185,6 +192,15 @@ export class LiveFeed {
       return this.byRun.get(k)?.mode ?? null;
     }
     let shared = this.byRoot.get(run.root);
+    const foundTooBig = this.overBudget.get(run.root);
+    if (!shared && foundTooBig !== undefined) {
+      // Walking up to the budget again only to give up again would cost every run the same.
+      if (this.now() - foundTooBig < OVER_BUDGET_MEMORY_MS) {
+        this.poll(state, 'watch_budget');
+        return this.byRun.get(k)?.mode ?? null;
+      }
+      this.overBudget.delete(run.root);
+    }
     if (!shared) {
       shared = this.startWatcher(run.root, ignore);
       this.byRoot.set(run.root, shared);
@@ -241,8 +257,10 @@ export class LiveFeed {
       onFolderGone: () => {
         for (const state of shared.runs.values()) this.catchUp(state);
       },
-      onFail: (reason, message) => {
+      onFail: (reason, message, held) => {
         this.opts.log?.(`live feed for ${root}: stopped watching (${reason}: ${message})`);
+        // Too big by itself, not merely crowded out by other workspaces' watches.
+        if (reason === 'watch_budget' && held >= this.budget.size) this.rememberOverBudget(root);
         this.watcherGone(shared, reason);
       },
       ...(this.opts.log ? { log: this.opts.log } : {}),
@@ -261,6 +279,14 @@ export class LiveFeed {
       },
     );
     return shared;
+  }
+
+  private rememberOverBudget(root: string): void {
+    if (this.overBudget.size >= OVER_BUDGET_REMEMBERED) {
+      const oldest = this.overBudget.keys().next().value;
+      if (oldest !== undefined) this.overBudget.delete(oldest);
+    }
+    this.overBudget.set(root, this.now());
   }
 
   /** The watcher of a workspace is closed: its runs go on with periodic checks. */

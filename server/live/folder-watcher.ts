@@ -25,8 +25,8 @@ export interface FolderWatcherOptions {
   onPaths(rels: string[]): void;
   /** A watched folder was removed or moved away: which files went with it only a full check knows. */
   onFolderGone(rel: string): void;
-  /** The watcher could not go on; it has already closed itself. */
-  onFail(reason: WatchFailure, message: string): void;
+  /** The watcher could not go on; it has already closed itself. `held`: the watches it held then. */
+  onFail(reason: WatchFailure, message: string, held: number): void;
   log?(message: string): void;
   /** Folders read between two yields to the event loop while walking. Default 16. */
   foldersPerSlice?: number;
@@ -69,8 +69,9 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
   };
   const fail = (reason: WatchFailure, message: string) => {
     if (closed) return;
+    const held = folders.size;
     close();
-    o.onFail(reason, message);
+    o.onFail(reason, message, held);
   };
   const skipped = (key: PathKey) => baseOf(key) === '.git' || o.skipDir(text(key));
 
@@ -128,7 +129,10 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
         // gone again: reported as a touched path below
       }
       if (isDir) {
-        if (!skipped(rel)) void walk(rel, true);
+        if (!skipped(rel))
+          walk(rel, true).catch((err: unknown) => {
+            o.log?.(`live feed: new folder ${text(rel)} in ${o.root} not watched: ${(err as Error).message}`);
+          });
         return;
       }
     }
