@@ -1,6 +1,7 @@
 import type { DiffProgressPayload, LiveFeedMode } from '../../shared/index.ts';
 import type { CheckDelayOptions } from './check-delay.ts';
 import { startFolderWatcher, type FolderWatcher } from './folder-watcher.ts';
+import { afterCheck, newestFirst, touchAll } from './touched-list.ts';
 import { nodeOneShotTimers, startPoller, type OneShotTimers, type Poller } from './poller.ts';
 import { createWatchBudget, type WatchBudget } from './watch-budget.ts';
 
@@ -370,18 +371,8 @@ export class LiveFeed {
 
   private pollResult(state: RunState, paths: string[], nextInMs: number): void {
     if (!this.isCurrent(state)) return;
-    const now = new Set(paths);
-    const next = new Set<string>();
-    // Paths already listed keep their place; new ones come after them, so they list as newest (and
-    // those new in the same check list in path order).
-    for (const p of state.touched) if (now.has(p)) next.add(p);
-    const fresh = paths.filter((p) => !next.has(p)).sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-    for (const p of fresh) {
-      if (next.size >= this.maxTracked) break;
-      next.add(p);
-    }
-    state.touched = next;
-    state.count = now.size;
+    state.touched = afterCheck(state.touched, paths, this.maxTracked);
+    state.count = new Set(paths).size;
     this.send(state, nextInMs);
   }
 
@@ -441,11 +432,7 @@ export class LiveFeed {
     }
     if (!this.isCurrent(state) || state.mode !== 'watch') return; // closed or switched meanwhile
     if (kept.length === 0) return;
-    for (const p of kept) {
-      // Touched again: it moves to the newest end.
-      state.touched.delete(p);
-      state.touched.add(p);
-    }
+    touchAll(state.touched, kept);
     state.count = state.touched.size;
     state.lastEmit = Date.now();
     this.send(state, null);
@@ -453,8 +440,7 @@ export class LiveFeed {
 
   /** Sends the run's progress when it says something new. */
   private send(state: RunState, checkIntervalMs: number | null): void {
-    const all = [...state.touched];
-    const listed = all.slice(Math.max(0, all.length - this.maxListed)).reverse();
+    const listed = newestFirst(state.touched, this.maxListed);
     const payload: DiffProgressPayload = {
       session_id: state.run.sessionId,
       run_id: state.run.runId,
