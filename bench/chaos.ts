@@ -310,11 +310,12 @@ async function renameStorm(seconds: number): Promise<void> {
   const session = 'storm';
   await post(server.url, { type: 'session.upsert', session_id: session, workspace: dir });
   await post(server.url, { type: 'run.started', session_id: session, run_id: 'r1' });
-  // The live feed says when it switches itself off for this run.
+  // The live feed says when it stops watching this run (and checks it periodically) or goes off.
   const socket = io(server.url, { transports: ['websocket'] });
   let feedOff: string | null = null;
-  socket.on('workspace.diff.progress', (p: { available: boolean; reason?: string }) => {
-    if (!p.available) feedOff = p.reason ?? 'off';
+  socket.on('workspace.diff.progress', (p: { available: boolean; mode?: string; reason?: string }) => {
+    if (!p.available) feedOff = `off: ${p.reason ?? '?'}`;
+    else if (p.mode === 'poll' && feedOff === null) feedOff = `checked periodically: ${p.reason ?? '?'}`;
   });
   await socket.emitWithAck('session.subscribe', { session_id: session });
   // A separate process renames one file back and forth as fast as it can, for `seconds`.
@@ -365,7 +366,7 @@ async function renameStorm(seconds: number): Promise<void> {
     'rename storm during a run',
     healthErrors === 0 && max < 1000 && whole === null,
     `${renames || '?'} renames in ${seconds} s; /api/health p50 ${p50.toFixed(1)} ms, max ${max.toFixed(0)} ms, ` +
-      `${healthErrors} errors; live feed ${feedOff ? `switched off (${feedOff})` : 'stayed on'}; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
+      `${healthErrors} errors; live feed ${feedOff ? `changed (${feedOff})` : 'kept watching'}; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
   );
 }
 

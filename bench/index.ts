@@ -1,7 +1,8 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live]`: runs the named benchmarks
+ * (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -41,4 +42,9 @@ if (all || wanted.has('hooks')) {
   const { benchHooks, formatHooksBench } = await import('./hooks.ts');
   const r = await benchHooks();
   process.stdout.write(`${formatHooksBench(r)}\n`);
+}
+if (all || wanted.has('live')) {
+  const { benchLiveFeed, formatLiveFeedBench } = await import('./live-feed.ts');
+  const r = await benchLiveFeed();
+  process.stdout.write(`${formatLiveFeedBench(r)}\n`);
 }

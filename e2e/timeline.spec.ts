@@ -253,11 +253,13 @@ test('B25: an open run shows "Working... N files touched" from the live feed', a
     let written = 0;
     await expect(async () => {
       ws.write(`f${written++}.txt`, 'x\n');
-      await expect(page.getByTestId('run-progress')).toHaveText(/^Working\.\.\. \d+ files? touched$/, {
-        timeout: 1_000,
-      });
+      await expect(page.getByTestId('run-progress').getByTestId('progress-heading')).toHaveText(
+        /^Working\.\.\. \d+ files? touched$/,
+        { timeout: 1_000 },
+      );
     }).toPass({ timeout: 15_000 });
-    const touched = Number(/(\d+)/.exec(await page.getByTestId('run-progress').innerText())![1]);
+    const heading = page.getByTestId('run-progress').getByTestId('progress-heading');
+    const touched = Number(/(\d+)/.exec(await heading.innerText())![1]);
     expect(touched).toBeGreaterThanOrEqual(1);
     expect(touched).toBeLessThanOrEqual(written);
     await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });

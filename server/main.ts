@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config, HttpTimeouts } from './config.ts';
-import { createLiveFeedObserver, type FeedBudget } from './live/index.ts';
+import { createLiveFeedObserver, type FeedBudget, type LiveFeed } from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, toolsRouter } from './api/index.ts';
 import { isLoopbackHost, type SecurityPolicy } from './security/index.ts';
@@ -25,7 +25,7 @@ export interface ServerOptions {
   toolsRouter?: (ctx: ServerContext) => Router;
   /** Told when checkpoints are taken and runs close (the live feed). */
   observers?: (ctx: ServerContext) => RunObserver[];
-  /** When the live feed switches itself off (events per window, tracked paths). Defaults in server/live. */
+  /** When a watched run is checked periodically instead (events per window, tracked paths) and the pace of the checks. Defaults in server/live. */
   liveFeedBudget?: FeedBudget;
   /** How often the age sweep runs (ms). Default hourly. */
   retentionIntervalMs?: number;
@@ -58,6 +58,8 @@ export interface RunningServer extends ServerContext {
   io: SocketServer['io'];
   /** The background jobs (checkpoint TTL, live feed, retention), started after listen, stopped on close. */
   jobs: RunningJobs;
+  /** The live touched-files feed (its `handles()` say what it holds open). */
+  liveFeed: LiveFeed;
   close(): Promise<void>;
 }
 
@@ -133,14 +135,14 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const full = ctx as ServerContext;
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
   const live = createLiveFeedObserver({
-    maxFiles: config.limits.liveFeedMaxFiles,
+    maxWatches: config.limits.liveFeedMaxWatches,
     dbPath: config.dbPath,
     emit: (p) => socket.emitToSession(p.session_id, 'workspace.diff.progress', p),
     hasCheckpoint: (sessionId, changeId) => engine.has(sessionId, changeId),
     ...(opts.liveFeedBudget ? { budget: opts.liveFeedBudget } : {}),
     changedSoFar: async (sessionId, changeId) => {
       const d = await engine.peek(sessionId, changeId);
-      return d ? d.files.flatMap((f) => (f.old_path !== null ? [f.path, f.old_path] : [f.path])) : [];
+      return d ? d.files.flatMap((f) => (f.old_path !== null ? [f.path, f.old_path] : [f.path])) : null;
     },
     log,
   });
@@ -203,5 +205,13 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       store.close();
     })());
 
-  return { ...full, url: `http://${urlHost(config.host)}:${port}`, port, io: socket.io, jobs, close };
+  return {
+    ...full,
+    url: `http://${urlHost(config.host)}:${port}`,
+    port,
+    io: socket.io,
+    jobs,
+    liveFeed: live.feed,
+    close,
+  };
 }

@@ -21,8 +21,12 @@ export interface Limits {
   diffTimeoutMs: number;
   /** Checkpoint lifetime since the run's last event (ms). Default 6 h. RUNDIFF_CHECKPOINT_TTL_MS */
   checkpointTtlMs: number;
-  /** Live feed only for workspaces whose checkpoint scanned at most this many files. Default 5,000. RUNDIFF_LIVE_FEED_MAX_FILES */
-  liveFeedMaxFiles: number;
+  /**
+   * Folder watches the live feed may hold over all open runs (count; lowered to a quarter of the
+   * system's per-user inotify limit). Past it a workspace is checked periodically instead. Default
+   * 20,000. RUNDIFF_LIVE_FEED_MAX_WATCHES
+   */
+  liveFeedMaxWatches: number;
   /** Request body (bytes). Default 2 MiB. RUNDIFF_MAX_BODY_BYTES */
   maxBodyBytes: number;
   /** Run-level changes kept per session (count). Default 200. RUNDIFF_MAX_CHANGES_PER_SESSION */
@@ -41,7 +45,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   scanTimeoutMs: 1_000,
   diffTimeoutMs: 100,
   checkpointTtlMs: 6 * 60 * 60 * 1000,
-  liveFeedMaxFiles: 5_000,
+  liveFeedMaxWatches: 20_000,
   maxBodyBytes: 2 * 1024 * 1024,
   maxChangesPerSession: 200,
   retentionDays: 30,
@@ -58,7 +62,7 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze({
   scanTimeoutMs: 'RUNDIFF_SCAN_TIMEOUT_MS',
   diffTimeoutMs: 'RUNDIFF_DIFF_TIMEOUT_MS',
   checkpointTtlMs: 'RUNDIFF_CHECKPOINT_TTL_MS',
-  liveFeedMaxFiles: 'RUNDIFF_LIVE_FEED_MAX_FILES',
+  liveFeedMaxWatches: 'RUNDIFF_LIVE_FEED_MAX_WATCHES',
   maxBodyBytes: 'RUNDIFF_MAX_BODY_BYTES',
   maxChangesPerSession: 'RUNDIFF_MAX_CHANGES_PER_SESSION',
   retentionDays: 'RUNDIFF_RETENTION_DAYS',

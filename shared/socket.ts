@@ -34,10 +34,25 @@ export interface DiffCompletedPayload extends Pick<
   files: DiffCompletedFile[];
 }
 
+/**
+ * How the live feed follows a run: `watch` (folder watches report each touched path as it happens)
+ * or `poll` (the run's changed paths are checked periodically, where watching is not possible).
+ */
+export type LiveFeedMode = 'watch' | 'poll';
+
 export interface DiffProgressPayload extends Pick<ChangeSummary, 'session_id' | 'run_id' | 'change_id'> {
   available: boolean;
-  /** Why the live feed is off (`too_many_files`, `watch_failed`, ...). */
+  /** Present when `available`. */
+  mode?: LiveFeedMode;
+  /**
+   * With `available: false`, why the feed is off (`check_failed`, or a watch failure where no
+   * periodic check exists); with `mode: 'poll'`, why the feed is not watching (`watch_budget`,
+   * `watch_limit`, `watch_failed`, `too_many_events`, `too_many_paths`).
+   */
   reason?: string;
+  /** With `mode: 'poll'`: the pause before the next check (ms, whole seconds, at least 1,000). */
+  check_interval_ms?: number;
+  /** Touched paths, most recently touched first; at most 200 (`touched_count` stays exact). */
   touched: string[];
   touched_count: number;
 }

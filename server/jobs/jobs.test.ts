@@ -88,7 +88,7 @@ describe('background jobs', () => {
     let held = true;
     const opened: string[] = [];
     const live = createLiveFeedObserver({
-      maxFiles: 1_000,
+      maxWatches: 1_000,
       dbPath: null,
       emit: () => undefined,
       hasCheckpoint: () => held,

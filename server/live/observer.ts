@@ -1,26 +1,33 @@
-import type { DiffProgressPayload } from '../../shared/index.ts';
 import type { RunObserver } from '../runs/index.ts';
+import type { DiffProgressPayload } from '../../shared/index.ts';
 import { feedKey, LiveFeed, type FeedBudget } from './feed.ts';
 import { feedIgnoreFor } from './ignore.ts';
+import type { OneShotTimers } from './poller.ts';
+import { systemWatchLimit, watchBudgetSize } from './watch-budget.ts';
 
 export interface LiveFeedObserverOptions {
-  maxFiles: number;
+  /** Folder watches the feed may hold (lowered to a share of the system's limit). */
+  maxWatches: number;
   dbPath: string | null;
   emit(payload: DiffProgressPayload): void;
-  /** The run's changed paths so far (the engine's `peek`), to catch edits made before the watcher was ready. */
-  changedSoFar?(sessionId: string, changeId: string): Promise<string[]>;
+  /** The run's changed paths so far (the engine's `peek`), null when its checkpoint is gone. */
+  changedSoFar?(sessionId: string, changeId: string): Promise<string[] | null>;
   /** True while the engine still holds the run's checkpoint (a TTL eviction closes the feed). */
   hasCheckpoint(sessionId: string, changeId: string): boolean;
   log?(message: string): void;
   intervalMs?: number;
-  /** When the feed switches itself off (defaults in LiveFeedOptions). */
+  /** When a watched run is checked periodically instead, and the pace of the checks (defaults in LiveFeedOptions). */
   budget?: FeedBudget;
+  /** The system's per-user watch limit; default read from the system. */
+  systemWatchLimit?: number | null;
+  now?: () => number;
+  timers?: OneShotTimers;
 }
 
 /**
- * Connects the live feed to the bridge: a watcher starts after a run's checkpoint is taken (runs
- * only; a tool call is inside its run's feed) and stops when the run completes, fails or expires.
- * Expiry is found by `sweep`, which the server runs as a background job.
+ * Connects the live feed to the bridge: a run is followed from the moment its checkpoint is taken
+ * (runs only; a tool call is inside its run's feed) until it completes, fails or expires. Expiry is
+ * found by `sweep`, which the server runs as a background job.
  */
 export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
   observer: RunObserver;
@@ -29,13 +36,16 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
   sweep(): void;
   close(): Promise<void>;
 } {
+  const systemLimit = opts.systemWatchLimit !== undefined ? opts.systemWatchLimit : systemWatchLimit();
   const feed = new LiveFeed({
     ...opts.budget,
-    maxFiles: opts.maxFiles,
+    maxWatches: watchBudgetSize(opts.maxWatches, systemLimit),
     emit: opts.emit,
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
-    ...(opts.changedSoFar ? { catchUp: (run) => opts.changedSoFar!(run.sessionId, run.changeId) } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.timers ? { timers: opts.timers } : {}),
+    ...(opts.changedSoFar ? { changedSoFar: (run) => opts.changedSoFar!(run.sessionId, run.changeId) } : {}),
   });
   const open = new Map<string, { sessionId: string; changeId: string }>();
   const sweep = () => {
@@ -47,32 +57,19 @@ export function createLiveFeedObserver(opts: LiveFeedObserverOptions): {
     }
   };
   const observer: RunObserver = {
-    checkpointTaken({ sessionId, runId, changeId, toolCallId, workspace, result }) {
+    checkpointTaken({ sessionId, runId, changeId, toolCallId, workspace }) {
       if (toolCallId !== null) return;
       const run = { sessionId, runId, changeId, root: workspace.root };
-      const scan = { scannedFiles: result.scanned_files, truncated: result.truncated };
-      if (scan.truncated || scan.scannedFiles > opts.maxFiles) {
-        feed.open(run, scan, { skipDir: () => true, keep: async () => [] });
-        return;
-      }
       open.set(feedKey(sessionId, changeId), { sessionId, changeId });
       feedIgnoreFor(workspace, opts.dbPath, opts.log).then(
         (ignore) => {
           // The run may have ended while the ignore rules were read.
-          if (open.has(feedKey(sessionId, changeId))) feed.open(run, scan, ignore);
+          if (open.has(feedKey(sessionId, changeId))) feed.open(run, ignore);
         },
         (err: unknown) => {
-          opts.log?.(`live feed for ${workspace.root} is off: ${(err as Error).message}`);
-          open.delete(feedKey(sessionId, changeId));
-          opts.emit({
-            session_id: sessionId,
-            run_id: runId,
-            change_id: changeId,
-            available: false,
-            reason: 'watch_failed',
-            touched: [],
-            touched_count: 0,
-          });
+          // Without the rules a watcher would list ignored paths; the engine's check applies them.
+          opts.log?.(`live feed for ${workspace.root}: ignore rules not read: ${(err as Error).message}`);
+          if (open.has(feedKey(sessionId, changeId))) feed.open(run, null);
         },
       );
     },

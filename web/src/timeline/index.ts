@@ -7,4 +7,5 @@ export * from './reasons.ts';
 export * from './session-state.ts';
 export * from './sessions-list.ts';
 export * from './timeline.ts';
+export * from './progress.ts';
 export * from './windowing.ts';
