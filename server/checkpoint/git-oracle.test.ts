@@ -90,6 +90,26 @@ describe('git as the stat oracle', () => {
     expect(fs.existsSync(marker)).toBe(true);
   });
 
+  test('attributes apply from a tracked .gitattributes, an untracked one, and .git/info/attributes alone', async () => {
+    const cases: [string, (repo: ReturnType<typeof createTempRepo>) => void][] = [
+      ['tracked', (r) => (r.write('.gitattributes', '*.dat binary\n'), r.commit('attrs'))],
+      ['untracked', (r) => r.write('sub/.gitattributes', '*.dat binary\n')],
+      ['info', (r) => fs.writeFileSync(path.join(r.dir, '.git/info/attributes'), '*.dat binary\n')],
+    ];
+    for (const [, plant] of cases) {
+      const repo = createTempRepo({ files: { 'sub/x.dat': 'text\n' } });
+      onTestFinished(() => repo.cleanup());
+      plant(repo);
+      const { delta } = await runChange(engine, repo.dir, () => repo.write('sub/x.dat', 'more text\n'));
+      expect(rows(delta)).toEqual(['M sub/x.dat +0 -0 binary (binary)']);
+    }
+    // Control: without any attributes the same edit is a text change.
+    const plain = createTempRepo({ files: { 'sub/x.dat': 'text\n' } });
+    onTestFinished(() => plain.cleanup());
+    const { delta } = await runChange(engine, plain.dir, () => plain.write('sub/x.dat', 'more text\n'));
+    expect(rows(delta)).toEqual(['M sub/x.dat +1 -1']);
+  });
+
   test('an index only git can read (split index) falls back to the walk, with the same answer', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
     onTestFinished(() => repo.cleanup());

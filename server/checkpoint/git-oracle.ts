@@ -48,13 +48,21 @@ const ORACLE_CONFIG: readonly GitConfigPair[] = Object.freeze([
 
 /** The overrides of a repository, kept while none of the files its config was read from changed. */
 export interface ConfigCache {
-  get(gitDir: string): { files: string[]; identities: string[]; config: GitConfigPair[] } | undefined;
-  set(gitDir: string, entry: { files: string[]; identities: string[]; config: GitConfigPair[] }): void;
+  get(gitDir: string): { files: string[]; identities: string[]; config: OracleConfig } | undefined;
+  set(gitDir: string, entry: { files: string[]; identities: string[]; config: OracleConfig }): void;
   clear(): void;
 }
 
+/** What a repository's config means for the listing. */
+export interface OracleConfig {
+  /** The overrides every call of the listing passes. */
+  pairs: GitConfigPair[];
+  /** `core.attributesFile` is set: paths may have attributes from it. */
+  attributesFile: boolean;
+}
+
 export function createConfigCache(): ConfigCache {
-  const byDir = new Map<string, { files: string[]; identities: string[]; config: GitConfigPair[] }>();
+  const byDir = new Map<string, { files: string[]; identities: string[]; config: OracleConfig }>();
   return {
     get: (d) => byDir.get(d),
     set: (d, e) => {
@@ -80,7 +88,7 @@ function fileIdentity(file: string): string {
  * kept while every file it came from (and every file it includes, and HEAD, which conditional
  * includes may depend on) is the same file: a filter added meanwhile is seen at the next listing.
  */
-export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: ConfigCache): Promise<GitConfigPair[]> {
+export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: ConfigCache): Promise<OracleConfig> {
   const hit = cache?.get(area.gitDir);
   if (hit && hit.files.every((f, i) => fileIdentity(f) === hit.identities[i])) return hit.config;
   const res = await runGit({
@@ -91,6 +99,7 @@ export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: Co
     okExitCodes: [0, 1],
   });
   const keys: Buffer[] = [];
+  let attributesFile = false;
   const files = new Set<string>(baseConfigFiles(area));
   const recs = splitNul(res.stdout);
   for (let i = 0; i + 1 < recs.length; i += 2) {
@@ -103,13 +112,14 @@ export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: Co
     const from = path.resolve(area.cwd, origin.slice('file:'.length));
     files.add(from);
     const name = key.toString('latin1').toLowerCase();
+    if (name === 'core.attributesfile') attributesFile = true;
     if (nl !== -1 && (name === 'include.path' || (name.startsWith('includeif.') && name.endsWith('.path')))) {
       const value = rec.subarray(nl + 1).toString('utf8');
       const home = process.env.HOME ?? '';
       files.add(value.startsWith('~/') ? path.join(home, value.slice(2)) : path.resolve(path.dirname(from), value));
     }
   }
-  const config = [...ORACLE_CONFIG, ...filterOverridesFor(keys).config];
+  const config = { pairs: [...ORACLE_CONFIG, ...filterOverridesFor(keys).config], attributesFile };
   const list = [...files];
   cache?.set(area.gitDir, { files: list, identities: list.map(fileIdentity), config });
   return config;

@@ -301,3 +301,23 @@ export function gitlinkPaths(ix: IndexSnapshot): PathKey[] {
   for (let i = 0; i < ix.count; i++) if (ix.mode[i] === IX_GITLINK && ix.stage[i] === 0) out.push(entryPath(ix, i));
   return out;
 }
+
+const ATTRIBUTES = Buffer.from('.gitattributes', 'latin1');
+const attributeFiles = new WeakMap<IndexSnapshot, boolean>();
+
+/** Whether any tracked file is a `.gitattributes` (computed once per snapshot). */
+export function tracksAttributes(ix: IndexSnapshot): boolean {
+  let known = attributeFiles.get(ix);
+  if (known === undefined) {
+    known = false;
+    for (let i = 0; i < ix.count && !known; i++) {
+      const end = ix.pathStart[i + 1]!;
+      const start = end - ATTRIBUTES.length;
+      if (start < ix.pathStart[i]!) continue;
+      if (start > ix.pathStart[i]! && ix.paths[start - 1] !== 0x2f) continue;
+      known = ix.paths.compare(ATTRIBUTES, 0, ATTRIBUTES.length, start, end) === 0;
+    }
+    attributeFiles.set(ix, known);
+  }
+  return known;
+}

@@ -185,7 +185,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
   // Three independent things at once: the work-tree reads (scan worker), the blobs of both ends
   // (objects only: no filter runs) and the attributes (no driver runs).
   const blobSides = [...startBlob, ...endBlob].filter(([p]) => maybeSet.has(p)).map(([, b]) => b);
-  const attrAreas = end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd }));
+  const attrAreas = end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd, attributes: a.attributes }));
   const [cur, , binaryByAttr] = await Promise.all([
     readIdx.length === 0
       ? Promise.resolve(null)
@@ -269,7 +269,7 @@ const ATTR_BATCH = 5_000;
 
 /** The paths marked `binary` or `-diff` by their repository's attributes (check-attr runs no driver). */
 async function binaryPaths(
-  areas: readonly { prefix: PathKey; cwd: string }[],
+  areas: readonly { prefix: PathKey; cwd: string; attributes: boolean }[],
   paths: readonly PathKey[],
   timeoutMs: number,
   reasons: TruncatedReason[],
@@ -279,7 +279,8 @@ async function binaryPaths(
   for (const p of paths) {
     // Areas come longest prefix first: a nested repository's own attributes apply inside it.
     const i = areas.findIndex((a) => p.startsWith(a.prefix));
-    if (i === -1) continue;
+    // No attribute file anywhere in that repository: git would answer "unspecified" for all.
+    if (i === -1 || !areas[i]!.attributes) continue;
     const list = byArea.get(i) ?? [];
     list.push(p);
     byArea.set(i, list);

@@ -12,7 +12,7 @@ import {
   type IndexCache,
   type RepoArea,
 } from './git-oracle.ts';
-import { flaggedPaths, gitlinkPaths, recentPaths, type IndexSnapshot } from './index-snapshot.ts';
+import { flaggedPaths, gitlinkPaths, recentPaths, tracksAttributes, type IndexSnapshot } from './index-snapshot.ts';
 import { reasonFor } from './git-listing.ts';
 import { addReason } from './model.ts';
 import { traced } from './trace.ts';
@@ -25,6 +25,8 @@ import { traced } from './trace.ts';
 export interface AreaState {
   area: RepoArea;
   index: IndexSnapshot;
+  /** False when nothing can give a path attributes here: then no `check-attr` is needed. */
+  attributes: boolean;
   /** Workspace-relative keys (the area's prefix included). */
   dirty: Set<PathKey>;
 }
@@ -66,7 +68,7 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
   const config = await traced('config listing', oracleConfig(area, ctx.timeoutMs, ctx.configCache));
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
     const before = indexIdentity(area.gitDir);
-    const asked = traced('git status', readStatus(area, config, ctx.timeoutMs));
+    const asked = traced('git status', readStatus(area, config.pairs, ctx.timeoutMs));
     let got: ReturnType<typeof indexOf>;
     try {
       got = indexOf(area, ctx.indexCache);
@@ -87,7 +89,12 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
       for (const p of recentPaths(got.ix, ctx.recentSinceSec)) dirty.add(area.prefix + p);
     const nested = [...status.nested];
     for (const p of gitlinkPaths(got.ix)) nested.push(p);
-    return { state: { area, index: got.ix, dirty }, nested: nested.map((p) => area.prefix + p) };
+    const attributes =
+      config.attributesFile ||
+      tracksAttributes(got.ix) ||
+      [...dirty].some((p) => p.endsWith('/.gitattributes') || p === area.prefix + '.gitattributes') ||
+      [area.gitDir, area.commonDir].some((d) => fs.existsSync(path.join(d, 'info', 'attributes')));
+    return { state: { area, index: got.ix, dirty, attributes }, nested: nested.map((p) => area.prefix + p) };
   }
   throw new IndexUnstableError(`the index of ${area.cwd} kept changing while it was listed`);
 }
