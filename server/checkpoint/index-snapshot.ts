@@ -52,13 +52,6 @@ export interface IndexEntryView {
 /** The index can only be read by git itself (split index, sparse directories, SHA-256, a newer format). */
 export class UnreadableIndexError extends Error {}
 
-const MODE_BY_BITS = new Map<number, number>([
-  [0o100644, IX_FILE],
-  [0o100755, IX_EXEC],
-  [0o120000, IX_LINK],
-  [0o160000, IX_GITLINK],
-]);
-
 /**
  * Parses an index file (versions 2-4, SHA-1), keeping the entries below `topPrefix` (the folder
  * the listing is for, relative to the repository's top level; '' for all) with that prefix
@@ -75,9 +68,9 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   // would outlive the parse as heap the process keeps).
   let count = 0;
   let pathBytes = 0;
-  const end = walkEntries(buf, version, total, prefix, (_at, _flags, _ext, path) => {
+  const end = walkEntries(buf, version, total, prefix, (_at, _flags, _ext, _src, start, stop) => {
     count++;
-    pathBytes += path.length - prefix.length;
+    pathBytes += stop - start - prefix.length;
   });
   // Extensions: a split index keeps its entries elsewhere.
   for (let e = end; e + 8 <= buf.length - 20;) {
@@ -95,11 +88,11 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   const size = new Uint32Array(count);
   let at = 0;
   let i = 0;
-  walkEntries(buf, version, total, prefix, (entry, f, ext, path) => {
+  walkEntries(buf, version, total, prefix, (entry, f, ext, src, start, stop) => {
     pathStart[i] = at;
-    at += path.copy(paths, at, prefix.length);
+    at += src.copy(paths, at, start + prefix.length, stop);
     buf.copy(oids, i * 20, entry + 40, entry + 60);
-    mode[i] = MODE_BY_BITS.get(buf.readUInt32BE(entry + 24)) ?? IX_OTHER;
+    mode[i] = modeCode(buf.readUInt32BE(entry + 24));
     stage[i] = (f >> 12) & 3;
     flags[i] = (f & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
     stamp[i] = Math.max(buf.readUInt32BE(entry), buf.readUInt32BE(entry + 8));
@@ -121,16 +114,32 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   };
 }
 
+function modeCode(bits: number): number {
+  switch (bits) {
+    case 0o100644:
+      return IX_FILE;
+    case 0o100755:
+      return IX_EXEC;
+    case 0o120000:
+      return IX_LINK;
+    case 0o160000:
+      return IX_GITLINK;
+    default:
+      return IX_OTHER;
+  }
+}
+
 /**
- * Calls `visit` for each entry whose path lies below `prefix` (the path is a view valid only
- * during the call); returns where the entries end (the extensions start).
+ * Calls `visit` for each entry whose path lies below `prefix`, naming the path as a byte range of
+ * `src` (valid only during the call; no object made per entry); returns where the entries end
+ * (the extensions start).
  */
 function walkEntries(
   buf: Buffer,
   version: number,
   total: number,
   prefix: Buffer,
-  visit: (entry: number, flags: number, ext: number, path: Buffer) => void,
+  visit: (entry: number, flags: number, ext: number, src: Buffer, start: number, end: number) => void,
 ): number {
   // v4 paths are stored as "drop N bytes of the previous path, then add this": rebuilt in `prev`.
   let prev = Buffer.allocUnsafe(4096);
@@ -147,7 +156,9 @@ function walkEntries(
       ext = buf.readUInt16BE(p);
       p += 2;
     }
-    let path: Buffer;
+    let src = buf;
+    let start: number;
+    let stop: number;
     if (version === 4) {
       let c = buf[p++]!;
       let drop = c & 0x7f;
@@ -166,12 +177,15 @@ function walkEntries(
       }
       buf.copy(prev, keep, p, nul);
       prevLen = len;
-      path = prev.subarray(0, len);
+      src = prev;
+      start = 0;
+      stop = len;
       pos = nul + 1;
     } else {
       const nul = buf.indexOf(0, p);
       if (nul === -1) throw new UnreadableIndexError('bad index path');
-      path = buf.subarray(p, nul);
+      start = p;
+      stop = nul;
       // Entries are padded with 1-8 NULs to a multiple of 8 bytes from the entry's start.
       pos = at + ((nul - at + 8) & ~7);
     }
@@ -179,9 +193,9 @@ function walkEntries(
     if ((mode & 0o170000) === 0o040000) throw new UnreadableIndexError('sparse index folder entry');
     if (
       prefix.length === 0 ||
-      (path.length > prefix.length && path.compare(prefix, 0, prefix.length, 0, prefix.length) === 0)
+      (stop - start > prefix.length && src.compare(prefix, 0, prefix.length, start, start + prefix.length) === 0)
     )
-      visit(at, flags, ext, path);
+      visit(at, flags, ext, src, start, stop);
   }
   return pos;
 }
