@@ -152,6 +152,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     history,
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
+    contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, now: opts.now ?? Date.now }),

@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
+import type { ContentStoreStats } from '../../shared/index.ts';
 import type { Bridge, History } from '../runs/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
    * `POST /api/tools/approvals/:approval_id`), mounted at `/api/tools` behind the same guards.
    */
   toolsRouter?: Router;
+  /** The content store's use, shown by `GET /api/health`. */
+  contentStats?: () => ContentStoreStats;
   log?: (message: string) => void;
 }
 
@@ -140,7 +143,7 @@ export function createApp(deps: AppDeps): Express {
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
   api.use(hooksRouter({ runtime: createHookRuntime({ bridge: deps.bridge, log }), parseBody, log }));
   api.use(parseBody);
-  api.use(healthRouter());
+  api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
   api.use(changesRouter(deps.history));

@@ -2,6 +2,7 @@ import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../sha
 import type { DeltaResult } from '../checkpoint/types.ts';
 import { storageFailure } from '../store/index.ts';
 import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
+import { prepareContents, storeContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
 import { emitSession } from './sessions.ts';
@@ -83,6 +84,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
 
     const t = ctx.now();
     const source = changeSourceOf(a, first);
+    const contents = d && d.changed_count > 0 ? prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
     const outcome = storeCompletion(ctx, a, () => {
       // The session (and record) may be new here: a completion without a start, or a session
       // deleted while the delta was computed. Sessions are created by the first event naming them.
@@ -95,6 +97,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
           d.files.map(toNewFile),
           ctx.config.limits.maxChangesPerSession,
         );
+        storeContents(store, ctx.config.limits, { sessionId, changeId, now: t }, contents, ctx.log);
       }
       const response = d
         ? trackedCompletion(changeId, d, stored)
