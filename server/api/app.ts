@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { ContentStoreStats } from '../../shared/index.ts';
 import type { Bridge, History } from '../runs/index.ts';
+import type { Reverter } from '../revert/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
 import { changesRouter } from './changes.ts';
@@ -10,6 +11,7 @@ import { healthRouter } from './health.ts';
 import { hooksRouter } from './hooks.ts';
 import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
+import { revertRouter } from './revert.ts';
 import { sessionsRouter } from './sessions.ts';
 import { webRouter } from './web.ts';
 
@@ -25,6 +27,8 @@ export interface AppDeps {
    * `POST /api/tools/approvals/:approval_id`), mounted at `/api/tools` behind the same guards.
    */
   toolsRouter?: Router;
+  /** Undoing stored changes (`POST .../workspace-run-changes/:changeId/revert`). */
+  reverter?: Reverter;
   /** The content store's use, shown by `GET /api/health`. */
   contentStats?: () => ContentStoreStats;
   log?: (message: string) => void;
@@ -147,6 +151,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
   api.use(changesRouter(deps.history));
+  if (deps.reverter) api.use(revertRouter(deps.reverter));
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);
