@@ -2,6 +2,9 @@ import type {
   ChangeSummary,
   ErrorBody,
   FileWithPatch,
+  HealthResponse,
+  RevertRequest,
+  RevertResponse,
   SessionDetailResponse,
   SessionListResponse,
 } from '../../../shared/index.ts';
@@ -15,6 +18,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    /** The error's `details` (e.g. a refused revert's per-file plan). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -43,7 +48,8 @@ async function errorFrom(res: Response): Promise<ApiError> {
     body = null;
   }
   const e = body?.error;
-  if (e && typeof e.message === 'string') return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint);
+  if (e && typeof e.message === 'string')
+    return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint, e.details);
   return new ApiError(
     res.status,
     res.status === 404 ? 'not_found' : 'internal',
@@ -95,6 +101,16 @@ export const api = {
       body: '{}',
     });
     return (await res.json()) as { session_id: string; already_running: boolean };
+  },
+  health: () => getJson<HealthResponse>(urls.health()),
+  /** Plans (`dry_run`) or applies the undo of a change; a refusal that carries the plan throws it in `details.files`. */
+  revert: async (sessionId: string, changeId: string, body: RevertRequest): Promise<RevertResponse> => {
+    const res = await apiFetch(urls.revert(sessionId, changeId), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as RevertResponse;
   },
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });

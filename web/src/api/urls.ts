@@ -24,6 +24,8 @@ export const urls = {
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
   patch: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
+  revert: (sessionId: string, changeId: string) =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/revert`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */

@@ -6,3 +6,4 @@ export * from './reasons.ts';
 export * from './session-state.ts';
 export * from './sessions-list.ts';
 export * from './timeline.ts';
+export * from './revert.ts';
