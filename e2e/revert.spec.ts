@@ -48,7 +48,7 @@ test('preview then revert a whole run from the timeline; the revert shows as its
     expect(fs.readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(fs.existsSync(path.join(ws.dir, 'new.txt'))).toBe(false);
     expect(fs.readFileSync(path.join(ws.dir, 'page.html'), 'utf8')).toBe('<p>plain</p>\n');
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
     // The revert is recorded live as a run of its own with its change.
     const revertRun = page.locator('[data-testid="timeline"] > li[data-key^="run:revert-"]');

@@ -157,6 +157,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
     reverter,
+    netChange: { store, limits: config.limits },
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),

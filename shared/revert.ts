@@ -1,4 +1,5 @@
 /** Undoing a run: the content store's figures and the revert route's request and answers. */
+import type { FileSummary, TruncatedReason } from './dto.ts';
 
 /**
  * Why a side of a changed file has no stored content, so the file cannot be reverted:
@@ -68,4 +69,40 @@ export interface RevertResponse {
   /** The run that recorded the revert in the session (source `revert`); null for a dry run or when nothing was written. */
   revert_run_id: string | null;
   revert_change_id: string | null;
+}
+
+/** A file of the session's net change: a change's file row plus what may make it inexact. */
+export interface NetFileSummary extends FileSummary {
+  /** Run-level changes of the session outside the range that also changed this path (oldest first). */
+  outside_change_ids: string[];
+  /**
+   * true when, between two runs of the range that changed this path, it was changed by something no
+   * run recorded (one run's end differs from the next one's start): the net change still goes from
+   * the first run's start to the last one's end, and says so rather than guess who changed what.
+   */
+  interleaved: boolean;
+}
+
+/**
+ * `GET /api/hermes/sessions/:id/net-change`: every path the range's runs changed, from its content
+ * at the first one's start to its content at the last one's end; the counts of a change summary.
+ */
+export interface NetChange {
+  session_id: string;
+  workspace: string | null;
+  /** The range, oldest first: run-level change ids (`run:<id>`). */
+  from_change_id: string | null;
+  to_change_id: string | null;
+  change_ids: string[];
+  changed_count: number;
+  added_count: number;
+  modified_count: number;
+  deleted_count: number;
+  renamed_count: number;
+  binary_count: number;
+  truncated: boolean;
+  truncated_reasons: TruncatedReason[];
+  total_patch_bytes: number;
+  omitted_count: number;
+  files: NetFileSummary[];
 }

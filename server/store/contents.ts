@@ -103,6 +103,10 @@ export function createContentStore(db: Db) {
     `SELECT file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason
      FROM change_file_contents WHERE session_id = ? AND change_id = ? AND file_id = ?`,
   );
+  const listRows = db.prepare<[string, string], ContentRow>(
+    `SELECT file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason
+     FROM change_file_contents WHERE session_id = ? AND change_id = ?`,
+  );
   const getBlob = db.prepare<[string], { codec: 'raw' | 'deflate'; data: Buffer; size: number }>(
     'SELECT codec, data, size FROM content_blobs WHERE sha256 = ?',
   );
@@ -208,6 +212,10 @@ export function createContentStore(db: Db) {
     get(sessionId: string, changeId: string, fileId: string): StoredContent | null {
       const row = getRow.get(sessionId, changeId, fileId);
       return row ? toStored(row) : null;
+    },
+    /** Every recorded file of a change, by file id. */
+    forChange(sessionId: string, changeId: string): Map<string, StoredContent> {
+      return new Map(listRows.all(sessionId, changeId).map((r) => [r.file_id, toStored(r)]));
     },
     /** The raw bytes of a content; null when it is not (or no longer) kept. */
     blob(sha256: string): Buffer | null {
