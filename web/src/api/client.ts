@@ -3,13 +3,15 @@ import type {
   ErrorBody,
   FileWithPatch,
   HealthResponse,
+  NetChange,
+  NetFileSummary,
   RevertRequest,
   RevertResponse,
   SessionDetailResponse,
   SessionListResponse,
 } from '../../../shared/index.ts';
 import { currentToken, setToken } from './token.ts';
-import { patchFileName, urls } from './urls.ts';
+import { patchFileName, urls, type NetRangeQuery } from './urls.ts';
 
 /** A failed request, with the server's error code, or `unreachable` when no answer came. */
 export class ApiError extends Error {
@@ -103,6 +105,11 @@ export const api = {
     return (await res.json()) as { session_id: string; already_running: boolean };
   },
   health: () => getJson<HealthResponse>(urls.health()),
+  /** The session's net change over a range of runs (default: all). */
+  netChange: async (sessionId: string, range: NetRangeQuery = {}) =>
+    (await getJson<{ change: NetChange }>(urls.netChange(sessionId, range))).change,
+  netFile: async (sessionId: string, fileId: string, range: NetRangeQuery = {}) =>
+    (await getJson<{ file: NetFileSummary & { patch: string | null } }>(urls.netFile(sessionId, fileId, range))).file,
   /** Plans (`dry_run`) or applies the undo of a change; a refusal that carries the plan throws it in `details.files`. */
   revert: async (sessionId: string, changeId: string, body: RevertRequest): Promise<RevertResponse> => {
     const res = await apiFetch(urls.revert(sessionId, changeId), {

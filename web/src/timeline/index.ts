@@ -7,3 +7,4 @@ export * from './session-state.ts';
 export * from './sessions-list.ts';
 export * from './timeline.ts';
 export * from './revert.ts';
+export * from './net.ts';
