@@ -206,6 +206,17 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(repo.read('big.txt').toString()).toBe('x'.repeat(65));
   });
 
+  it('a change stored before contents were kept (an upgraded database) says not_recorded and writes nothing', async () => {
+    const { t, repo } = await setup({ 'a.txt': 'a\n' });
+    await run(t, 'r1', () => repo.write('a.txt', 'A\n'));
+    t.server.store.db.prepare('DELETE FROM change_file_contents').run();
+    const res = await revert(t, 'run:r1', { dry_run: true });
+    expect(res.body.files[0]).toMatchObject({ action: 'unavailable', patch: null });
+    expect(res.body.files[0].reason).toMatch(/^not_recorded/);
+    expect((await revert(t, 'run:r1')).body.error.code).toBe('content_unavailable');
+    expect(repo.read('a.txt').toString()).toBe('A\n');
+  });
+
   it('a revert of a revert brings the run back', async () => {
     const { t, repo } = await setup(START, { git: true });
     await run(t, 'r1', () => theRun(repo));

@@ -84,7 +84,8 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
 
     const t = ctx.now();
     const source = changeSourceOf(a, first);
-    const contents = d && d.changed_count > 0 ? prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
+    const contents =
+      d && d.changed_count > 0 ? await prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
     const outcome = storeCompletion(ctx, a, () => {
       // The session (and record) may be new here: a completion without a start, or a session
       // deleted while the delta was computed. Sessions are created by the first event naming them.

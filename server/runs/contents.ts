@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { deflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate } from 'node:zlib';
 import type { Limits } from '../../shared/index.ts';
 import type { DeltaFile, FileSide } from '../delta/types.ts';
 import {
@@ -17,33 +18,55 @@ import {
 
 const SUBMODULE_MODE = '160000';
 
+// Compression runs on libuv's thread pool: a completion of many large files must not block the
+// server's main thread while its contents are packed.
+const deflateAsync = promisify(deflate);
+
+/** Compressions in flight at once (the thread pool has four threads by default). */
+const PARALLEL = 4;
+
 /** One side: absent, unavailable (and why), or its bytes hashed and compressed. */
-function prepareSide(s: FileSide | null, maxFileBytes: number, seen: Map<string, PreparedContent>): ContentSideInput {
+async function prepareSide(
+  s: FileSide | null,
+  maxFileBytes: number,
+  seen: Map<string, Promise<PreparedContent>>,
+): Promise<ContentSideInput> {
   if (s === null) return { mode: null };
   if (s.mode === SUBMODULE_MODE) return { mode: s.mode, reason: 'submodule' };
   if (s.size > maxFileBytes) return { mode: s.mode, reason: 'too_large' };
   if (s.bytes === null) return { mode: s.mode, reason: s.unavailable ?? 'no_snapshot' };
   if (s.bytes.length > maxFileBytes) return { mode: s.mode, reason: 'too_large' };
-  const sha256 = createHash('sha256').update(s.bytes).digest('hex');
-  const known = seen.get(sha256);
-  if (known) return { ...known, mode: s.mode };
-  const packed = deflateSync(s.bytes);
-  // Content that does not shrink (already compressed, random) is kept as it is.
-  const side: PreparedContent =
-    packed.length < s.bytes.length
-      ? { mode: s.mode, sha256, size: s.bytes.length, codec: 'deflate', data: packed }
-      : { mode: s.mode, sha256, size: s.bytes.length, codec: 'raw', data: Buffer.from(s.bytes) };
-  seen.set(sha256, side);
-  return side;
+  const bytes = s.bytes;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  let packing = seen.get(sha256);
+  if (!packing) {
+    packing = deflateAsync(bytes).then((packed): PreparedContent =>
+      // Content that does not shrink (already compressed, random) is kept as it is.
+      packed.length < bytes.length
+        ? { mode: s.mode, sha256, size: bytes.length, codec: 'deflate', data: packed }
+        : { mode: s.mode, sha256, size: bytes.length, codec: 'raw', data: Buffer.from(bytes) },
+    );
+    seen.set(sha256, packing);
+  }
+  return { ...(await packing), mode: s.mode };
 }
 
 /** The contents of a delta's stored rows, in their order. */
-export function prepareContents(files: readonly DeltaFile[], maxFileBytes: number): FileContentInput[] {
-  const seen = new Map<string, PreparedContent>();
-  return files.map((f) => ({
-    before: prepareSide(f.sides.before, maxFileBytes, seen),
-    after: prepareSide(f.sides.after, maxFileBytes, seen),
-  }));
+export async function prepareContents(files: readonly DeltaFile[], maxFileBytes: number): Promise<FileContentInput[]> {
+  const seen = new Map<string, Promise<PreparedContent>>();
+  const out: FileContentInput[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      const f = files[i]!;
+      out[i] = {
+        before: await prepareSide(f.sides.before, maxFileBytes, seen),
+        after: await prepareSide(f.sides.after, maxFileBytes, seen),
+      };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, files.length) }, worker));
+  return out;
 }
 
 /**
