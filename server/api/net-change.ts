@@ -2,9 +2,12 @@ import { Router, type Request } from 'express';
 import type { Limits } from '../../shared/index.ts';
 import { wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
-import { netChange, type NetRange } from '../net-change/index.ts';
+import { netChange, type NetRange, type NetResult } from '../net-change/index.ts';
 import type { Store } from '../store/index.ts';
 import { changeIdParam, idParam } from './params.ts';
+
+/** Net changes kept for repeated requests (a view and its file rows). */
+const RECENT_NET_CHANGES = 8;
 
 function rangeOf(req: Request): NetRange {
   const range: NetRange = {};
@@ -26,10 +29,23 @@ export function netChangeRouter(store: Store, limits: Readonly<Limits>): Router 
   const router = Router();
   const base = '/hermes/sessions/:id/net-change';
 
-  const compute = async (req: Request) => {
+  // The last answers, each valid until its session is written again: expanding the rows of one
+  // view one by one does not diff the whole range again for every file.
+  const recent = new Map<string, { version: string; result: Promise<NetResult> }>();
+  const compute = async (req: Request): Promise<NetResult> => {
     const id = idParam(req.params.id, 'id');
     if (!store.sessions.exists(id)) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
-    return netChange(store, id, rangeOf(req), limits);
+    const range = rangeOf(req);
+    const key = JSON.stringify([id, range.from ?? null, range.to ?? null]);
+    const version = store.clock.version(id);
+    const hit = recent.get(key);
+    if (hit && hit.version === version) return hit.result;
+    const result = netChange(store, id, range, limits);
+    recent.delete(key);
+    recent.set(key, { version, result });
+    result.catch(() => recent.delete(key));
+    while (recent.size > RECENT_NET_CHANGES) recent.delete(recent.keys().next().value!);
+    return result;
   };
 
   router.get(base, async (req, res) => {

@@ -158,6 +158,11 @@ describe('GET /api/hermes/sessions/:id/net-change', () => {
     const a = all.body.change.files.find((f: { path: string }) => f.path === 'a.txt');
     expect(a).toMatchObject({ outside_change_ids: [], interleaved: false, additions: 1, deletions: 1 });
 
+    // A later run is seen at once (an answer is reused only until the session is written again).
+    await run(t, 'r4', () => repo.write('c.txt', 'new in r4\n'));
+    const again = await t.get('/api/hermes/sessions/s1/net-change');
+    expect(again.body.change.files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'b.txt', 'c.txt']);
+
     expect((await t.get('/api/hermes/sessions/s1/net-change?from=run%3Anope')).status).toBe(404);
     expect((await t.get('/api/hermes/sessions/s1/net-change?from=run%3Ar3&to=run%3Ar1')).status).toBe(400);
     expect((await t.get('/api/hermes/sessions/nope/net-change')).status).toBe(404);
