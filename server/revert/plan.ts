@@ -146,7 +146,13 @@ export async function decide(f: FileToRevert, merge: Merge): Promise<Decision> {
         'conflict',
         `the ${links ? 'link' : 'binary file'} changed after the run and cannot be merged: it is left as it is`,
       );
-    const m = await merge({ base: after.bytes, current: atAfter.bytes, other: before.bytes });
+    let m: MergeResult;
+    try {
+      m = await merge({ base: after.bytes, current: atAfter.bytes, other: before.bytes });
+    } catch (err) {
+      // Without a merge the later edits cannot be kept: the file is left alone, and says why.
+      return only('conflict', `the file changed after the run and the merge could not run: ${(err as Error).message}`);
+    }
     if (!m.clean)
       return only(
         'conflict',

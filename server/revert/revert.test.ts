@@ -335,6 +335,27 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(fs.existsSync(marker)).toBe(true);
   });
 
+  it('when the merge cannot run (no git), a file edited since is a conflict that says why, and is left alone', async () => {
+    const lines = (xs: string[]) => xs.map((x) => `${x}\n`).join('');
+    const { t, repo } = await setup({ 'f.txt': lines(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) });
+    await run(t, 'r1', () => repo.write('f.txt', lines(['a', 'B', 'c', 'd', 'e', 'f', 'g', 'h'])));
+    repo.write('f.txt', lines(['a', 'B', 'c', 'd', 'e', 'f', 'g', 'H']));
+    const savedPath = process.env.PATH;
+    const empty = createTempDir('rundiff-no-git-');
+    cleanups.push(() => fs.rmSync(empty, { recursive: true, force: true }));
+    process.env.PATH = empty;
+    let res;
+    try {
+      res = await revert(t, 'run:r1', { dry_run: true });
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    expect(res.body.files[0]).toMatchObject({ action: 'conflict' });
+    expect(res.body.files[0].reason).toContain('the merge could not run');
+    // Control: with git back, the same file merges.
+    expect((await revert(t, 'run:r1', { dry_run: true })).body.files[0]).toMatchObject({ action: 'merge' });
+  });
+
   it('unknown session or change is 404, a bad body 400', async () => {
     const { t } = await setup({ 'a.txt': 'a\n' });
     expect((await revert(t, 'run:nope')).status).toBe(404);

@@ -112,10 +112,18 @@ const writes = (p: Planned) => p.decision.action === 'restore' || p.decision.act
  */
 export function createReverter(deps: RevertDeps) {
   const { store, bridge, engine, config, log } = deps;
-  const merge: Merge =
+  const mergeWith: Merge =
     deps.merge ??
     ((sides) =>
       mergeFile(sides, { current: 'now', base: 'after the run', other: 'before the run (the undo)' }, 10_000));
+  const merge: Merge = async (sides) => {
+    try {
+      return await mergeWith(sides);
+    } catch (err) {
+      log(`revert: the three-way merge failed: ${(err as Error).message}`);
+      throw err;
+    }
+  };
   const reverting = new Set<string>();
 
   function busy(root: string): string | null {
