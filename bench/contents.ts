@@ -5,7 +5,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { DEFAULT_LIMITS } from '../shared/index.ts';
 import type { DeltaFile, FileSide } from '../server/delta/index.ts';
-import { prepareContents, storeContents } from '../server/runs/contents.ts';
+import { fillContents, prepareContents, recordContents } from '../server/runs/contents.ts';
 import { toNewFile } from '../server/runs/index.ts';
 import { openStore, type NewChange, type Store } from '../server/store/index.ts';
 
@@ -98,12 +98,12 @@ function change(sessionId: string, changeId: string): NewChange {
 async function storeOnce(store: Store, id: string, delta: DeltaFile[], withContents: boolean): Promise<number> {
   const t0 = performance.now();
   const contents = withContents ? await prepareContents(delta, DEFAULT_LIMITS.maxContentFileBytes) : [];
-  store.transaction(() => {
+  const pending = store.transaction(() => {
     store.sessions.touch('bench', 1);
     store.changes.insert(change('bench', id), delta.map(toNewFile), 1_000_000);
-    if (withContents)
-      storeContents(store, DEFAULT_LIMITS, { sessionId: 'bench', changeId: id, now: 1 }, contents, () => {});
+    return withContents ? recordContents(store, { sessionId: 'bench', changeId: id }, contents, () => {}) : [];
   });
+  await fillContents(store, DEFAULT_LIMITS, { sessionId: 'bench', changeId: id, now: 1 }, pending, () => {});
   return performance.now() - t0;
 }
 

@@ -7,10 +7,19 @@ import type { FileSummary, TruncatedReason } from './dto.ts';
  * delta saw it, `submodule` (a gitlink has no bytes to restore), `budget` (the store's budget was
  * full even after evicting every older change), `evicted` (removed later to make room for newer
  * changes), `storage_failed` (the database refused the write), `not_recorded` (stored before
- * contents were kept, or past the stored-row bound).
+ * contents were kept, or past the stored-row bound), `pending` (still being written, or the server
+ * stopped while it was).
  */
 export type ContentUnavailableReason =
-  'too_large' | 'no_snapshot' | 'unreadable' | 'submodule' | 'budget' | 'evicted' | 'storage_failed' | 'not_recorded';
+  | 'too_large'
+  | 'no_snapshot'
+  | 'unreadable'
+  | 'submodule'
+  | 'budget'
+  | 'evicted'
+  | 'storage_failed'
+  | 'not_recorded'
+  | 'pending';
 
 /** The content store's use, served by `GET /api/health` as `content_store`. */
 export interface ContentStoreStats {

@@ -75,6 +75,7 @@ const describe = (reason: ContentUnavailableReason): string =>
     evicted: 'evicted: the bytes were removed to make room for newer changes',
     storage_failed: 'storage_failed: the database refused the bytes when the run ended',
     not_recorded: 'not_recorded: the bytes were not kept (stored before undo existed)',
+    pending: 'pending: the bytes were still being written (or the server stopped while they were)',
   })[reason];
 
 /** The patch from what stands now to what a decision leaves. */

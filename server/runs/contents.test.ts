@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import type { DeltaFile } from '../delta/index.ts';
+import { openStore } from '../store/index.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+import { fillContents, prepareContents, recordContents } from './contents.ts';
+import { toNewFile } from './payloads.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
 
 /**
@@ -151,5 +159,83 @@ describe('the content store', () => {
     expect(rows(t, 'run:r1')).toEqual([
       expect.objectContaining({ path: 'big.bin', after_sha256: null, after_reason: 'storage_failed' }),
     ]);
+  });
+
+  it('contents are written a few hundred KiB per transaction, the rest pending until their turn', async () => {
+    const dir = createTempDir('rundiff-fill-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const store = openStore(path.join(dir, 'db.sqlite'));
+    cleanups.push(() => store.close());
+    const files: DeltaFile[] = ['a.bin', 'b.bin', 'c.bin'].map((p) => {
+      const bytes = randomBytes(700 * 1024);
+      return {
+        path: p,
+        old_path: null,
+        path_key: p,
+        old_path_key: null,
+        change_type: 'added',
+        additions: 0,
+        deletions: 0,
+        binary: true,
+        truncated: false,
+        size_before: null,
+        size_after: bytes.length,
+        patch: null,
+        patch_bytes: 0,
+        omitted_reason: 'binary',
+        sides: { before: null, after: { bytes, size: bytes.length, mode: '100644' } },
+      };
+    });
+    const contents = await prepareContents(files, DEFAULT_LIMITS.maxContentFileBytes);
+    const pending = store.transaction(() => {
+      store.sessions.touch('s1', 1);
+      store.changes.insert(
+        {
+          change_id: 'run:r1',
+          session_id: 's1',
+          run_id: 'r1',
+          tool_call_id: null,
+          source: 'run',
+          workspace: dir,
+          workspace_kind: 'filesystem',
+          started_at: 1,
+          finished_at: 2,
+          changed_count: 3,
+          added_count: 3,
+          modified_count: 0,
+          deleted_count: 0,
+          renamed_count: 0,
+          binary_count: 3,
+          truncated: false,
+          truncated_reasons: [],
+          total_patch_bytes: 0,
+          overlapping: false,
+          omitted_count: 0,
+          created_at: 2,
+        },
+        files.map(toNewFile),
+        200,
+      );
+      return recordContents(store, { sessionId: 's1', changeId: 'run:r1' }, contents, () => {});
+    });
+    const reasons = () =>
+      (
+        store.db.prepare('SELECT after_reason FROM change_file_contents ORDER BY file_id').all() as {
+          after_reason: string | null;
+        }[]
+      ).map((r) => r.after_reason);
+    expect(reasons()).toEqual(['pending', 'pending', 'pending']);
+    // The first transaction runs at once; the next waits for the event loop's next turn.
+    const filling = fillContents(
+      store,
+      DEFAULT_LIMITS,
+      { sessionId: 's1', changeId: 'run:r1', now: 3 },
+      pending,
+      () => {},
+    );
+    expect(reasons().filter((r) => r === 'pending')).toHaveLength(2);
+    await filling;
+    expect(reasons()).toEqual([null, null, null]);
+    expect(store.contents.stats(DEFAULT_LIMITS.contentStoreMaxBytes).blobs).toBe(3);
   });
 });

@@ -7,6 +7,7 @@ import {
   storageFailure,
   type ContentSideInput,
   type FileContentInput,
+  type PendingContent,
   type PreparedContent,
   type Store,
 } from '../store/index.ts';
@@ -69,23 +70,24 @@ export async function prepareContents(files: readonly DeltaFile[], maxFileBytes:
   return out;
 }
 
+/** Stored bytes written per transaction: between two, the event loop serves other work. */
+const FILL_BATCH_BYTES = 256 * 1024;
+
 /**
- * Stores a change's contents inside the completion's transaction, in a savepoint of their own: a
+ * Records a change's contents inside the completion's transaction, in a savepoint of their own: a
  * database that refuses them (a full disk) loses only the contents, never the change's rows; the
  * files are then recorded as `storage_failed` (when even that write is refused, as not recorded),
- * and the cause is logged.
+ * and the cause is logged. Answers the contents still to write (`fillContents`).
  */
-export function storeContents(
+export function recordContents(
   store: Store,
-  limits: Pick<Limits, 'contentStoreMaxBytes'>,
-  at: { sessionId: string; changeId: string; now: number },
+  at: { sessionId: string; changeId: string },
   contents: readonly FileContentInput[],
   log: (message: string) => void,
-): void {
-  const { sessionId, changeId, now } = at;
+): PendingContent[] {
+  const { sessionId, changeId } = at;
   try {
-    store.transaction(() => store.contents.attach(sessionId, changeId, contents, limits.contentStoreMaxBytes, now));
-    return;
+    return store.transaction(() => store.contents.record(sessionId, changeId, contents));
   } catch (err) {
     if (!storageFailure(err, 'contents')) throw err;
     log(`the contents of ${changeId} of session ${sessionId} were not stored: ${(err as Error).message}`);
@@ -95,5 +97,42 @@ export function storeContents(
   } catch (err) {
     if (!storageFailure(err, 'contents')) throw err;
     log(`${changeId} of session ${sessionId} could not be marked as without contents: ${(err as Error).message}`);
+  }
+  return [];
+}
+
+/**
+ * Writes recorded contents right after the completion's transaction, about 256 KiB per
+ * transaction with the event loop served in between, so keeping a large change's bytes does not
+ * hold the server. A write the database refuses marks what is left `storage_failed` (logged).
+ */
+export async function fillContents(
+  store: Store,
+  limits: Pick<Limits, 'contentStoreMaxBytes'>,
+  at: { sessionId: string; changeId: string; now: number },
+  pending: readonly PendingContent[],
+  log: (message: string) => void,
+): Promise<void> {
+  let i = 0;
+  while (i < pending.length) {
+    const batch: PendingContent[] = [];
+    let bytes = 0;
+    while (i < pending.length && (batch.length === 0 || bytes + pending[i]!.content.data.length <= FILL_BATCH_BYTES)) {
+      bytes += pending[i]!.content.data.length;
+      batch.push(pending[i++]!);
+    }
+    try {
+      store.transaction(() => store.contents.fill(batch, limits.contentStoreMaxBytes, at.now));
+    } catch (err) {
+      if (!storageFailure(err, 'contents')) throw err;
+      log(`the contents of ${at.changeId} of session ${at.sessionId} were not stored: ${(err as Error).message}`);
+      try {
+        store.transaction(() => store.contents.settlePending(at.sessionId, at.changeId, 'storage_failed'));
+      } catch (again) {
+        log(`${at.changeId} of session ${at.sessionId} keeps contents marked pending: ${(again as Error).message}`);
+      }
+      return;
+    }
+    if (i < pending.length) await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -21,6 +21,14 @@ export interface PreparedContent {
   data: Buffer;
 }
 
+/** A prepared content waiting to be written for one side of a recorded file. */
+export interface PendingContent {
+  seq: number;
+  fileId: string;
+  side: 'before' | 'after';
+  content: PreparedContent;
+}
+
 export interface FileContentInput {
   before: ContentSideInput;
   after: ContentSideInput;
@@ -110,6 +118,21 @@ export function createContentStore(db: Db) {
   const getBlob = db.prepare<[string], { codec: 'raw' | 'deflate'; data: Buffer; size: number }>(
     'SELECT codec, data, size FROM content_blobs WHERE sha256 = ?',
   );
+  // A side's reason is read with the file id: the column name is not a parameter.
+  const sideReason = {
+    before: db
+      .prepare<[string], string | null>('SELECT before_reason FROM change_file_contents WHERE file_id = ?')
+      .pluck(),
+    after: db
+      .prepare<[string], string | null>('SELECT after_reason FROM change_file_contents WHERE file_id = ?')
+      .pluck(),
+  };
+  const settleBefore = db.prepare<[string, string, string]>(
+    "UPDATE change_file_contents SET before_reason = ? WHERE session_id = ? AND change_id = ? AND before_reason = 'pending'",
+  );
+  const settleAfter = db.prepare<[string, string, string]>(
+    "UPDATE change_file_contents SET after_reason = ? WHERE session_id = ? AND change_id = ? AND after_reason = 'pending'",
+  );
   const markRow = db.prepare(
     `INSERT OR REPLACE INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode,
        before_reason, after_mode, after_reason) VALUES (@file_id, @session_id, @change_id, @change_seq,
@@ -129,57 +152,66 @@ export function createContentStore(db: Db) {
 
   return {
     /**
-     * Stores the contents of a change's files (given in path order, one per stored row). Call inside
-     * the transaction that stored the rows. Never exceeds `maxBytes`: older changes' contents are
-     * evicted first, and a content that still does not fit is recorded as `budget`.
+     * Records the contents of a change's files (given in path order, one per stored row): each
+     * side's mode and, for a side whose content is prepared, `pending` until `fill` writes it. Call
+     * inside the transaction that stored the rows; the answer is the work `fill` has to do.
      */
-    attach(sessionId: string, changeId: string, files: readonly FileContentInput[], maxBytes: number, now: number) {
+    record(sessionId: string, changeId: string, files: readonly FileContentInput[]): PendingContent[] {
       const seq = changeSeq.get(sessionId, changeId);
-      if (seq === undefined) return { stored: 0, unavailable: 0 };
-      const ids = fileIds.all(sessionId, changeId);
-      let stored = 0;
-      let unavailable = 0;
-      ids.forEach((fileId, i) => {
+      if (seq === undefined) return [];
+      const pending: PendingContent[] = [];
+      fileIds.all(sessionId, changeId).forEach((fileId, i) => {
         const f = files[i];
         if (!f) return;
+        const reasonOf = (s: ContentSideInput) => (s.mode === null ? null : 'reason' in s ? s.reason : 'pending');
         insertRow.run({
           file_id: fileId,
           session_id: sessionId,
           change_id: changeId,
           change_seq: seq,
           before_mode: f.before.mode,
-          before_reason: 'reason' in f.before ? f.before.reason : null,
+          before_reason: reasonOf(f.before),
           after_mode: f.after.mode,
-          after_reason: 'reason' in f.after ? f.after.reason : null,
+          after_reason: reasonOf(f.after),
         });
         for (const side of SIDES) {
-          const s = f[side];
-          if (s.mode === null) continue;
-          if (!('sha256' in s)) {
-            unavailable++;
-            continue;
-          }
-          // Referenced at once, so a later eviction in this loop cannot remove it.
-          if (blobExists.get(s.sha256) === undefined) {
-            if (!makeRoom(s.data.length, maxBytes, seq)) {
-              setSide[side].run(null, 'budget', fileId);
-              unavailable++;
-              continue;
-            }
-            insertBlob.run({
-              sha256: s.sha256,
-              size: s.size,
-              stored_bytes: s.data.length,
-              codec: s.codec,
-              data: s.data,
-              created_at: now,
-            });
-          }
-          setSide[side].run(s.sha256, null, fileId);
-          stored++;
+          const c = f[side];
+          if ('sha256' in c) pending.push({ seq, fileId, side, content: c });
         }
       });
-      return { stored, unavailable };
+      return pending;
+    },
+    /**
+     * Writes recorded contents, in one transaction. Never exceeds `maxBytes`: older changes'
+     * contents are evicted first, and a content that still does not fit is recorded as `budget`. A
+     * side no longer pending (its change was deleted meanwhile) is skipped, so no content is left
+     * without a reference.
+     */
+    fill(items: readonly PendingContent[], maxBytes: number, now: number): void {
+      for (const { seq, fileId, side, content: c } of items) {
+        if (sideReason[side].get(fileId) !== 'pending') continue;
+        // Referenced at once, so a later eviction in this loop cannot remove it.
+        if (blobExists.get(c.sha256) === undefined) {
+          if (!makeRoom(c.data.length, maxBytes, seq)) {
+            setSide[side].run(null, 'budget', fileId);
+            continue;
+          }
+          insertBlob.run({
+            sha256: c.sha256,
+            size: c.size,
+            stored_bytes: c.data.length,
+            codec: c.codec,
+            data: c.data,
+            created_at: now,
+          });
+        }
+        setSide[side].run(c.sha256, null, fileId);
+      }
+    },
+    /** Sides of a change still `pending` become `reason` (their write failed). */
+    settlePending(sessionId: string, changeId: string, reason: ContentUnavailableReason): void {
+      settleBefore.run(reason, sessionId, changeId);
+      settleAfter.run(reason, sessionId, changeId);
     },
     /**
      * Records every file of a change as having no content for `reason` (the contents could not be

@@ -13,6 +13,7 @@ export type {
   ContentSideInput,
   ContentStore,
   FileContentInput,
+  PendingContent,
   PreparedContent,
   StoredContent,
   StoredSide,
