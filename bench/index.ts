@@ -1,8 +1,8 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live]`: runs the named benchmarks
- * (all by default but monorepo500k) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents]`: runs the
+ * named benchmarks (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -47,4 +47,9 @@ if (all || wanted.has('live')) {
   const { benchLiveFeed, formatLiveFeedBench } = await import('./live-feed.ts');
   const r = await benchLiveFeed();
   process.stdout.write(`${formatLiveFeedBench(r)}\n`);
+}
+if (all || wanted.has('contents')) {
+  const { benchContents, formatContentsBench } = await import('./contents.ts');
+  const r = await benchContents();
+  process.stdout.write(`${formatContentsBench(r)}\n`);
 }

@@ -11,6 +11,7 @@ import { createEngine } from './checkpoint/index.ts';
 import type { CheckpointEngine } from './checkpoint/types.ts';
 import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './jobs/index.ts';
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
+import { createReverter, type Reverter } from './revert/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
@@ -48,6 +49,8 @@ export interface ServerContext {
   callLog: CallLog;
   /** Commit plans waiting for a person (`--require-commit-approval`). */
   approvals: Approvals;
+  /** Undoing stored changes. */
+  reverter: Reverter;
 }
 
 export interface RunningServer extends ServerContext {
@@ -131,7 +134,8 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     resolved: (p) => socket.emitToSessionsList('tool.approval.resolved', p),
     ...(opts.now ? { now: opts.now } : {}),
   });
-  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals });
+  const reverter = createReverter({ store, bridge, engine, config, log });
+  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals, reverter });
   const full = ctx as ServerContext;
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
   const live = createLiveFeedObserver({
@@ -154,6 +158,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     history,
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
+    reverter,
+    netChange: { store, limits: config.limits },
+    contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, now: opts.now ?? Date.now }),

@@ -1,9 +1,11 @@
 /** REST shapes of docs/contract.md section 3. All field names snake_case, times epoch ms. */
 import { fieldsOf } from './pick.ts';
+import type { ContentStoreStats } from './revert.ts';
 
 export type ChangeType = 'added' | 'modified' | 'deleted' | 'renamed';
 export type WorkspaceKind = 'git' | 'filesystem';
-export type RunSource = 'run' | 'workflow' | 'coding-agent';
+/** `revert`: a run rundiff itself recorded while undoing another run's change. */
+export type RunSource = 'run' | 'workflow' | 'coding-agent' | 'revert';
 /** `source` of a stored change: a whole run's source, or `tool` for one tool call. */
 export type ChangeSource = RunSource | 'tool';
 export type RunStatus = 'running' | 'completed' | 'failed';
@@ -193,4 +195,6 @@ export interface SessionDetailResponse {
 export interface HealthResponse {
   ok: true;
   version: string;
+  /** Bytes kept for undoing runs (absent when the server has no store, e.g. a bare test app). */
+  content_store?: ContentStoreStats;
 }

@@ -16,6 +16,12 @@ export const ERROR_STATUS = {
   index_locked: 409,
   approval_denied: 409,
   approval_timeout: 409,
+  /** A revert wrote nothing because every file asked for conflicts with later edits; `details.files` has the plan. */
+  revert_conflict: 409,
+  /** A revert wrote nothing because no file asked for has its content kept (or can be written safely). */
+  content_unavailable: 409,
+  /** A run or tool call is still open on the workspace (or another revert is running): reverting now would race it. */
+  workspace_busy: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   git_failed: 500,

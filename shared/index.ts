@@ -6,3 +6,4 @@ export * from './bridge.ts';
 export * from './socket.ts';
 export * from './git-tools.ts';
 export * from './pick.ts';
+export * from './revert.ts';

@@ -33,6 +33,10 @@ export interface Limits {
   maxChangesPerSession: number;
   /** Age limit of stored changes (days). Default 30. RUNDIFF_RETENTION_DAYS */
   retentionDays: number;
+  /** Before/after bytes of one changed file kept for undoing a run (bytes, each side). Default 8 MiB. RUNDIFF_MAX_CONTENT_FILE_BYTES */
+  maxContentFileBytes: number;
+  /** All kept file contents together, compressed (bytes); the oldest changes' contents go first. Default 1 GiB. RUNDIFF_CONTENT_STORE_MAX_BYTES */
+  contentStoreMaxBytes: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -49,6 +53,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxBodyBytes: 2 * 1024 * 1024,
   maxChangesPerSession: 200,
   retentionDays: 30,
+  maxContentFileBytes: 8 * 1024 * 1024,
+  contentStoreMaxBytes: 1024 * 1024 * 1024,
 });
 
 /** Environment variable of each limit (a `--max-...`-style flag exists alike, see server/config.ts). */
@@ -66,4 +72,6 @@ export const LIMIT_ENV: Readonly<Record<keyof Limits, string>> = Object.freeze({
   maxBodyBytes: 'RUNDIFF_MAX_BODY_BYTES',
   maxChangesPerSession: 'RUNDIFF_MAX_CHANGES_PER_SESSION',
   retentionDays: 'RUNDIFF_RETENTION_DAYS',
+  maxContentFileBytes: 'RUNDIFF_MAX_CONTENT_FILE_BYTES',
+  contentStoreMaxBytes: 'RUNDIFF_CONTENT_STORE_MAX_BYTES',
 });

@@ -33,11 +33,15 @@ function expectError(res: { status: number; body: unknown; text: string }, statu
 }
 
 describe('REST basics', () => {
-  it('GET /api/health answers ok and the version', async () => {
+  it('GET /api/health answers ok, the version and the content store use', async () => {
     const t = await setup();
     const res = await t.get('/api/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, version: VERSION });
+    expect(res.body).toEqual({
+      ok: true,
+      version: VERSION,
+      content_store: { bytes_used: 0, max_bytes: 1024 * 1024 * 1024, blobs: 0 },
+    });
   });
 
   it('unknown routes, sessions, changes and files are 404 with the error shape; bad ids are 400', async () => {

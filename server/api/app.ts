@@ -1,5 +1,8 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
+import type { ContentStoreStats, Limits } from '../../shared/index.ts';
+import type { Store } from '../store/index.ts';
 import type { Bridge, History } from '../runs/index.ts';
+import type { Reverter } from '../revert/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
 import { changesRouter } from './changes.ts';
@@ -9,6 +12,8 @@ import { healthRouter } from './health.ts';
 import { hooksRouter } from './hooks.ts';
 import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
+import { netChangeRouter } from './net-change.ts';
+import { revertRouter } from './revert.ts';
 import { sessionsRouter } from './sessions.ts';
 import { webRouter } from './web.ts';
 
@@ -24,6 +29,12 @@ export interface AppDeps {
    * `POST /api/tools/approvals/:approval_id`), mounted at `/api/tools` behind the same guards.
    */
   toolsRouter?: Router;
+  /** Undoing stored changes (`POST .../workspace-run-changes/:changeId/revert`). */
+  reverter?: Reverter;
+  /** The store and limits behind `GET .../net-change` (a session's net change); absent, no such route. */
+  netChange?: { store: Store; limits: Readonly<Limits> };
+  /** The content store's use, shown by `GET /api/health`. */
+  contentStats?: () => ContentStoreStats;
   log?: (message: string) => void;
 }
 
@@ -140,10 +151,12 @@ export function createApp(deps: AppDeps): Express {
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
   api.use(hooksRouter({ runtime: createHookRuntime({ bridge: deps.bridge, log }), parseBody, log }));
   api.use(parseBody);
-  api.use(healthRouter());
+  api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
   api.use(changesRouter(deps.history));
+  if (deps.reverter) api.use(revertRouter(deps.reverter));
+  if (deps.netChange) api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);

@@ -1,11 +1,13 @@
 import { Router } from 'express';
-import type { HealthResponse } from '../../shared/index.ts';
+import type { ContentStoreStats, HealthResponse } from '../../shared/index.ts';
 import { VERSION } from '../version.ts';
 
-export function healthRouter(): Router {
+/** `GET /api/health`; with a content store, its use (bytes kept for undoing runs and the budget). */
+export function healthRouter(contentStats?: () => ContentStoreStats): Router {
   const router = Router();
   router.get('/health', (_req, res) => {
     const body: HealthResponse = { ok: true, version: VERSION };
+    if (contentStats) body.content_store = contentStats();
     res.json(body);
   });
   return router;

@@ -10,6 +10,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (ar
       summary: "feed rundiff from an agent's hooks: install, uninstall, status",
       load: () => import('./hooks.ts'),
     },
+    revert: {
+      summary: 'undo what a run or tool call changed (through the running server)',
+      load: () => import('./revert.ts'),
+    },
     demo: { summary: 'play a scripted agent session against a running server', load: () => import('./demo.ts') },
   };
 

@@ -299,6 +299,7 @@ async function buildRows(rows: Entry[], input: DeltaInput, results: DiffResults)
       patch: null,
       patch_bytes: 0,
       omitted_reason: null,
+      sides: { before: e.before, after: e.after },
     };
     if (p.kind === 'omit') {
       file.omitted_reason = p.reason;

@@ -130,6 +130,11 @@ export interface DeltaFile {
   patch: string | null;
   patch_bytes: number;
   omitted_reason: OmittedReason | null;
+  /**
+   * The row's two sides as the delta received them (bytes, or why they are missing), handed on so
+   * the completion can keep them for undoing the run. A rename's `before` is its old path's side.
+   */
+  sides: { before: FileSide | null; after: FileSide | null };
 }
 
 export interface DeltaOutput {

@@ -1,1 +1,2 @@
 export * from './safe-read.ts';
+export * from './safe-write.ts';

@@ -1,5 +1,6 @@
 import { openDatabase, type Db } from './database.ts';
 import { createChangeStore } from './changes.ts';
+import { createContentStore } from './contents.ts';
 import { createMessageStore } from './messages.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionStore } from './sessions.ts';
@@ -8,6 +9,15 @@ import { createWriteClock, type WriteClock } from './write-clock.ts';
 export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
 export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
 export type { NewChange, NewFile, ChangeStore } from './changes.ts';
+export type {
+  ContentSideInput,
+  ContentStore,
+  FileContentInput,
+  PendingContent,
+  PreparedContent,
+  StoredContent,
+  StoredSide,
+} from './contents.ts';
 export type {
   ActivityKind,
   ActivityRecords,
@@ -29,6 +39,8 @@ export interface Store {
   messages: ReturnType<typeof createMessageStore>;
   runs: ReturnType<typeof createRunStore>;
   changes: ReturnType<typeof createChangeStore>;
+  /** Before/after bytes of changed files, for undoing runs. */
+  contents: ReturnType<typeof createContentStore>;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
   clock: WriteClock;
   /** Runs `fn` in one transaction (a savepoint when nested). */
@@ -44,6 +56,7 @@ export function createStore(db: Db): Store {
     messages: createMessageStore(db, clock),
     runs: createRunStore(db, clock),
     changes: createChangeStore(db, clock),
+    contents: createContentStore(db),
     clock,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => {

@@ -139,6 +139,11 @@ export function createRunStore(db: Db, clock: WriteClock) {
       .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = @session_id AND status = 'running'`)
       .join(' UNION ALL '),
   );
+  const openEverywhere = db.prepare<[], { session_id: string; change_id: string; workspace: string | null }>(
+    Object.values(TABLES)
+      .map((t) => `SELECT session_id, change_id, workspace FROM ${t.name} WHERE status = 'running'`)
+      .join(' UNION ALL '),
+  );
   // The parameter types of one kind's statements fit every kind; only the record type differs.
   const of = <K extends ActivityKind>(kind: K) => tables[kind] as unknown as ReturnType<typeof prepareTable<K>>;
 
@@ -196,6 +201,10 @@ export function createRunStore(db: Db, clock: WriteClock) {
     /** change_ids of the session's runs and tool calls still open (their checkpoints are live). */
     openChangeIds(sessionId: string): string[] {
       return openChanges.all({ session_id: sessionId }).map((r) => r.change_id);
+    },
+    /** Runs and tool calls still open in any session, with their workspaces (a revert must not race them). */
+    openEverywhere(): { session_id: string; change_id: string; workspace: string | null }[] {
+      return openEverywhere.all();
     },
     // Typed shorthands for readers that name one kind.
     getRun: (sessionId: string, runId: string) => get('run', sessionId, runId),

@@ -3,11 +3,16 @@ import type {
   ChangeSummary,
   ErrorBody,
   FileWithPatch,
+  HealthResponse,
+  NetChange,
+  NetFileSummary,
+  RevertRequest,
+  RevertResponse,
   SessionDetailResponse,
   SessionListResponse,
 } from '../../../shared/index.ts';
 import { currentToken, setToken } from './token.ts';
-import { patchFileName, urls } from './urls.ts';
+import { patchFileName, urls, type NetRangeQuery } from './urls.ts';
 
 /** A failed request, with the server's error code, or `unreachable` when no answer came. */
 export class ApiError extends Error {
@@ -16,6 +21,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    /** The error's `details` (e.g. a refused revert's per-file plan). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -44,7 +51,8 @@ async function errorFrom(res: Response): Promise<ApiError> {
     body = null;
   }
   const e = body?.error;
-  if (e && typeof e.message === 'string') return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint);
+  if (e && typeof e.message === 'string')
+    return new ApiError(res.status, e.code ?? 'internal', e.message, e.hint, e.details);
   return new ApiError(
     res.status,
     res.status === 404 ? 'not_found' : 'internal',
@@ -98,6 +106,21 @@ export const api = {
       body: '{}',
     });
     return (await res.json()) as { session_id: string; already_running: boolean };
+  },
+  health: () => getJson<HealthResponse>(urls.health()),
+  /** The session's net change over a range of runs (default: all). */
+  netChange: async (sessionId: string, range: NetRangeQuery = {}) =>
+    (await getJson<{ change: NetChange }>(urls.netChange(sessionId, range))).change,
+  netFile: async (sessionId: string, fileId: string, range: NetRangeQuery = {}) =>
+    (await getJson<{ file: NetFileSummary & { patch: string | null } }>(urls.netFile(sessionId, fileId, range))).file,
+  /** Plans (`dry_run`) or applies the undo of a change; a refusal that carries the plan throws it in `details.files`. */
+  revert: async (sessionId: string, changeId: string, body: RevertRequest): Promise<RevertResponse> => {
+    const res = await apiFetch(urls.revert(sessionId, changeId), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as RevertResponse;
   },
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });

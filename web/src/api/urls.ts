@@ -2,6 +2,20 @@
 const enc = encodeURIComponent;
 const base = '/api/hermes/sessions';
 
+/** A range of runs for the net change: run-level change ids, absent = the first / the last run. */
+export interface NetRangeQuery {
+  from?: string | null;
+  to?: string | null;
+}
+
+function rangeQuery(r: NetRangeQuery): string {
+  const q = new URLSearchParams();
+  if (r.from) q.set('from', r.from);
+  if (r.to) q.set('to', r.to);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
 export const urls = {
   health: () => '/api/health',
   demo: () => '/api/demo',
@@ -30,6 +44,12 @@ export const urls = {
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
   patch: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
+  netChange: (sessionId: string, range: NetRangeQuery = {}) =>
+    `${base}/${enc(sessionId)}/net-change${rangeQuery(range)}`,
+  netFile: (sessionId: string, fileId: string, range: NetRangeQuery = {}) =>
+    `${base}/${enc(sessionId)}/net-change/files/${enc(fileId)}${rangeQuery(range)}`,
+  revert: (sessionId: string, changeId: string) =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/revert`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */

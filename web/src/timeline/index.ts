@@ -7,5 +7,7 @@ export * from './reasons.ts';
 export * from './session-state.ts';
 export * from './sessions-list.ts';
 export * from './timeline.ts';
+export * from './net.ts';
 export * from './progress.ts';
+export * from './revert.ts';
 export * from './windowing.ts';

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+
+const base = servers.main;
+
+/** One run that edits a file, adds one and (for the XSS check) writes markup as file text. */
+async function sessionWithRun() {
+  const ws = workspace({ 'a.txt': 'one\ntwo\n', 'page.html': '<p>plain</p>\n' });
+  const sid = uid('s');
+  const r1 = uid('r1');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Undo me', workspace: ws.dir });
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: r1 });
+  ws.write('a.txt', 'one\nTWO\n');
+  ws.write('new.txt', 'made by the run\n');
+  ws.write('page.html', '<img src=x onerror="window.__pwned=1">\n');
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: r1 });
+  return { ws, sid, changeId: `run:${r1}` };
+}
+
+const block = (page: import('@playwright/test').Page, changeId: string) =>
+  page.locator(`[data-testid="change-block"][data-change-id="${changeId}"]`);
+
+test('preview then revert a whole run from the timeline; the revert shows as its own run', async ({ page }) => {
+  const { ws, sid, changeId } = await sessionWithRun();
+  try {
+    await openSession(page, base, sid);
+    const b = block(page, changeId);
+    // The block's own Revert (the first; each expanded row has one too).
+    const revert = b.getByTestId('revert').first();
+    await revert.getByTestId('revert-button').click();
+    const preview = revert.getByTestId('revert-preview');
+    await expect(preview.getByTestId('revert-summary')).toHaveText('3 of 3 files will be written');
+    const a = preview.locator('[data-testid="revert-file"]', { hasText: 'a.txt' });
+    await expect(a.getByTestId('revert-file-action')).toHaveText('will be restored');
+    await expect(a.getByTestId('revert-patch')).toContainText('-TWO');
+    await expect(a.getByTestId('revert-patch')).toContainText('+two');
+    // File text is shown as text: the markup is visible, never an element.
+    const html = preview.locator('[data-testid="revert-file"]', { hasText: 'page.html' });
+    await expect(html.getByTestId('revert-patch')).toContainText('-<img src=x onerror="window.__pwned=1">');
+    expect(await preview.locator('img').count()).toBe(0);
+    // A preview writes nothing.
+    expect(fs.readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+
+    await revert.getByTestId('revert-apply').click();
+    await expect(preview.getByTestId('revert-summary')).toHaveText('Reverted 3 of 3 files');
+    expect(fs.readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(fs.existsSync(path.join(ws.dir, 'new.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws.dir, 'page.html'), 'utf8')).toBe('<p>plain</p>\n');
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    // The revert is recorded live as a run of its own with its change.
+    const revertRun = page.locator('[data-testid="timeline"] > li[data-key^="run:revert-"]');
+    await expect(revertRun).toHaveCount(1);
+    await expect(revertRun).toContainText('revert');
+    const revertBlock = page.locator('[data-testid="change-block"][data-source="revert"]');
+    await expect(revertBlock).toHaveCount(1);
+    await expect(revertBlock.getByTestId('change-heading')).toHaveText('Changed 3 files');
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('revert one file from its row; a later edit on the same lines is refused and shown', async ({ page }) => {
+  const { ws, sid, changeId } = await sessionWithRun();
+  try {
+    ws.write('a.txt', 'one\nTwo by hand\n');
+    await openSession(page, base, sid);
+    const a = row(page, changeId, 'a.txt');
+    await a.getByTestId('change-row-button').click();
+    const revert = a.getByTestId('revert');
+    await revert.getByTestId('revert-button').click();
+    const file = revert.getByTestId('revert-file');
+    await expect(file).toHaveCount(1);
+    await expect(file).toHaveAttribute('data-action', 'conflict');
+    await expect(file.getByTestId('revert-conflict')).toContainText('<<<<<<< now');
+    await expect(file.getByTestId('revert-conflict')).toContainText('Two by hand');
+    await expect(revert.getByTestId('revert-apply')).toBeDisabled();
+    await revert.getByTestId('revert-close').click();
+
+    // The added file alone: only it goes.
+    const added = row(page, changeId, 'new.txt');
+    await added.getByTestId('change-row-button').click();
+    const r2 = added.getByTestId('revert');
+    await r2.getByTestId('revert-button').click();
+    await expect(r2.getByTestId('revert-summary')).toHaveText('1 of 1 file will be written');
+    await r2.getByTestId('revert-apply').click();
+    await expect(r2.getByTestId('revert-summary')).toHaveText('Reverted 1 of 1 file');
+    expect(fs.existsSync(path.join(ws.dir, 'new.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTwo by hand\n');
+    await expect(page.getByTestId('content-store-use')).toContainText('kept for undo');
+  } finally {
+    ws.cleanup();
+  }
+});

@@ -1,0 +1,73 @@
+import { Router, type Request } from 'express';
+import type { Limits } from '../../shared/index.ts';
+import { wholeRunPatch } from '../delta/index.ts';
+import { AppError } from '../errors.ts';
+import { netChange, type NetRange, type NetResult } from '../net-change/index.ts';
+import type { Store } from '../store/index.ts';
+import { changeIdParam, idParam } from './params.ts';
+
+/** Net changes kept for repeated requests (a view and its file rows). */
+const RECENT_NET_CHANGES = 8;
+
+function rangeOf(req: Request): NetRange {
+  const range: NetRange = {};
+  for (const name of ['from', 'to'] as const) {
+    const v = req.query[name];
+    if (v === undefined || v === '') continue;
+    if (typeof v !== 'string')
+      throw new AppError('invalid_input', `${name} must be one change id`, { details: { field: name } });
+    range[name] = changeIdParam(v);
+  }
+  return range;
+}
+
+/**
+ * A session's net change over a range of its runs (`?from=&to=`, run-level change ids; default all),
+ * in the shape of a change: the summary with its files, one file with its patch, the whole patch.
+ */
+export function netChangeRouter(store: Store, limits: Readonly<Limits>): Router {
+  const router = Router();
+  const base = '/hermes/sessions/:id/net-change';
+
+  // The last answers, each valid until its session is written again: expanding the rows of one
+  // view one by one does not diff the whole range again for every file.
+  const recent = new Map<string, { version: string; result: Promise<NetResult> }>();
+  const compute = async (req: Request): Promise<NetResult> => {
+    const id = idParam(req.params.id, 'id');
+    if (!store.sessions.exists(id)) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    const range = rangeOf(req);
+    const key = JSON.stringify([id, range.from ?? null, range.to ?? null]);
+    const version = store.clock.version(id);
+    const hit = recent.get(key);
+    if (hit && hit.version === version) return hit.result;
+    const result = netChange(store, id, range, limits);
+    recent.delete(key);
+    recent.set(key, { version, result });
+    result.catch(() => recent.delete(key));
+    while (recent.size > RECENT_NET_CHANGES) recent.delete(recent.keys().next().value!);
+    return result;
+  };
+
+  router.get(base, async (req, res) => {
+    res.json({ change: (await compute(req)).change });
+  });
+
+  router.get(`${base}/files/:fileId`, async (req, res) => {
+    const fileId = idParam(req.params.fileId, 'fileId');
+    const { change, patches } = await compute(req);
+    const file = change.files.find((f) => f.id === fileId);
+    if (!file) throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in the net change`);
+    res.json({ file: { ...file, patch: patches.get(fileId)?.patch ?? null } });
+  });
+
+  router.get(`${base}/patch`, async (req, res) => {
+    const { change, patches } = await compute(req);
+    res
+      .status(200)
+      .type('text/x-diff; charset=utf-8')
+      .set('Content-Disposition', `attachment; filename="net-change.diff"`)
+      .send(wholeRunPatch([...patches.values()], change.omitted_count));
+  });
+
+  return router;
+}

@@ -1,0 +1,41 @@
+import { Router } from 'express';
+import type { RevertRequest } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
+import type { Reverter } from '../revert/index.ts';
+import { changeIdParam, idParam } from './params.ts';
+
+/** `{file_ids?: string[], dry_run?: boolean}`, nothing else. */
+function revertBody(body: unknown): RevertRequest {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b !== 'object' || Array.isArray(b))
+    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?}');
+  for (const k of Object.keys(b))
+    if (k !== 'file_ids' && k !== 'dry_run')
+      throw new AppError('invalid_input', `unknown field ${JSON.stringify(k)}`, { details: { field: k } });
+  const out: RevertRequest = {};
+  if (b.dry_run !== undefined) {
+    if (typeof b.dry_run !== 'boolean')
+      throw new AppError('invalid_input', 'dry_run must be a boolean', { details: { field: 'dry_run' } });
+    out.dry_run = b.dry_run;
+  }
+  if (b.file_ids !== undefined) {
+    if (!Array.isArray(b.file_ids) || b.file_ids.length === 0 || b.file_ids.some((x) => typeof x !== 'string'))
+      throw new AppError('invalid_input', 'file_ids must be a non-empty array of file ids', {
+        details: { field: 'file_ids' },
+      });
+    out.file_ids = (b.file_ids as string[]).map((id) => idParam(id, 'file_ids'));
+  }
+  return out;
+}
+
+/** Undoing a stored change (a run's or a tool call's): the plan with `dry_run`, else the revert. */
+export function revertRouter(reverter: Reverter): Router {
+  const router = Router();
+  router.post('/hermes/sessions/:id/workspace-run-changes/:changeId/revert', async (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    const changeId = changeIdParam(req.params.changeId);
+    const body = revertBody(req.body);
+    res.json(await reverter.revert(id, changeId, body));
+  });
+  return router;
+}

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+
+/** `rundiff revert` through the real binary against a real server and workspace. */
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function rundiff(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function setup(): Promise<{ t: TestServer; repo: TempRepo }> {
+  const t = await startTestServer();
+  cleanups.push(() => t.close());
+  const repo = createTempRepo({ files: { 'a.txt': 'one\ntwo\n', 'b.txt': 'bee\n', 'old.txt': 'moved\n' } });
+  cleanups.push(() => repo.cleanup());
+  await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+  await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+  repo.write('a.txt', 'one\nTWO\n');
+  repo.write('b.txt', 'BEE\n');
+  repo.git('mv', 'old.txt', 'new.txt');
+  await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+  return { t, repo };
+}
+
+describe('rundiff revert', () => {
+  it('--dry-run prints the plan and the patches and writes nothing', async () => {
+    const { t, repo } = await setup();
+    const res = await rundiff(['revert', '--server', t.server.url, '--dry-run', 's1', 'r1'], repo.dir);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('restore     a.txt\n');
+    expect(res.stdout).toContain('restore     new.txt -> old.txt\n');
+    expect(res.stdout).toContain('-TWO\n+two\n');
+    expect(res.stderr).toContain('dry run: 3 of 3 files would be written; nothing was');
+    expect(repo.read('a.txt').toString()).toBe('one\nTWO\n');
+  });
+
+  it('reverts the files named (a rename by its old name), and reports where the revert was recorded', async () => {
+    const { t, repo } = await setup();
+    const res = await rundiff(['revert', '--server', t.server.url, 's1', 'run:r1', 'a.txt', 'old.txt'], repo.dir);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('restore     a.txt (done)\nrestore     new.txt -> old.txt (done)\n');
+    expect(res.stderr).toMatch(/2 of 2 files reverted \(recorded as run:revert-[0-9a-f-]+\)/);
+    expect(repo.read('a.txt').toString()).toBe('one\ntwo\n');
+    expect(repo.read('old.txt').toString()).toBe('moved\n');
+    expect(repo.read('b.txt').toString()).toBe('BEE\n');
+  });
+
+  it('exits 1 on a conflict and prints the conflicting lines; an unknown path is a usage error', async () => {
+    const { t, repo } = await setup();
+    repo.write('a.txt', 'one\nTwo by hand\n');
+    const res = await rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'a.txt'], repo.dir);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toContain('CONFLICT    a.txt: the file changed after the run');
+    expect(res.stdout).toContain('    <<<<<<< now\n    Two by hand\n    =======\n    two\n');
+    expect(res.stderr).toContain('nothing was reverted (revert_conflict');
+    expect(repo.read('a.txt').toString()).toBe('one\nTwo by hand\n');
+
+    const unknown = await rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'nope.txt'], repo.dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('not changed by run:r1: nope.txt');
+  });
+
+  it('with no server it says so and exits 2', async () => {
+    const repo = createTempRepo({ git: false });
+    cleanups.push(() => repo.cleanup());
+    const res = await rundiff(['revert', '--server', 'http://127.0.0.1:9', 's1', 'r1'], repo.dir);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('no server at http://127.0.0.1:9');
+  });
+});

@@ -1,0 +1,191 @@
+import {
+  FILES_PAGE_MAX,
+  runChangeId,
+  type ChangeFilesPage,
+  type ErrorBody,
+  type RevertFile,
+  type RevertResponse,
+} from '../../shared/index.ts';
+import { resolveConfig } from '../config.ts';
+import { parseArgs, UsageError } from './args.ts';
+import { connectServer, ServerNeedsToken } from './bridge-client.ts';
+
+const HELP = `usage: rundiff revert [--server URL] [--dry-run] <session> <change> [paths...]
+
+Undoes what a run (or one tool call) changed, through the running server: each file whose bytes are
+still the run's end gets its start back; a file edited since is merged three ways, or left alone
+when the merge conflicts (the conflicting lines are printed). The revert is recorded in the session
+as a run of its own, so it can be reverted too.
+
+  <session>        the session id
+  <change>         the change: run:<run id>, tool:<tool call id>, or a bare run id
+  [paths...]       only these files of the change (as listed by the change; a rename by either name)
+  --dry-run        print the plan and the patch each file would get; write nothing
+  --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
+                   sends RUNDIFF_TOKEN when set
+
+Exit status: 0 when every file asked for is reverted (or already was), 1 when any conflicts or
+cannot be restored, 2 on a usage error or when no server answers.
+`;
+
+const say = (line: string) => process.stderr.write(`${line}\n`);
+const out = (text: string) => process.stdout.write(text);
+
+function headers(token: string | null, json = false): Record<string, string> {
+  const h: Record<string, string> = { accept: 'application/json' };
+  if (token) h.authorization = `Bearer ${token}`;
+  if (json) h['content-type'] = 'application/json';
+  return h;
+}
+
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | null,
+  ) {
+    super(body ? `${body.error.code}: ${body.error.message}` : `the server answered ${status}`);
+  }
+}
+
+async function call<T>(url: URL, init: RequestInit): Promise<T> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
+  const body = (await res.json().catch(() => null)) as unknown;
+  if (!res.ok) throw new Refused(res.status, body as ErrorBody | null);
+  return body as T;
+}
+
+/** The file ids of the paths asked for (a rename by its new or old name); unknown paths are named. */
+async function fileIdsOf(
+  base: string,
+  token: string | null,
+  changeUrl: string,
+  paths: readonly string[],
+): Promise<{ ids: string[]; unknown: string[] }> {
+  const wanted = new Set(paths);
+  const found = new Map<string, string>();
+  let after: string | null = null;
+  do {
+    const q: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+    const page: ChangeFilesPage = await call<ChangeFilesPage>(
+      new URL(`${changeUrl}/files?limit=${FILES_PAGE_MAX}${q}`, base),
+      {
+        headers: headers(token),
+      },
+    );
+    for (const f of page.files) {
+      if (wanted.has(f.path)) found.set(f.path, f.id);
+      if (f.old_path !== null && wanted.has(f.old_path)) found.set(f.old_path, f.id);
+    }
+    after = page.next_file_cursor;
+  } while (after !== null);
+  return {
+    ids: [...new Set(paths.flatMap((p) => (found.has(p) ? [found.get(p)!] : [])))],
+    unknown: paths.filter((p) => !found.has(p)),
+  };
+}
+
+const LABEL: Record<RevertFile['action'], string> = {
+  restore: 'restore',
+  merge: 'merge',
+  conflict: 'CONFLICT',
+  unchanged: 'unchanged',
+  unavailable: 'unavailable',
+  refused: 'refused',
+};
+
+/** One line per file, then (for conflicts) the merge with its markers, indented. */
+export function planLines(files: readonly RevertFile[], dryRun: boolean): string[] {
+  const lines: string[] = [];
+  for (const f of files) {
+    const name = f.old_path !== null ? `${f.path} -> ${f.old_path}` : f.path;
+    const state = dryRun || f.action === 'unchanged' ? '' : f.applied ? ' (done)' : f.error ? ' (failed)' : '';
+    lines.push(
+      `${LABEL[f.action].padEnd(11)} ${name}${state}${f.reason ? `: ${f.reason}` : ''}${f.error ? `: ${f.error}` : ''}`,
+    );
+    if (f.conflict !== null) for (const l of f.conflict.replace(/\n$/, '').split('\n')) lines.push(`    ${l}`);
+  }
+  return lines;
+}
+
+const failedFile = (f: RevertFile) =>
+  f.action === 'conflict' || f.action === 'unavailable' || f.action === 'refused' || f.error !== undefined;
+
+export async function run(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, { values: ['server'], booleans: ['help', 'dry-run'] });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`rundiff revert: ${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.booleans.has('help')) {
+    out(HELP);
+    return 0;
+  }
+  const [sessionId, change, ...paths] = args.positional;
+  if (sessionId === undefined || change === undefined) {
+    say(`rundiff revert: name the session and the change\n\n${HELP}`);
+    return 2;
+  }
+  const changeId = /^(run|tool):/.test(change) ? change : runChangeId(change);
+  const dryRun = args.booleans.has('dry-run');
+  const config = resolveConfig();
+  const server =
+    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  try {
+    if (!(await connectServer(server, config.token))) {
+      say(`rundiff revert: no server at ${server}; start one with 'rundiff serve' (a revert goes through it)`);
+      return 2;
+    }
+  } catch (err) {
+    if (err instanceof ServerNeedsToken) {
+      say(`rundiff revert: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  const changeUrl = `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/${encodeURIComponent(changeId)}`;
+  let answer: RevertResponse;
+  try {
+    const body: { dry_run: boolean; file_ids?: string[] } = { dry_run: dryRun };
+    if (paths.length > 0) {
+      const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
+      if (unknown.length > 0) {
+        say(`rundiff revert: not changed by ${changeId}: ${unknown.join(', ')}`);
+        return 2;
+      }
+      body.file_ids = ids;
+    }
+    answer = await call<RevertResponse>(new URL(`${changeUrl}/revert`, server), {
+      method: 'POST',
+      headers: headers(config.token, true),
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    const files = err.body?.error.details?.files as RevertFile[] | undefined;
+    if (files) {
+      for (const line of planLines(files, dryRun)) out(`${line}\n`);
+      say(`rundiff revert: nothing was reverted (${err.message})`);
+      return 1;
+    }
+    say(`rundiff revert: ${err.message}`);
+    return err.status === 404 || err.status === 400 ? 2 : 1;
+  }
+  for (const line of planLines(answer.files, dryRun)) out(`${line}\n`);
+  if (dryRun) {
+    for (const f of answer.files) if (f.patch) out(f.patch.endsWith('\n') ? f.patch : `${f.patch}\n`);
+    say(
+      `rundiff revert: dry run: ${answer.applied_count} of ${answer.files.length} files would be written; nothing was`,
+    );
+  } else {
+    say(
+      `rundiff revert: ${answer.applied_count} of ${answer.files.length} files reverted` +
+        (answer.revert_change_id ? ` (recorded as ${answer.revert_change_id})` : ''),
+    );
+  }
+  return answer.files.some(failedFile) ? 1 : 0;
+}

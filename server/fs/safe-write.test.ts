@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempDir } from '../test-support/index.ts';
+import { safeRoot } from './safe-read.ts';
+import { removeInside, writeInside } from './safe-write.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+function dirs(): { root: string; outside: string } {
+  const root = createTempDir('rundiff-write-');
+  const outside = createTempDir('rundiff-write-outside-');
+  cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  cleanups.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+  return { root, outside };
+}
+
+describe('writing inside a workspace', () => {
+  it('writes a file with its mode, creating missing folders, and leaves no temp file', () => {
+    const { root } = dirs();
+    expect(
+      writeInside(safeRoot(root), 'a/b/run.sh', { kind: 'file', bytes: Buffer.from('#!/bin/sh\n'), mode: '100755' }),
+    ).toEqual({ ok: true });
+    expect(fs.readFileSync(path.join(root, 'a/b/run.sh'), 'utf8')).toBe('#!/bin/sh\n');
+    expect(fs.statSync(path.join(root, 'a/b/run.sh')).mode & 0o100).toBe(0o100);
+    expect(fs.readdirSync(path.join(root, 'a/b'))).toEqual(['run.sh']);
+  });
+
+  it('refuses a folder on the way that is a symlink leading outside; a real folder there is written (control)', () => {
+    const { root, outside } = dirs();
+    fs.symlinkSync(outside, path.join(root, 'sub'));
+    const refused = writeInside(safeRoot(root), 'sub/f.txt', { kind: 'file', bytes: Buffer.from('x'), mode: '100644' });
+    expect(refused).toMatchObject({ ok: false, reason: 'outside_root' });
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(removeInside(safeRoot(root), 'sub/f.txt')).toMatchObject({ ok: false, reason: 'outside_root' });
+
+    fs.rmSync(path.join(root, 'sub'));
+    fs.mkdirSync(path.join(root, 'sub'));
+    expect(writeInside(safeRoot(root), 'sub/f.txt', { kind: 'file', bytes: Buffer.from('x'), mode: '100644' })).toEqual(
+      {
+        ok: true,
+      },
+    );
+    expect(fs.readFileSync(path.join(root, 'sub/f.txt'), 'utf8')).toBe('x');
+  });
+
+  it('replaces a symlink standing at the name instead of writing through it', () => {
+    const { root, outside } = dirs();
+    fs.writeFileSync(path.join(outside, 'target.txt'), 'outside\n');
+    fs.symlinkSync(path.join(outside, 'target.txt'), path.join(root, 'f.txt'));
+    expect(
+      writeInside(safeRoot(root), 'f.txt', { kind: 'file', bytes: Buffer.from('inside\n'), mode: '100644' }),
+    ).toEqual({ ok: true });
+    expect(fs.lstatSync(path.join(root, 'f.txt')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(outside, 'target.txt'), 'utf8')).toBe('outside\n');
+  });
+
+  it('writes a symlink as a link, removes files, and refuses names that leave the root', () => {
+    const { root } = dirs();
+    expect(writeInside(safeRoot(root), 'l', { kind: 'symlink', target: Buffer.from('elsewhere') })).toEqual({
+      ok: true,
+    });
+    expect(fs.readlinkSync(path.join(root, 'l'))).toBe('elsewhere');
+    expect(removeInside(safeRoot(root), 'l')).toEqual({ ok: true });
+    expect(fs.existsSync(path.join(root, 'l'))).toBe(false);
+    expect(removeInside(safeRoot(root), 'never/was.txt')).toEqual({ ok: true });
+    for (const bad of ['../x', 'a/../../x', '/etc/passwd', ''])
+      expect(writeInside(safeRoot(root), bad, { kind: 'file', bytes: Buffer.from('x'), mode: '100644' })).toMatchObject(
+        {
+          ok: false,
+          reason: 'outside_root',
+        },
+      );
+  });
+});

@@ -1,0 +1,1 @@
+export { netChange, type NetRange, type NetResult } from './net-change.ts';

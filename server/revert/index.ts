@@ -1,0 +1,1 @@
+export { createReverter, type Reverter, type RevertDeps } from './revert.ts';

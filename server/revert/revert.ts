@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import {
+  FILES_PAGE_MAX,
+  type ContentUnavailableReason,
+  type FileSummary,
+  type Limits,
+  type RevertFile,
+  type RevertRequest,
+  type RevertResponse,
+} from '../../shared/index.ts';
+import type { CheckpointEngine } from '../checkpoint/index.ts';
+import type { Config } from '../config.ts';
+import { computeDelta, wholeRunPatch } from '../delta/index.ts';
+import { AppError } from '../errors.ts';
+import { removeInside, safeRoot, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
+import { mergeFile } from '../git/index.ts';
+import { isInside, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
+import type { Bridge } from '../runs/index.ts';
+import type { StoredSide, Store } from '../store/index.ts';
+import { resolveWorkspace } from '../workspace/index.ts';
+import { fingerprint, readCurrent, type Current } from './current.ts';
+import { decide, type Decision, type FileToRevert, type KeptSide, type Merge } from './plan.ts';
+
+export interface RevertDeps {
+  store: Store;
+  bridge: Bridge;
+  engine: Pick<CheckpointEngine, 'has'>;
+  config: Pick<Config, 'workspaceRoots' | 'homeDir' | 'limits'>;
+  log: (message: string) => void;
+  /** The three-way merge; default `git merge-file` in a private temp folder. */
+  merge?: Merge;
+}
+
+const keyOf = (path: string, base64: string | null | undefined): PathKey =>
+  base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
+
+/** Every stored row of a change, page by page. */
+function allRows(store: Store, sessionId: string, changeId: string): FileSummary[] {
+  const out: FileSummary[] = [];
+  let after = -1;
+  for (;;) {
+    const page = store.changes.filesPage(sessionId, changeId, after, FILES_PAGE_MAX);
+    if (!page) return out;
+    out.push(...page.files);
+    if (page.next_file_cursor === null) return out;
+    after = Number(page.next_file_cursor);
+  }
+}
+
+type Loaded = { ok: true; side: KeptSide } | { ok: false; reason: ContentUnavailableReason };
+
+function loadSide(store: Store, s: StoredSide): Loaded {
+  if (s.mode === null) return { ok: true, side: { exists: false } };
+  if (s.sha256 === null) return { ok: false, reason: s.reason ?? 'not_recorded' };
+  const bytes = store.contents.blob(s.sha256);
+  if (!bytes) return { ok: false, reason: 'evicted' };
+  return { ok: true, side: { exists: true, mode: s.mode, bytes, sha256: s.sha256 } };
+}
+
+interface Planned {
+  row: FileSummary;
+  decision: Decision;
+  /** What stood at each touched path when planned: a write proceeds only if it still does. */
+  guards: { key: PathKey; print: string }[];
+  patch: string | null;
+}
+
+const describe = (reason: ContentUnavailableReason): string =>
+  ({
+    too_large: 'too_large: a side of the file was larger than the content bound, so its bytes were not kept',
+    no_snapshot: 'no_snapshot: a side of the file had no snapshot (memory cap or snapshot bound)',
+    unreadable: 'unreadable: a side of the file could not be read when the run ended',
+    submodule: 'submodule: a submodule has no file content to restore',
+    budget: 'budget: the content store was full, so the bytes were not kept',
+    evicted: 'evicted: the bytes were removed to make room for newer changes',
+    storage_failed: 'storage_failed: the database refused the bytes when the run ended',
+    not_recorded: 'not_recorded: the bytes were not kept (stored before undo existed)',
+    pending: 'pending: the bytes were still being written (or the server stopped while they were)',
+  })[reason];
+
+/** The patch from what stands now to what a decision leaves. */
+async function patchOf(d: Decision, limits: Readonly<Limits>): Promise<string | null> {
+  if (d.sides.length === 0) return null;
+  const delta = await computeDelta({
+    changes: d.sides.map((s) => ({ path: s.key, before: s.now, after: s.then })),
+    limits: { ...limits, maxChangedFiles: d.sides.length },
+  });
+  return wholeRunPatch(delta.files);
+}
+
+function toAnswer(p: Planned, applied: boolean, error?: string): RevertFile {
+  const out: RevertFile = {
+    file_id: p.row.id,
+    path: p.row.path,
+    old_path: p.row.old_path,
+    action: p.decision.action,
+    reason: p.decision.reason,
+    patch: p.patch,
+    conflict: p.decision.conflict,
+    applied,
+  };
+  if (error !== undefined) out.error = error;
+  return out;
+}
+
+const writes = (p: Planned) => p.decision.action === 'restore' || p.decision.action === 'merge';
+
+/**
+ * Undoing a stored change, whole or some of its files: plans each file from its kept contents and
+ * what stands in the workspace now, answers the plan for a dry run, or applies every clean file
+ * (each atomically) and records the revert as a run of its own (source `revert`) through the same
+ * start and close as every run, so the history stays truthful and the revert can be undone too.
+ */
+export function createReverter(deps: RevertDeps) {
+  const { store, bridge, engine, config, log } = deps;
+  const mergeWith: Merge =
+    deps.merge ??
+    ((sides) =>
+      mergeFile(sides, { current: 'now', base: 'after the run', other: 'before the run (the undo)' }, 10_000));
+  const merge: Merge = async (sides) => {
+    try {
+      return await mergeWith(sides);
+    } catch (err) {
+      log(`revert: the three-way merge failed: ${(err as Error).message}`);
+      throw err;
+    }
+  };
+  const reverting = new Set<string>();
+
+  function busy(root: string): string | null {
+    for (const r of reverting) if (isInside(r, root) || isInside(root, r)) return 'another revert is running there';
+    for (const open of store.runs.openEverywhere()) {
+      if (open.workspace === null || !engine.has(open.session_id, open.change_id)) continue;
+      if (isInside(open.workspace, root) || isInside(root, open.workspace))
+        return `${open.change_id} of session ${open.session_id} is still open on it`;
+    }
+    return null;
+  }
+
+  async function planFile(root: SafeRoot, sessionId: string, changeId: string, row: FileSummary): Promise<Planned> {
+    const afterKey = keyOf(row.path, row.path_base64);
+    const beforeKey = row.old_path !== null ? keyOf(row.old_path, row.old_path_base64) : afterKey;
+    const base = { row, guards: [], patch: null };
+    const kept = store.contents.get(sessionId, changeId, row.id);
+    if (!kept) return { ...base, decision: unavailable('not_recorded') };
+    const before = loadSide(store, kept.before);
+    const after = loadSide(store, kept.after);
+    if (!before.ok) return { ...base, decision: unavailable(before.reason) };
+    if (!after.ok) return { ...base, decision: unavailable(after.reason) };
+    const max = config.limits.maxContentFileBytes;
+    const atAfter: Current = readCurrent(root, afterKey, max);
+    const atBefore: Current = beforeKey === afterKey ? atAfter : readCurrent(root, beforeKey, max);
+    const f: FileToRevert = { row, beforeKey, afterKey, before: before.side, after: after.side, atAfter, atBefore };
+    const decision = await decide(f, merge);
+    const guards = [{ key: afterKey, print: fingerprint(atAfter) }];
+    if (beforeKey !== afterKey) guards.push({ key: beforeKey, print: fingerprint(atBefore) });
+    return { row, decision, guards, patch: await patchOf(decision, config.limits) };
+  }
+
+  /** Applies one planned file if nothing moved since it was planned; the outcome as answered. */
+  function apply(root: SafeRoot, p: Planned): RevertFile {
+    for (const g of p.guards) {
+      if (fingerprint(readCurrent(root, g.key, config.limits.maxContentFileBytes)) !== g.print) {
+        return toAnswer(
+          { ...p, decision: { ...p.decision, action: 'conflict', reason: 'the file changed while the revert ran' } },
+          false,
+        );
+      }
+    }
+    for (const step of p.decision.steps) {
+      const r: WriteResult =
+        step.kind === 'write' ? writeInside(root, step.key, step.entry) : removeInside(root, step.key);
+      if (!r.ok) {
+        log(`revert of ${p.row.path} failed: ${r.reason}: ${r.message}`);
+        if (r.reason === 'outside_root')
+          return toAnswer({ ...p, decision: { ...p.decision, action: 'refused', reason: r.message } }, false);
+        return toAnswer(p, false, `${r.reason}: ${r.message}`);
+      }
+    }
+    return toAnswer(p, true);
+  }
+
+  async function revert(sessionId: string, changeId: string, req: RevertRequest): Promise<RevertResponse> {
+    const change = store.changes.get(sessionId, changeId);
+    if (!change)
+      throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(sessionId)}`);
+    let rows = allRows(store, sessionId, changeId);
+    if (req.file_ids !== undefined) {
+      const wanted = new Set(req.file_ids);
+      const known = new Set(rows.map((r) => r.id));
+      const unknown = req.file_ids.filter((id) => !known.has(id));
+      if (unknown.length > 0)
+        throw new AppError('not_found', `no file ${JSON.stringify(unknown[0])} in change ${JSON.stringify(changeId)}`, {
+          details: { file_ids: unknown },
+        });
+      rows = rows.filter((r) => wanted.has(r.id));
+    }
+    const resolved = await resolveWorkspace(change.workspace, config);
+    if (!resolved.ok || resolved.root !== change.workspace)
+      throw new AppError(
+        'not_found',
+        `the workspace of ${changeId} cannot be written: ${resolved.ok ? 'it now resolves to another folder' : resolved.message}`,
+        { details: { workspace: change.workspace } },
+      );
+    const rootPath = resolved.root;
+    const dryRun = req.dry_run === true;
+    if (!dryRun) {
+      const why = busy(rootPath);
+      if (why)
+        throw new AppError('workspace_busy', `the workspace cannot be reverted now: ${why}`, {
+          hint: 'wait for the run to finish, then revert',
+          details: { workspace: rootPath },
+        });
+      reverting.add(rootPath);
+    }
+    try {
+      const root = safeRoot(rootPath);
+      const planned: Planned[] = [];
+      for (const row of rows) planned.push(await planFile(root, sessionId, changeId, row));
+      if (dryRun)
+        return answer(
+          changeId,
+          true,
+          planned.map((p) => toAnswer(p, false)),
+          null,
+        );
+      return await applyAll(root, sessionId, changeId, planned);
+    } finally {
+      if (!dryRun) reverting.delete(rootPath);
+    }
+  }
+
+  async function applyAll(root: SafeRoot, sessionId: string, changeId: string, planned: Planned[]) {
+    const toWrite = planned.filter(writes);
+    if (toWrite.length === 0) {
+      const files = planned.map((p) => toAnswer(p, false));
+      if (files.some((f) => f.action === 'conflict'))
+        throw new AppError(
+          'revert_conflict',
+          'nothing was reverted: every file that needs it conflicts with later edits',
+          {
+            hint: 'resolve the conflicting lines by hand, or revert other files',
+            details: { files },
+          },
+        );
+      if (files.length > 0 && files.every((f) => f.action === 'unavailable' || f.action === 'refused'))
+        throw new AppError('content_unavailable', 'nothing was reverted: no file asked for can be restored', {
+          details: { files },
+        });
+      return answer(changeId, false, files, null);
+    }
+    // Recorded as a run of its own: its checkpoint is taken before the first write.
+    const runId = `revert-${randomUUID()}`;
+    await bridge.runStarted({ session_id: sessionId, run_id: runId, workspace: root.root, source: 'revert' });
+    await bridge.message({
+      session_id: sessionId,
+      role: 'user',
+      content: `Revert ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} of ${changeId}`,
+      run_id: runId,
+    });
+    const files: RevertFile[] = [];
+    try {
+      for (const p of planned) files.push(writes(p) ? apply(root, p) : toAnswer(p, false));
+    } finally {
+      const failed = files.filter((f) => f.error !== undefined).length;
+      if (failed > 0)
+        await bridge.runFailed({
+          session_id: sessionId,
+          run_id: runId,
+          error: `${failed} file(s) could not be written`,
+        });
+      else await bridge.runCompleted({ session_id: sessionId, run_id: runId });
+    }
+    return answer(changeId, false, files, runId);
+  }
+
+  return { revert };
+}
+
+function unavailable(reason: ContentUnavailableReason): Decision {
+  return { action: 'unavailable', reason: describe(reason), conflict: null, steps: [], sides: [] };
+}
+
+function answer(changeId: string, dryRun: boolean, files: RevertFile[], runId: string | null): RevertResponse {
+  const applied = files.filter((f) => (dryRun ? f.action === 'restore' || f.action === 'merge' : f.applied)).length;
+  return {
+    change_id: changeId,
+    dry_run: dryRun,
+    files,
+    applied_count: applied,
+    conflict_count: files.filter((f) => f.action === 'conflict').length,
+    unavailable_count: files.filter((f) => f.action === 'unavailable' || f.action === 'refused').length,
+    revert_run_id: runId,
+    revert_change_id: runId === null ? null : `run:${runId}`,
+  };
+}
+
+export type Reverter = ReturnType<typeof createReverter>;

@@ -1,0 +1,117 @@
+/** Undoing a run: the content store's figures and the revert route's request and answers. */
+import type { FileSummary, TruncatedReason } from './dto.ts';
+
+/**
+ * Why a side of a changed file has no stored content, so the file cannot be reverted:
+ * `too_large` over the per-file bound (or the snapshot cap), `no_snapshot` / `unreadable` as the
+ * delta saw it, `submodule` (a gitlink has no bytes to restore), `budget` (the store's budget was
+ * full even after evicting every older change), `evicted` (removed later to make room for newer
+ * changes), `storage_failed` (the database refused the write), `not_recorded` (stored before
+ * contents were kept, or past the stored-row bound), `pending` (still being written, or the server
+ * stopped while it was).
+ */
+export type ContentUnavailableReason =
+  | 'too_large'
+  | 'no_snapshot'
+  | 'unreadable'
+  | 'submodule'
+  | 'budget'
+  | 'evicted'
+  | 'storage_failed'
+  | 'not_recorded'
+  | 'pending';
+
+/** The content store's use, served by `GET /api/health` as `content_store`. */
+export interface ContentStoreStats {
+  /** Compressed bytes of every kept content (what the budget counts). */
+  bytes_used: number;
+  /** The budget (`RUNDIFF_CONTENT_STORE_MAX_BYTES`). */
+  max_bytes: number;
+  /** Distinct contents kept (content-addressed: a repeated content counts once). */
+  blobs: number;
+}
+
+/** `POST .../workspace-run-changes/:changeId/revert` body. */
+export interface RevertRequest {
+  /** Files of the change to revert; absent: all of them. */
+  file_ids?: string[];
+  /** true: answer the plan and the patches, write nothing. */
+  dry_run?: boolean;
+}
+
+/**
+ * What reverting one file does (dry run) or did: `restore` its current bytes are the run's end, so
+ * the start comes back as it was; `merge` it changed since, and a three-way merge folds the undo
+ * into those edits cleanly; `conflict` the merge does not fold (or a side cannot be merged: binary,
+ * a link, a file deleted or created since), so the file is left alone; `unchanged` it is already as
+ * it was before the run; `unavailable` its content was not kept (see `reason`); `refused` the path
+ * cannot be written safely (a folder on its way leads outside the workspace, or is not a folder).
+ */
+export type RevertAction = 'restore' | 'merge' | 'conflict' | 'unchanged' | 'unavailable' | 'refused';
+
+export interface RevertFile {
+  file_id: string;
+  path: string;
+  old_path: string | null;
+  action: RevertAction;
+  /** Why the file is `conflict`, `unavailable` or `refused` (a reason code or a sentence); else null. */
+  reason: string | null;
+  /** The git-style patch from the file's current state to what is (or would be) written; null when nothing is written. */
+  patch: string | null;
+  /** For a text conflict: the merge with git's conflict markers, to show the conflicting lines. */
+  conflict: string | null;
+  /** Real reverts only: true once the file was written (or removed); false for a dry run. */
+  applied: boolean;
+  /** A write that failed after the plan allowed it (a disk error): its message. */
+  error?: string;
+}
+
+export interface RevertResponse {
+  change_id: string;
+  dry_run: boolean;
+  files: RevertFile[];
+  /** Files written (real revert) or that would be written (dry run): `restore` and `merge`. */
+  applied_count: number;
+  conflict_count: number;
+  /** `unavailable` and `refused` files. */
+  unavailable_count: number;
+  /** The run that recorded the revert in the session (source `revert`); null for a dry run or when nothing was written. */
+  revert_run_id: string | null;
+  revert_change_id: string | null;
+}
+
+/** A file of the session's net change: a change's file row plus what may make it inexact. */
+export interface NetFileSummary extends FileSummary {
+  /** Run-level changes of the session outside the range that also changed this path (oldest first). */
+  outside_change_ids: string[];
+  /**
+   * true when, between two runs of the range that changed this path, it was changed by something no
+   * run recorded (one run's end differs from the next one's start): the net change still goes from
+   * the first run's start to the last one's end, and says so rather than guess who changed what.
+   */
+  interleaved: boolean;
+}
+
+/**
+ * `GET /api/hermes/sessions/:id/net-change`: every path the range's runs changed, from its content
+ * at the first one's start to its content at the last one's end; the counts of a change summary.
+ */
+export interface NetChange {
+  session_id: string;
+  workspace: string | null;
+  /** The range, oldest first: run-level change ids (`run:<id>`). */
+  from_change_id: string | null;
+  to_change_id: string | null;
+  change_ids: string[];
+  changed_count: number;
+  added_count: number;
+  modified_count: number;
+  deleted_count: number;
+  renamed_count: number;
+  binary_count: number;
+  truncated: boolean;
+  truncated_reasons: TruncatedReason[];
+  total_patch_bytes: number;
+  omitted_count: number;
+  files: NetFileSummary[];
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { RevertFile, RevertResponse } from '../../../shared/index.ts';
+import {
+  bytesText,
+  contentStoreText,
+  patchLineClass,
+  revertActionText,
+  revertDoneSummary,
+  revertPathText,
+  revertPlanSummary,
+} from './revert.ts';
+
+const file = (over: Partial<RevertFile>): RevertFile => ({
+  file_id: 'f',
+  path: 'a.txt',
+  old_path: null,
+  action: 'restore',
+  reason: null,
+  patch: null,
+  conflict: null,
+  applied: false,
+  ...over,
+});
+
+const answer = (files: RevertFile[], over: Partial<RevertResponse> = {}): RevertResponse => ({
+  change_id: 'run:r1',
+  dry_run: true,
+  files,
+  applied_count: files.filter((f) => f.action === 'restore' || f.action === 'merge').length,
+  conflict_count: files.filter((f) => f.action === 'conflict').length,
+  unavailable_count: files.filter((f) => f.action === 'unavailable' || f.action === 'refused').length,
+  revert_run_id: null,
+  revert_change_id: null,
+  ...over,
+});
+
+describe('revert words', () => {
+  it('says what will happen and what happened to each file', () => {
+    expect(revertActionText(file({ action: 'merge' }), false)).toBe('will be merged with your later edits');
+    expect(revertActionText(file({ action: 'merge', applied: true }), true)).toBe('merged');
+    expect(revertActionText(file({ action: 'restore', error: 'denied: EACCES' }), true)).toBe('failed: denied: EACCES');
+    expect(revertActionText(file({ action: 'conflict' }), true)).toBe('conflicts with later edits: left as it is');
+    expect(revertPathText(file({ path: 'new.txt', old_path: 'old.txt' }))).toBe('new.txt → old.txt');
+  });
+
+  it('summarises a plan and an outcome', () => {
+    const plan = answer([file({}), file({ action: 'conflict' }), file({ action: 'unavailable' })]);
+    expect(revertPlanSummary(plan)).toBe('1 of 3 files will be written, 1 conflicts, 1 cannot be reverted');
+    const done = answer([file({ applied: true }), file({ action: 'restore', error: 'x' })], { dry_run: false });
+    expect(revertDoneSummary(done)).toBe('Reverted 1 of 2 files; 1 could not be written');
+  });
+
+  it('classes patch lines and formats bytes', () => {
+    expect(['diff --git a/x b/x', '--- a/x', '@@ -1 +1 @@', '+a', '-b', ' c'].map(patchLineClass)).toEqual([
+      'pl-file',
+      'pl-file',
+      'pl-hunk',
+      'pl-add',
+      'pl-del',
+      'pl-ctx',
+    ]);
+    expect([0, 1536, 12.34 * 1024 * 1024, 1024 ** 3].map(bytesText)).toEqual(['0 B', '1.5 KiB', '12.3 MiB', '1 GiB']);
+    expect(contentStoreText({ bytes_used: 2048, max_bytes: 1024 ** 3, blobs: 3 })).toBe('2 KiB of 1 GiB kept for undo');
+  });
+});

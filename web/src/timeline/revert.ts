@@ -1,0 +1,72 @@
+import type { ContentStoreStats, RevertAction, RevertFile, RevertResponse } from '../../../shared/index.ts';
+
+/** What a revert does to one file, in words (the preview and the outcome). */
+const ACTION_WORDS: Record<RevertAction, string> = {
+  restore: 'will be restored',
+  merge: 'will be merged with your later edits',
+  conflict: 'conflicts with later edits: left as it is',
+  unchanged: 'already as before the run',
+  unavailable: 'cannot be reverted',
+  refused: 'refused: cannot be written safely',
+};
+
+const DONE_WORDS: Partial<Record<RevertAction, string>> = {
+  restore: 'restored',
+  merge: 'merged',
+};
+
+export function revertActionText(f: RevertFile, applied: boolean): string {
+  if (applied && f.applied) return DONE_WORDS[f.action] ?? ACTION_WORDS[f.action];
+  if (applied && f.error) return `failed: ${f.error}`;
+  return ACTION_WORDS[f.action];
+}
+
+/** The file's name as the preview shows it: a rename goes back to its old name. */
+export function revertPathText(f: RevertFile): string {
+  return f.old_path !== null ? `${f.path} → ${f.old_path}` : f.path;
+}
+
+/** The line above the preview's files. */
+export function revertPlanSummary(r: RevertResponse): string {
+  const n = r.files.length;
+  const parts = [`${r.applied_count} of ${n} ${n === 1 ? 'file' : 'files'} will be written`];
+  if (r.conflict_count > 0) parts.push(`${r.conflict_count} ${r.conflict_count === 1 ? 'conflicts' : 'conflict'}`);
+  if (r.unavailable_count > 0) parts.push(`${r.unavailable_count} cannot be reverted`);
+  return parts.join(', ');
+}
+
+/** The line after a revert was applied. */
+export function revertDoneSummary(r: RevertResponse): string {
+  const n = r.files.length;
+  const written = r.files.filter((f) => f.applied).length;
+  const failed = r.files.filter((f) => f.error !== undefined).length;
+  const text = `Reverted ${written} of ${n} ${n === 1 ? 'file' : 'files'}`;
+  return failed > 0 ? `${text}; ${failed} could not be written` : text;
+}
+
+/** A patch line's class in the preview: added, removed, hunk header, file header or context. */
+export function patchLineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff --git')) return 'pl-file';
+  if (line.startsWith('@@')) return 'pl-hunk';
+  if (line.startsWith('+')) return 'pl-add';
+  if (line.startsWith('-')) return 'pl-del';
+  return 'pl-ctx';
+}
+
+/** A byte count for people: `0 B`, `1.5 KiB`, `12.3 MiB`, `1 GiB`. */
+export function bytesText(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  const shown = u === 0 || v >= 100 || Number.isInteger(v) ? String(Math.round(v)) : v.toFixed(1);
+  return `${shown} ${units[u]}`;
+}
+
+/** `12.3 MiB of 1 GiB kept for undo`. */
+export function contentStoreText(s: ContentStoreStats): string {
+  return `${bytesText(s.bytes_used)} of ${bytesText(s.max_bytes)} kept for undo`;
+}
