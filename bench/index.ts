@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [diff] [bridge] [loop] [hooks]`: runs the named benchmarks (all by default) and prints their
+ * `npm run bench [engine] [diff] [bridge] [loop] [hooks] [spawn]`: runs the named benchmarks (all by default) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -30,4 +30,9 @@ if (all || wanted.has('hooks')) {
   const { benchHooks, formatHooksBench } = await import('./hooks.ts');
   const r = await benchHooks();
   process.stdout.write(`${formatHooksBench(r)}\n`);
+}
+if (all || wanted.has('spawn')) {
+  const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');
+  const r = await benchSpawn();
+  process.stdout.write(`${formatSpawnBench(r)}\n`);
 }
