@@ -26,6 +26,7 @@ export const directLauncher: GitLauncher = {
         kill: () => undefined,
       };
     }
+    // Until its output closes: something git started may still hold the pipes after git exited.
     let exited = false;
     const kill = () => {
       if (exited) return;
@@ -57,7 +58,6 @@ export const directLauncher: GitLauncher = {
       child.stdin!.on('error', () => {
         /* git may exit before reading all of stdin; the exit code tells what happened */
       });
-      child.on('exit', () => (exited = true));
       child.on('error', (e: NodeJS.ErrnoException) => {
         if (settled) return;
         settled = true;

@@ -56,7 +56,10 @@ function sendData(type, id, chunk) {
   process.nextTick(() => process.stdout.uncork());
 }
 
-/** Kills git and anything it started: each git leads its own process group. */
+/**
+ * Kills git and anything it started: each git leads its own process group. Until its output closes,
+ * since something git started may still hold the pipes after git itself exited.
+ */
 function killGroup(call) {
   if (call.exited) return;
   try {
@@ -128,9 +131,6 @@ function start(id, payload) {
   child.stdin.on('error', () => {
     // git may exit before reading all of stdin; its exit code tells what happened
     call.stdinOpen = false;
-  });
-  child.on('exit', () => {
-    call.exited = true;
   });
   child.on('error', (err) => {
     if (settled) return;

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AppError } from '../errors.ts';
-import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { directLauncher } from './direct-spawn.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createGitSpawner, type GitSpawner } from './helper-client.ts';
 import { configEnv, gitHelperInfo, runGit, runGitVia, scrubbedGitEnv } from './runner.ts';
@@ -99,6 +100,46 @@ describe('git helper process', () => {
     expect(via.info()).toMatchObject({ mode: 'helper', pending: 0 });
     expect(via.info().pid).not.toBe(process.pid);
     expect(childPids(process.pid)).toContain(via.info().pid);
+  });
+
+  it('answers exactly as a direct spawn does: results, exit codes, stderr and every error kind', async () => {
+    const r = repo({ 'a.txt': 'one\n', 'b.txt': 'two\n' });
+    const plain = createTempDir();
+    cleanups.push(() => fs.rmSync(plain, { recursive: true, force: true }));
+    const cases: Parameters<typeof runGitVia>[1][] = [
+      { cwd: r.dir, args: ['rev-parse', 'HEAD'] },
+      { cwd: r.dir, args: ['cat-file', '-p', 'deadbeef'] },
+      { cwd: r.dir, args: ['diff', '--no-index', '--', 'a.txt', 'b.txt'], okExitCodes: [0, 1] },
+      { cwd: r.dir, args: ['diff', '--no-index', '--', 'a.txt', 'b.txt'] },
+      { cwd: r.dir, args: ['hash-object', '--stdin'], input: 'text input\n' },
+      { cwd: plain, args: ['log'] },
+      { cwd: path.join(plain, 'gone'), args: ['status'] },
+      { cwd: plain, args: ['status'], gitBinary: path.join(plain, 'no-such-git') },
+      { cwd: r.dir, args: ['status'], config: [['bad\nkey', 'x']] },
+      { cwd: r.dir, args: ['rev-parse', 'HEAD\0'] },
+    ];
+    const via = spawner();
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        (res) => ({ res }),
+        (err: AppError) => ({ code: err.code, message: err.message, details: err.details }),
+      );
+    const direct = await Promise.all(cases.map((c) => outcome(runGitVia(directLauncher, c))));
+    const helped = await Promise.all(cases.map((c) => outcome(runGitVia(via, c))));
+    expect(helped).toEqual(direct);
+    expect(direct.map((d) => ('code' in d ? d.code : d.res && 'ok'))).toEqual([
+      'ok',
+      'git_failed',
+      'ok',
+      'git_failed',
+      'ok',
+      'not_a_repository',
+      'not_found',
+      'git_missing',
+      'git_failed',
+      'git_missing',
+    ]);
+    expect(via.info().mode).toBe('helper');
   });
 
   it('gives git exactly the scrubbed environment and overrides: nothing of the server or the helper added', async () => {
