@@ -187,6 +187,31 @@ describe('git helper process', () => {
     expect(via.info().pid).toBe(pid);
   });
 
+  it('a git that does not read its stdin holds at most the window in the helper, not the whole input', async () => {
+    const r = repo();
+    const input = Buffer.alloc(256 * 1024 * 1024, 'x');
+    const peakMiB = (pid: number) =>
+      Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    // The hung git never reads stdin: whatever the server sends piles up in the helper.
+    const blocked = async (via: GitSpawner, enough: () => boolean) => {
+      const call = runGitVia(via, { cwd: r.dir, args: hungGitArgs(r), input, timeoutMs: 120_000 }).catch(
+        (e: unknown) => e,
+      );
+      await until(() => via.info().pid !== null && childPids(via.info().pid!).length === 1 && enough());
+      const peak = peakMiB(via.info().pid!);
+      await via.close({ waitMs: 0 });
+      expect(((await call) as AppError).code).toBe('git_failed');
+      return peak;
+    };
+    const windowed = spawner({ stdinWindowBytes: 1024 * 1024 });
+    const peak = await blocked(windowed, () => windowed.info().stdinInFlightBytes === 1024 * 1024);
+    expect(peak).toBeLessThan(120);
+    // Control: with a window as large as the input, the helper takes it all in.
+    const unbounded = spawner({ stdinWindowBytes: input.length });
+    const controlPeak = await blocked(unbounded, () => peakMiB(unbounded.info().pid!) > 200);
+    expect(controlPeak).toBeGreaterThan(200);
+  });
+
   it('the output cap truncates and kills a git that would write for minutes', async () => {
     const blob = randomBytes(1024 * 1024);
     const r = repo({ 'big.bin': blob });

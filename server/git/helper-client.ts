@@ -32,6 +32,8 @@ export interface GitSpawnerInfo {
   pid: number | null;
   /** Calls waiting for git's answer. */
   pending: number;
+  /** stdin bytes sent to the helper and not yet handed to git, over all calls (each at most its window). */
+  stdinInFlightBytes: number;
 }
 
 export interface GitSpawner extends GitLauncher {
@@ -391,6 +393,7 @@ export function createGitSpawner(opts: GitSpawnerOptions = {}): GitSpawner {
       mode: direct ? 'direct' : 'helper',
       pid: helper && !helper.gone ? (helper.child.pid ?? null) : null,
       pending: helper ? pending(helper) : 0,
+      stdinInFlightBytes: helper ? [...helper.calls.values()].reduce((n, c) => n + c.unacked, 0) : 0,
     }),
   };
 }
