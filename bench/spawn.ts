@@ -1,10 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { directLauncher } from '../server/git/direct-spawn.ts';
-import { createGitSpawner } from '../server/git/helper-client.ts';
-import type { GitLauncher } from '../server/git/launch.ts';
-import { runGitVia } from '../server/git/runner.ts';
+import { createGitSpawner, directLauncher, runGitVia, type GitLauncher } from '../server/git/index.ts';
 
 /**
  * What one git call costs the calling process's event loop, at a small and at a large resident
