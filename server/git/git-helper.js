@@ -33,10 +33,17 @@ const STDERR_TAIL_BYTES = 16_384;
 const calls = new Map();
 let paused = false;
 
+/**
+ * Output waiting to go to the server, past which git's stdout is no longer read. Writes to a pipe
+ * are asynchronous here, so without this bound a server that reads slowly would make this process
+ * hold everything git writes. An optional first argument replaces the default of 1 MiB.
+ */
+const MAX_QUEUED_BYTES = Number(process.argv[2] ?? 1024 * 1024); // tests trip it with a larger one
+
 function send(frame) {
-  if (!process.stdout.write(frame) && !paused) {
-    // The server reads slower than git writes: stop reading git's stdout (git then blocks on its
-    // pipe) until this pipe drains, so nothing here buffers without bound.
+  process.stdout.write(frame);
+  if (process.stdout.writableLength > MAX_QUEUED_BYTES && !paused) {
+    // git then blocks on its own pipe until the server has read this much.
     paused = true;
     for (const call of calls.values()) call.child.stdout?.pause();
     process.stdout.once('drain', () => {

@@ -2,13 +2,15 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AppError } from '../errors.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
 import { directLauncher } from './direct-spawn.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createGitSpawner, type GitSpawner } from './helper-client.ts';
-import { configEnv, gitHelperInfo, runGit, runGitVia, scrubbedGitEnv } from './runner.ts';
+import { configEnv, gitArgv, gitHelperInfo, runGit, runGitVia, scrubbedGitEnv } from './runner.ts';
+import { encodeFrame, encodeJsonFrame, SPAWN, STDIN, STDIN_END } from './frames.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -210,6 +212,57 @@ describe('git helper process', () => {
     const unbounded = spawner({ stdinWindowBytes: input.length });
     const controlPeak = await blocked(unbounded, () => peakMiB(unbounded.info().pid!) > 200);
     expect(controlPeak).toBeGreaterThan(200);
+  });
+
+  it('a server that does not read holds git back: the helper queues about 1 MiB, not all git writes', async () => {
+    const blob = Buffer.alloc(8 * 1024 * 1024, 'y');
+    const r = repo({ 'big.bin': blob });
+    const peakMiB = (pid: number) =>
+      Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+    const written = (pid: number) => Number(/wchar: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+    // Asleep in a write to its stdout (Node's stdio "pipes" are socket pairs on Linux).
+    const blockedWriting = (pid: number) => /send|write/.test(fs.readFileSync(`/proc/${pid}/wchan`, 'utf8'));
+    // The helper on its own, driven with frames by a reader that never reads its answers.
+    const run = async (extraArgs: string[], waitForEnd: boolean) => {
+      const helperPath = fileURLToPath(new URL('./git-helper.js', import.meta.url));
+      const helper = spawn(process.execPath, [helperPath, ...extraArgs], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+        env: {},
+      });
+      cleanups.push(() => void helper.kill('SIGKILL'));
+      await new Promise((resolve) => helper.stdout.once('data', resolve)); // READY
+      helper.stdout.pause();
+      const env = { ...scrubbedGitEnv(), ...configEnv() };
+      const args = gitArgv(['cat-file', '--batch']);
+      helper.stdin.write(encodeJsonFrame(SPAWN, 1, { file: 'git', args, cwd: r.dir, env, maxStdoutBytes: 2 ** 30 }));
+      helper.stdin.write(encodeFrame(STDIN, 1, Buffer.from(`${blobId(blob)}\n`.repeat(25)))); // 200 MiB of answers
+      helper.stdin.write(encodeFrame(STDIN_END, 1, undefined));
+      await until(() => childPids(helper.pid!).length === 1);
+      const git = childPids(helper.pid!)[0]!;
+      // Until git has stopped writing (asleep in a write, the same count for 10 polls in a row) or
+      // finished; the control waits for it to finish.
+      let last = -1;
+      let stalledPolls = 0;
+      let gitWrote = 0;
+      await until(() => {
+        if (!alive(git)) return true;
+        if (waitForEnd) return false;
+        const now = written(git);
+        stalledPolls = blockedWriting(git) && now === last ? stalledPolls + 1 : 0;
+        last = now;
+        gitWrote = now;
+        return stalledPolls >= 10;
+      });
+      return { finished: !alive(git), gitWroteMiB: gitWrote / 2 ** 20, helperPeakMiB: peakMiB(helper.pid!) };
+    };
+    const bounded = await run([], false);
+    expect(bounded.finished).toBe(false);
+    expect(bounded.gitWroteMiB).toBeLessThan(8);
+    expect(bounded.helperPeakMiB).toBeLessThan(120);
+    // Control: with a bound larger than git's output, git writes it all into the helper.
+    const control = await run([String(2 ** 30)], true);
+    expect(control.finished).toBe(true);
+    expect(control.helperPeakMiB).toBeGreaterThan(200);
   });
 
   it('the output cap truncates and kills a git that would write for minutes', async () => {
