@@ -159,8 +159,9 @@ describe('git helper process', () => {
       timeoutMs: 20_000,
     });
     call.catch(() => undefined);
-    await until(() => via.info().pid !== null && childPids(via.info().pid!).length === 1);
-    const gitPid = childPids(via.info().pid!)[0]!;
+    // Reported once spawn returned, so git has replaced the helper's copy of itself by then.
+    await until(() => via.info().gitPids.length === 1);
+    const gitPid = via.info().gitPids[0]!;
     const environ = fs.readFileSync(`/proc/${gitPid}/environ`, 'utf8').split('\0').filter(Boolean);
     const expected = { ...scrubbedGitEnv({ GIT_INDEX_FILE: '/tmp/x' }), ...configEnv() };
     expect(Object.fromEntries(environ.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]))).toEqual(
@@ -290,15 +291,11 @@ describe('git helper process', () => {
     const calls = [1, 2].map(() =>
       runGitVia(via, { cwd: r.dir, args: hungGitArgs(r), timeoutMs: 60_000 }).catch((e: unknown) => e),
     );
-    const pid = await new Promise<number>((resolve) => {
-      const look = () => {
-        const p = via.info().pid;
-        if (p !== null && childPids(p).length === 2) resolve(p);
-        else setTimeout(look, 10);
-      };
-      look();
-    });
-    const gits = childPids(pid);
+    // Both gits started, and the helper has told this process their pids.
+    await until(() => via.info().gitPids.length === 2);
+    const pid = via.info().pid!;
+    const gits = via.info().gitPids;
+    expect([...gits].sort()).toEqual(childPids(pid).sort());
     expect(gits.every(alive)).toBe(true);
     process.kill(pid, 'SIGKILL');
     for (const err of await Promise.all(calls)) {

@@ -34,6 +34,8 @@ export interface GitSpawnerInfo {
   pending: number;
   /** stdin bytes sent to the helper and not yet handed to git, over all calls (each at most its window). */
   stdinInFlightBytes: number;
+  /** Process ids of the gits the helper reported started and not yet ended. */
+  gitPids: number[];
 }
 
 export interface GitSpawner extends GitLauncher {
@@ -394,6 +396,7 @@ export function createGitSpawner(opts: GitSpawnerOptions = {}): GitSpawner {
       pid: helper && !helper.gone ? (helper.child.pid ?? null) : null,
       pending: helper ? pending(helper) : 0,
       stdinInFlightBytes: helper ? [...helper.calls.values()].reduce((n, c) => n + c.unacked, 0) : 0,
+      gitPids: helper ? [...helper.calls.values()].flatMap((c) => (c.gitPid === null ? [] : [c.gitPid])) : [],
     }),
   };
 }
