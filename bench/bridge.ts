@@ -8,9 +8,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { createEngine } from '../server/checkpoint/index.ts';
@@ -48,6 +50,15 @@ export interface BridgeBenchResult {
     runsCompleted: number;
     /** Share of the time the server's event loop was busy during the load (0-1). */
     serverBusy: number;
+    /** Event-loop delay during the load (monitorEventLoopDelay, 1 ms resolution): p99 and longest (ms). */
+    loopDelayP99Ms: number;
+    loopDelayMaxMs: number;
+    /** Resident size of the server process during the load (MiB). */
+    rssMiB: number;
+    /** CPU the whole process used (all threads, the load generator's included) per request (ms). */
+    cpuMsPerRequest: number;
+    /** Size of one gzip answer (KiB). */
+    gzipKiB: number;
   };
 }
 
@@ -186,6 +197,57 @@ function syntheticChange(sessionId: string, i: number, at: number): { change: Ne
   };
 }
 
+/**
+ * With RUNDIFF_BENCH_PROFILE=FILE, the main thread's CPU profile during the load is written to
+ * FILE (`.cpuprofile`, readable in Chrome's DevTools) with its top self-time functions on stderr.
+ */
+async function startProfile(): Promise<{ stop(): Promise<void> }> {
+  const file = process.env.RUNDIFF_BENCH_PROFILE;
+  if (!file) return { stop: async () => undefined };
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = (await post('Profiler.stop')) as { profile: CpuProfile };
+      session.disconnect();
+      fs.writeFileSync(file, JSON.stringify(profile));
+      process.stderr.write(`${topSelfTime(profile)}\n`);
+    },
+  };
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The 25 functions with the most self time, and the idle share. */
+function topSelfTime(profile: CpuProfile): string {
+  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    total += dt;
+    const f = byNode.get(id)!.callFrame;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(server|bench)\//, '$1/')}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + dt);
+  });
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 25)
+    .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}% ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`)
+    .join('\n');
+}
+
 export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<BridgeBenchResult> {
   const log = opts.log ?? ((l: string) => void process.stderr.write(`${l}\n`));
   const nFiles = opts.files ?? 5_000;
@@ -276,6 +338,10 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
     const durationS = opts.durationS ?? 10;
     const connections = opts.connections ?? 10;
     const loopBefore = performance.eventLoopUtilization();
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    const cpuBefore = process.cpuUsage();
+    const profiler = await startProfile();
     // The web UI's browser asks for gzip, as every browser does.
     const result = await autocannon({
       url: detailUrl,
@@ -285,6 +351,18 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
       headers: { 'accept-encoding': 'gzip, deflate, br' },
     });
     const serverBusy = performance.eventLoopUtilization(loopBefore).utilization;
+    delay.disable();
+    const cpu = process.cpuUsage(cpuBefore);
+    await profiler.stop();
+    const gzipped = await new Promise<number>((resolve, reject) =>
+      http
+        .get(detailUrl, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          let n = 0;
+          res.on('data', (c: Buffer) => (n += c.length));
+          res.on('end', () => resolve(n));
+        })
+        .on('error', reject),
+    );
     stop = true;
     await background;
     const load = {
@@ -297,10 +375,15 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
       errors: result.errors,
       runsCompleted,
       serverBusy,
+      loopDelayP99Ms: delay.percentile(99) / 1e6,
+      loopDelayMaxMs: delay.max / 1e6,
+      rssMiB: process.memoryUsage().rss / 2 ** 20,
+      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / (result.requests.average * durationS),
+      gzipKiB: gzipped / 1024,
     };
     log(
       `autocannon ${durationS} s x ${connections} connections on session detail, a run completing every second: ` +
-        `${load.requestsPerSec.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, errors ${load.errors}, runs ${runsCompleted}, server loop busy ${(serverBusy * 100).toFixed(0)}%`,
+        `${load.requestsPerSec.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, errors ${load.errors}, runs ${runsCompleted}, server loop busy ${(serverBusy * 100).toFixed(0)}%, loop delay p99 ${load.loopDelayP99Ms.toFixed(1)} ms (max ${load.loopDelayMaxMs.toFixed(0)} ms), RSS ${load.rssMiB.toFixed(0)} MiB, process CPU ${load.cpuMsPerRequest.toFixed(1)} ms/request, gzip answer ${load.gzipKiB.toFixed(0)} KiB, load average ${os.loadavg()[0]!.toFixed(1)}`,
     );
     return {
       files: nFiles,
@@ -327,7 +410,7 @@ export function bridgeReport(r: BridgeBenchResult): string {
     `| run.started + run.completed, engine alone (${r.files.toLocaleString('en')}-file git repo, 68-file change) | ${ms(r.engineMs)} | |`,
     `| the same over HTTP (bridge, store, socket events) | ${ms(r.httpMs)} (${r.overheadRatio.toFixed(2)}x) | <= 1.2x |`,
     `| session detail, ${r.detail.changes} changes x ${r.detail.filesPerChange} files (${Math.round(r.detail.bytes / 1024)} KiB JSON) | median ${ms(r.detail.medianMs)}, p95 ${ms(r.detail.p95Ms)} | |`,
-    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx}; server event loop busy ${(r.load.serverBusy * 100).toFixed(0)}% | p99 <= 50 ms, 0 non-2xx |`,
+    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx}; server event loop busy ${(r.load.serverBusy * 100).toFixed(0)}%, loop delay p99 ${r.load.loopDelayP99Ms.toFixed(1)} ms (max ${r.load.loopDelayMaxMs.toFixed(0)} ms) at ${r.load.rssMiB.toFixed(0)} MiB RSS | p99 <= 50 ms, 0 non-2xx |`,
   ].join('\n');
 }
 

@@ -1,8 +1,8 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents]`: runs the
- * named benchmarks (all by default but monorepo500k) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents] [spawn]`:
+ * runs the named benchmarks (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
 const wanted = new Set(process.argv.slice(2));
@@ -52,4 +52,9 @@ if (all || wanted.has('contents')) {
   const { benchContents, formatContentsBench } = await import('./contents.ts');
   const r = await benchContents();
   process.stdout.write(`${formatContentsBench(r)}\n`);
+}
+if (all || wanted.has('spawn')) {
+  const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');
+  const r = await benchSpawn();
+  process.stdout.write(`${formatSpawnBench(r)}\n`);
 }

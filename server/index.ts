@@ -17,6 +17,7 @@ import type {
   ToolStartedEvent,
 } from '../shared/index.ts';
 import { createEngine } from './checkpoint/index.ts';
+import { closeGitHelper } from './git/index.ts';
 import { resolveConfig, type Config } from './config.ts';
 import { backgroundJobs, startJobs } from './jobs/index.ts';
 import { createBridge, parseBridgeEvent, silentEmitter, type BridgeEmitter } from './runs/index.ts';
@@ -55,7 +56,7 @@ export interface Rundiff {
   handle(event: unknown): Promise<unknown>;
   readonly config: Readonly<Config>;
   readonly store: Store;
-  /** Stops timers, drops live checkpoints and closes the database. */
+  /** Stops timers, drops live checkpoints, stops the git helper process and closes the database. */
   close(): Promise<void>;
 }
 
@@ -101,6 +102,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
       (closing ??= (async () => {
         jobs.stop();
         await engine.close();
+        await closeGitHelper();
         store.close();
       })()),
   };

@@ -8,6 +8,7 @@ import { createApp, toolsRouter } from './api/index.ts';
 import { isLoopbackHost, type SecurityPolicy } from './security/index.ts';
 import { createApprovals, type Approvals } from './approvals/index.ts';
 import { createEngine } from './checkpoint/index.ts';
+import { closeGitHelper } from './git/index.ts';
 import type { CheckpointEngine } from './checkpoint/types.ts';
 import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './jobs/index.ts';
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
@@ -207,7 +208,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // Scans first: their workers are terminated (bounded wait), so nothing below waits on them.
       await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));
       httpServer.closeAllConnections();
-      await socket.close(); // also closes the HTTP server
+      // The git helper process: running calls get up to 1 s, then it is told to stop (up to 1 s
+      // more, then killed), well inside the serve command's 5 s close budget.
+      await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
       store.close();
     })());

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BLOCKING_SCAN_WORKER, plantBlockingFifo, unblockFifo, waitingMarker } from '../test-support/index.ts';
-import { createTempDir } from '../test-support/temp-repo.ts';
+import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
 const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -150,4 +150,55 @@ describe('rundiff serve', () => {
     expect(out).toMatch(/--max-changes-per-session/);
     expect(out).toMatch(/--require-commit-approval/);
   });
+
+  it('the git helper process ends with the server: on SIGTERM, and when the server is killed', async () => {
+    for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+      const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+      onTestFinished(() => repo.cleanup());
+      const dir = createTempDir();
+      dirs.push(dir);
+      const s = serve(['--port', '0', '--db', path.join(dir, 'r.db')]);
+      onTestFinished(() => void s.child.kill('SIGKILL'));
+      const url = await urlOf(s);
+      const started = await fetch(`${url}/api/bridge/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'run.started', session_id: 's', run_id: 'r', workspace: repo.dir }),
+      });
+      expect(started.status).toBe(200);
+      // The git workspace's checkpoint ran git, so the helper is running (the positive control).
+      const helper = gitHelperOf(s.child.pid!);
+      expect(helper).not.toBeNull();
+      expect(alive(helper!)).toBe(true);
+      s.child.kill(signal);
+      await s.ended;
+      await vi.waitFor(() => expect(alive(helper!)).toBe(false), { timeout: 20_000, interval: 20 });
+    }
+  });
 });
+
+/** The git helper among the children of `pid` (Linux /proc), or null. */
+function gitHelperOf(pid: number): number | null {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const cmdline = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (ppid === pid && cmdline.includes('git-helper.js')) return Number(name);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return null;
+}
+
+/** Exists and is not a zombie waiting to be reaped. */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}

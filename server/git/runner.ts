@@ -1,11 +1,14 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { AppError } from '../errors.ts';
+import { createGitSpawner, type GitSpawnerInfo } from './helper-client.ts';
+import type { GitLauncher, GitSpawnEnd } from './launch.ts';
 
 /**
- * The only place in rundiff that spawns git. No shell, an argument array, a scrubbed environment,
- * config overrides that switch off everything a repository could make git execute, and a deadline
- * after which the process is killed. Output stays bytes (Buffer); parsers in this folder decode it.
+ * The only way rundiff runs git. No shell, an argument array, a scrubbed environment, config
+ * overrides that switch off everything a repository could make git execute, and a deadline after
+ * which the process is killed. git is spawned by the long-lived helper process
+ * (`helper-client.ts`), so a spawn never forks the server. Output stays bytes (Buffer); parsers in
+ * this folder decode it.
  */
 
 /**
@@ -144,121 +147,111 @@ function tail(text: string, max = 2000): string {
   return text.length <= max ? text : '…' + text.slice(text.length - max);
 }
 
+/**
+ * After a kill, how long a call waits for git's answer before it answers `git_timeout` anyway
+ * (a git stuck in an uninterruptible system call, or a helper that stopped answering).
+ */
+const KILL_GRACE_MS = 1_000;
+
+const spawner = createGitSpawner();
+
+/** Stops the git helper process (server shutdown); the next git call starts a new one. */
+export function closeGitHelper(): Promise<void> {
+  return spawner.close();
+}
+
+/** Whether git runs from the helper process, its process id, and the calls waiting on it. */
+export function gitHelperInfo(): GitSpawnerInfo {
+  return spawner.info();
+}
+
 /** Runs git once. Rejects with AppError `git_missing`, `git_timeout`, `not_a_repository` or `git_failed`. */
 export function runGit(opts: GitRunOptions): Promise<GitResult> {
+  return runGitVia(spawner, opts);
+}
+
+/** `runGit` with git started by the given launcher (the helper's client, or a direct spawn). */
+export function runGitVia(launcher: GitLauncher, opts: GitRunOptions): Promise<GitResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  const okCodes = opts.okExitCodes ?? [0];
-  const maxStdout = opts.maxStdoutBytes ?? 512 * 1024 * 1024;
-  const argv = gitArgv(opts.args);
+  let env: Record<string, string>;
+  try {
+    // The caller's extra entries cannot replace the overrides: those are set last.
+    env = { ...scrubbedGitEnv(opts.env), ...configEnv(opts.config) };
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+  const git = launcher.launch({
+    file: opts.gitBinary ?? 'git',
+    args: gitArgv(opts.args),
+    cwd: opts.cwd,
+    env,
+    input: typeof opts.input === 'string' ? Buffer.from(opts.input, 'utf8') : opts.input,
+    maxStdoutBytes: opts.maxStdoutBytes ?? 512 * 1024 * 1024,
+  });
   return new Promise<GitResult>((resolve, reject) => {
-    let env: Record<string, string>;
-    try {
-      // The caller's extra entries cannot replace the overrides: those are set last.
-      env = { ...scrubbedGitEnv(opts.env), ...configEnv(opts.config) };
-    } catch (err) {
-      reject(err instanceof Error ? err : new Error(String(err)));
-      return;
-    }
-    let child;
-    try {
-      child = spawn(opts.gitBinary ?? 'git', argv, {
-        cwd: opts.cwd,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        shell: false,
-        windowsHide: true,
-      });
-    } catch (err) {
-      reject(
-        new AppError('git_missing', 'git could not be started', {
-          cause: err,
-          hint: 'Install git 2.30 or newer and put it on PATH.',
-        }),
-      );
-      return;
-    }
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    let stdoutTruncated = false;
-    const errChunks: Buffer[] = [];
-    let errBytes = 0;
     let timedOut = false;
-    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      git.kill();
+      grace = setTimeout(() => settle({ kind: 'lost', reason: 'no answer after the kill' }), KILL_GRACE_MS);
     }, timeoutMs);
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stdoutTruncated) return;
-      if (outBytes + chunk.length > maxStdout) {
-        out.push(chunk.subarray(0, maxStdout - outBytes));
-        outBytes = maxStdout;
-        stdoutTruncated = true;
-        child.kill('SIGKILL');
-        return;
-      }
-      out.push(chunk);
-      outBytes += chunk.length;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      // Keep only a bounded tail of stderr.
-      errChunks.push(chunk);
-      errBytes += chunk.length;
-      while (errBytes > 16_384 && errChunks.length > 1) errBytes -= errChunks.shift()!.length;
-    });
-    child.stdin.on('error', () => {
-      /* git may exit before reading all of stdin; the exit code tells what happened */
-    });
-    child.on('error', (err: NodeJS.ErrnoException) => {
+    let settled = false;
+    const settle = (end: GitSpawnEnd) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (err.code === 'ENOENT' && !existsSync(opts.cwd)) {
-        reject(new AppError('not_found', `folder does not exist: ${opts.cwd}`));
-      } else if (err.code === 'ENOENT' || err.code === 'EACCES') {
-        reject(
-          new AppError('git_missing', `git could not be started (${err.code})`, {
-            hint: 'Install git 2.30 or newer and put it on PATH.',
-          }),
-        );
-      } else {
-        reject(new AppError('git_failed', `git could not be started: ${err.message}`));
+      clearTimeout(grace);
+      try {
+        resolve(gitAnswer(opts, end, timedOut ? timeoutMs : null));
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
       }
+    };
+    void git.end.then(settle);
+  });
+}
+
+/** How an ended git answers: its result, or the AppError a caller degrades on. */
+function gitAnswer(opts: GitRunOptions, end: GitSpawnEnd, timedOutAfterMs: number | null): GitResult {
+  const sub = opts.args[0] ?? '';
+  if (timedOutAfterMs !== null) {
+    throw new AppError('git_timeout', `git ${sub} did not finish within ${timedOutAfterMs} ms and was killed`, {
+      details: { timeout_ms: timedOutAfterMs, subcommand: opts.args[0] ?? null },
     });
-    child.on('close', (code, signal) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      const stderr = Buffer.concat(errChunks).toString('utf8');
-      if (timedOut) {
-        reject(
-          new AppError(
-            'git_timeout',
-            `git ${opts.args[0] ?? ''} did not finish within ${timeoutMs} ms and was killed`,
-            {
-              details: { timeout_ms: timeoutMs, subcommand: opts.args[0] ?? null },
-            },
-          ),
-        );
-        return;
-      }
-      const exitCode = code ?? (signal ? 128 : 1);
-      const stdout = Buffer.concat(out);
-      if (stdoutTruncated || okCodes.includes(exitCode)) {
-        resolve({ stdout, stderr, exitCode, stdoutTruncated });
-        return;
-      }
-      if (/not a git repository/i.test(stderr)) {
-        reject(new AppError('not_a_repository', 'not a git repository', { details: { path: opts.cwd } }));
-        return;
-      }
-      reject(
-        new AppError('git_failed', `git ${opts.args[0] ?? ''} failed with exit code ${exitCode}`, {
-          details: { exit_code: exitCode, signal: signal ?? null, stderr: tail(stderr.trim()) },
-        }),
-      );
+  }
+  if (end.kind === 'spawn-error') {
+    if (end.sync) {
+      throw new AppError('git_missing', 'git could not be started', {
+        cause: new Error(end.message),
+        hint: 'Install git 2.30 or newer and put it on PATH.',
+      });
+    }
+    if (end.code === 'ENOENT' && !existsSync(opts.cwd)) {
+      throw new AppError('not_found', `folder does not exist: ${opts.cwd}`);
+    }
+    if (end.code === 'ENOENT' || end.code === 'EACCES') {
+      throw new AppError('git_missing', `git could not be started (${end.code})`, {
+        hint: 'Install git 2.30 or newer and put it on PATH.',
+      });
+    }
+    throw new AppError('git_failed', `git could not be started: ${end.message}`);
+  }
+  if (end.kind === 'lost') {
+    // Like a git killed mid-call: a failure, never a partial answer.
+    throw new AppError('git_failed', `git ${sub} did not finish: ${end.reason}`, {
+      details: { exit_code: null, signal: null, stderr: '' },
     });
-    if (opts.input !== undefined) child.stdin.end(opts.input);
-    else child.stdin.end();
+  }
+  const exitCode = end.code ?? (end.signal ? 128 : 1);
+  const { stdout, stderr, stdoutTruncated } = end;
+  if (stdoutTruncated || (opts.okExitCodes ?? [0]).includes(exitCode)) {
+    return { stdout, stderr, exitCode, stdoutTruncated };
+  }
+  if (/not a git repository/i.test(stderr)) {
+    throw new AppError('not_a_repository', 'not a git repository', { details: { path: opts.cwd } });
+  }
+  throw new AppError('git_failed', `git ${sub} failed with exit code ${exitCode}`, {
+    details: { exit_code: exitCode, signal: end.signal ?? null, stderr: tail(stderr.trim()) },
   });
 }
