@@ -32,7 +32,12 @@ export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine
       reportFailure: (what: string, err: unknown) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
     };
     const collected = cp.oracle
-      ? await collectOracleChanges(cp, { ...changesCtx, indexCache: ctx.indexCache, configCache: ctx.configCache })
+      ? await collectOracleChanges(cp, {
+          ...changesCtx,
+          gitTimeoutMs: ctx.listingTimeoutMs,
+          indexCache: ctx.indexCache,
+          configCache: ctx.configCache,
+        })
       : await collectChanges(cp, changesCtx);
     reasons = collected.reasons;
     if (cp.scanMode === 'git' && !cp.oracle) ctx.ignoreCache.remember(cp.root, collected.ignore);

@@ -30,10 +30,11 @@ export function logOracleFallback(
   log: EngineLog,
   at: { sessionId: string; changeId: string; root: string },
   err: unknown,
+  outcome: string,
 ): void {
   const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   log(
-    `git listing unavailable, walking instead: session ${JSON.stringify(at.sessionId)} change ${JSON.stringify(at.changeId)} ` +
+    `git listing unavailable, ${outcome}: session ${JSON.stringify(at.sessionId)} change ${JSON.stringify(at.changeId)} ` +
       `workspace ${JSON.stringify(at.root)}: ${cause}`,
   );
 }

@@ -110,6 +110,28 @@ describe('git as the stat oracle', () => {
     expect(rows(delta)).toEqual(['M sub/x.dat +1 -1']);
   });
 
+  test('git listing over its deadline: the checkpoint says git_timeout at once (no walk) and the completion claims nothing', async () => {
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
+    // git status reads the repository's exclude file: a FIFO there holds it until it is killed.
+    const { execFileSync } = await import('node:child_process');
+    fs.rmSync(path.join(repo.dir, '.git/info/exclude'), { force: true });
+    execFileSync('mkfifo', [path.join(repo.dir, '.git/info/exclude')]);
+    const logged: string[] = [];
+    const e = createEngine({
+      limits: DEFAULT_LIMITS,
+      dbPath: null,
+      listingTimeoutMs: 1_000,
+      log: (m) => logged.push(m),
+    });
+    onTestFinished(() => e.close());
+    const { start, delta } = await runChange(e, repo.dir, () => repo.write('a.txt', 'b\n'));
+    expect(start).toMatchObject({ scanned_files: 0, truncated: true, truncated_reasons: ['git_timeout'] });
+    expect(delta.truncated_reasons).toContain('git_timeout');
+    expect(rows(delta)).toEqual([]);
+    expect(logged.join('\n')).toMatch(/not walked: the checkpoint says git_timeout/);
+  });
+
   test('an index only git can read (split index) falls back to the walk, with the same answer', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n' } });
     onTestFinished(() => repo.cleanup());

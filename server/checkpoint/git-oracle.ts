@@ -187,6 +187,17 @@ export function indexIdentity(gitDir: string): string | null {
   }
 }
 
+/** Throws unless the index is absent or a regular file (checked before git is asked anything). */
+export function assertPlainIndex(gitDir: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(path.join(gitDir, 'index'));
+  } catch {
+    return;
+  }
+  if (!st.isFile()) throw new UnreadableIndexError('the index is not a regular file');
+}
+
 /**
  * Reads the index file once through one descriptor (its identity and its bytes are the same
  * file's, even if git replaces it meanwhile). Not followed if it is a link, never blocks on a FIFO.

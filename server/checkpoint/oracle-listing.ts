@@ -8,6 +8,7 @@ import {
   nestedRepoArea,
   oracleConfig,
   readStatus,
+  assertPlainIndex,
   type ConfigCache,
   type IndexCache,
   type RepoArea,
@@ -66,6 +67,8 @@ export class IndexUnstableError extends Error {}
 
 async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: AreaState; nested: PathKey[] }> {
   const config = await traced('config listing', oracleConfig(area, ctx.timeoutMs, ctx.configCache));
+  // An index git cannot simply read (a FIFO, a folder) would hold git status until its deadline.
+  assertPlainIndex(area.gitDir);
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
     const before = indexIdentity(area.gitDir);
     const asked = traced('git status', readStatus(area, config.pairs, ctx.timeoutMs));

@@ -1,3 +1,4 @@
+import type { Limits } from '../../shared/index.ts';
 import { createGitDiffEngine } from '../git/index.ts';
 import { createScanner, isInside, type ScannerOptions } from '../workspace/index.ts';
 import { assembleDelta } from './assemble-delta.ts';
@@ -24,6 +25,16 @@ export interface EngineInternals {
   scanner?: ScannerOptions;
   /** Walk git workspaces too instead of asking git which files to look at (tests of the walk). */
   walkOnly?: boolean;
+  /** git's listing deadline (tests of the bound; default from the limits). */
+  listingTimeoutMs?: number;
+}
+
+/**
+ * git lists 500,000 files in 3-4 s on a loaded 2-core machine: its deadline is ten scan periods,
+ * at least 10 s. Over it, the checkpoint says `git_timeout` at once.
+ */
+export function listingTimeoutMs(limits: Readonly<Limits>): number {
+  return Math.max(10_000, 10 * limits.scanTimeoutMs);
 }
 
 export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
@@ -32,6 +43,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     limits,
     now: opts.now ?? Date.now,
     gitTimeoutMs: Math.max(2_000, 5 * limits.scanTimeoutMs),
+    listingTimeoutMs: opts.listingTimeoutMs ?? listingTimeoutMs(limits),
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
     ignoreCache: createIgnoreCache(),
     indexCache: createIndexCache(),

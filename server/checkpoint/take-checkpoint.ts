@@ -1,4 +1,5 @@
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
 import { ownFilesUnder, pseudoMountsBelow, type Scanner } from '../workspace/index.ts';
 import { captureCheckpoint } from './capture.ts';
@@ -15,6 +16,8 @@ export interface EngineContext {
   limits: Readonly<Limits>;
   scanner: Scanner;
   gitTimeoutMs: number;
+  /** Deadline of git's listing of a git workspace (status, config): it grows with the repository. */
+  listingTimeoutMs: number;
   ignoreCache: IgnoreCache;
   /** The last index listing per repository (git as the stat oracle). */
   indexCache: IndexCache;
@@ -93,7 +96,7 @@ async function captureWithOracle(
       ownFiles: ctx.ownFiles(input.workspace.root),
       limits: ctx.limits,
       scanner: ctx.scanner,
-      gitTimeoutMs: ctx.gitTimeoutMs,
+      gitTimeoutMs: ctx.listingTimeoutMs,
       indexCache: ctx.indexCache,
       configCache: ctx.configCache,
       reserveMemory,
@@ -101,7 +104,13 @@ async function captureWithOracle(
       reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
     });
   } catch (err) {
-    if (!(err instanceof OverScanLimitError)) logOracleFallback(ctx.log, at, err);
+    if (err instanceof AppError && err.code === 'git_timeout') {
+      // git could not list this workspace in time; a walk would be slower still. The run is told
+      // so at once (nothing is claimed about it) instead of waiting for a walk cut by its deadline.
+      logOracleFallback(ctx.log, at, err, 'not walked: the checkpoint says git_timeout');
+      return { checkpoint: failedCheckpoint(input, ctx.now, 'git_timeout') };
+    }
+    if (!(err instanceof OverScanLimitError)) logOracleFallback(ctx.log, at, err, 'walking instead');
     return null;
   }
 }
