@@ -189,6 +189,9 @@ describe('large repositories on default settings', () => {
     onTestFinished(() => big.close());
     const repo = createTempRepo({ files: { '.gitignore': 'node_modules/\n' }, commit: false });
     onTestFinished(() => repo.cleanup());
+    // 21,000 loose objects would start git's automatic gc in the background, still writing to .git
+    // while the folder is removed.
+    repo.git('config', 'gc.auto', '0');
     for (let d = 0; d < 210; d++) {
       const dir = path.join(repo.dir, `pkg${d}`, 'src');
       fs.mkdirSync(dir, { recursive: true });
