@@ -6,6 +6,7 @@ import type { Reverter } from '../revert/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
 import { changesRouter } from './changes.ts';
+import { fileContentRouter } from './file-content.ts';
 import { demoRouter } from './demo.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
 import { healthRouter } from './health.ts';
@@ -156,7 +157,10 @@ export function createApp(deps: AppDeps): Express {
   api.use(sessionsRouter(deps.history, deps.bridge));
   api.use(changesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
-  if (deps.netChange) api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
+  if (deps.netChange) {
+    api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
+    api.use(fileContentRouter(deps.history, deps.netChange.store.contents));
+  }
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);
