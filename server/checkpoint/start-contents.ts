@@ -58,7 +58,8 @@ export async function readStartContents(
         sizes: Float64Array.from(toRead.map((fi) => files.size[fi]!)),
         keepMaxBytes: input.limits.maxSnapshotBytes,
         keepBudgetBytes: granted,
-        keepBinary: false,
+        // Binary start content is kept too (within the same caps): a run that changed it can be undone.
+        keepBinary: true,
         hashBudgetBytes: HASH_READ_BUDGET_BYTES,
         hashKept: false,
       }),

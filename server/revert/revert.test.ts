@@ -104,26 +104,19 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
         'new-name.txt',
         'script.sh',
       ]);
-      // Outside git the checkpoint keeps no bytes of binary files (it hashes them), so there the
-      // binary file cannot be restored and says why; in git its start is the committed blob.
-      const binaryKept = git;
-      for (const f of res.body.files) {
-        if (f.path === 'image.bin' && !binaryKept) {
-          expect(f).toMatchObject({ action: 'unavailable', applied: false });
-          expect(f.reason).toMatch(/^no_snapshot/);
-        } else expect([f.path, f.reason, f.action, f.applied]).toEqual([f.path, null, 'restore', true]);
-      }
-      expect(res.body).toMatchObject({ applied_count: binaryKept ? 6 : 5, conflict_count: 0 });
-      const expected = binaryKept ? before : { ...before, 'image.bin': after['image.bin'] };
+      // The binary file too: the checkpoint keeps binary start bytes like text (outside git as well).
+      for (const f of res.body.files)
+        expect([f.path, f.reason, f.action, f.applied]).toEqual([f.path, null, 'restore', true]);
+      expect(res.body).toMatchObject({ applied_count: 6, conflict_count: 0 });
       // The run created folders for its new file; they stay (empty), as git would leave them.
-      expect(tree(repo.dir)).toEqual(expected);
+      expect(tree(repo.dir)).toEqual(before);
 
       // The revert is a run of its own in the session, with its own change.
       const detail = (await t.get('/api/hermes/sessions/s1')).body;
       const revertRun = detail.runs.find((r: { run_id: string }) => r.run_id === res.body.revert_run_id);
       expect(revertRun).toMatchObject({ source: 'revert', status: 'completed', tracking: true });
       const change = detail.changes.find((c: { change_id: string }) => c.change_id === res.body.revert_change_id);
-      expect(change).toMatchObject({ source: 'revert', changed_count: binaryKept ? 6 : 5 });
+      expect(change).toMatchObject({ source: 'revert', changed_count: 6 });
     });
   }
 
@@ -225,14 +218,9 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(first.status).toBe(200);
     const second = await revert(t, first.body.revert_change_id);
     expect(second.status).toBe(200);
-    // The checkpoint keeps no bytes of a binary file that differs from git's index (it hashes it),
-    // so the binary file of the revert run says why it cannot come back; everything else does.
-    const image = second.body.files.find((f: { path: string }) => f.path === 'image.bin');
-    expect(image).toMatchObject({ action: 'unavailable' });
-    expect(image.reason).toMatch(/^no_snapshot/);
-    expect(second.body.applied_count).toBe(5);
-    expect(tree(repo.dir)).toEqual({ ...afterRun, 'image.bin': tree(repo.dir)['image.bin'] });
-    expect(tree(repo.dir)['image.bin']).not.toBe(afterRun['image.bin']);
+    // Everything comes back, the binary file too (its bytes as the revert found them were kept).
+    expect(second.body.applied_count).toBe(6);
+    expect(tree(repo.dir)).toEqual(afterRun);
   });
 
   it("only the files asked for, and a tool call's change alike", async () => {
