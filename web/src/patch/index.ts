@@ -1,4 +1,5 @@
 /** The patch viewer's logic: languages, highlighted tokens, word ranges, folded and split rows. */
+export * from './header.ts';
 export * from './language.ts';
 export * from './rows.ts';
 export * from './tokens.ts';

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const navigator: any;
+
+const base = servers.main;
+
+/** Runs `edit` inside one recorded run of a new session; answers the session and change ids. */
+async function recordRun(files: Record<string, string | Buffer>, edit: (ws: ReturnType<typeof workspace>) => void) {
+  const ws = workspace(files);
+  const sid = uid('s');
+  const run = uid('r');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Review', workspace: ws.dir });
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+  edit(ws);
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'assistant',
+    content: 'Done.',
+    message_id: `${sid}-a`,
+    run_id: run,
+  });
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+  return { ws, sid, change: `run:${run}` };
+}
+
+test('git header lines are said in words: rename, mode, symlink; the copied patch keeps them', async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const { ws, sid, change } = await recordRun(
+    { 'src/utils/format.ts': lines(20), 'run.sh': 'echo hi\n', 'app.ts': 'let a = 1;\n' },
+    (w) => {
+      fs.mkdirSync(path.join(w.dir, 'src/lib'));
+      fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      fs.chmodSync(path.join(w.dir, 'run.sh'), 0o755);
+      fs.symlinkSync('app.ts', path.join(w.dir, 'current'));
+      w.write('app.ts', 'let a = 2;\n');
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const renamed = row(page, change, 'src/lib/format.ts');
+    await renamed.getByTestId('change-row-button').click();
+    await expect(renamed.getByTestId('patch-label')).toHaveText(['renamed from src/utils/format.ts without changes']);
+    await expect(renamed.locator('tr')).toHaveCount(0);
+
+    const script = row(page, change, 'run.sh');
+    await script.getByTestId('change-row-button').click();
+    await expect(script.getByTestId('patch-label')).toHaveText(['mode 644 -> 755']);
+
+    const link = row(page, change, 'current');
+    await link.getByTestId('change-row-button').click();
+    await expect(link.getByTestId('patch-label')).toHaveText(['symlink -> app.ts']);
+
+    // An ordinary edit: no labels, and none of git's header lines in the view...
+    const app = row(page, change, 'app.ts');
+    await app.getByTestId('change-row-button').click();
+    const patch = app.getByTestId('patch');
+    await expect(patch.locator('tr.pl-add')).toContainText(['let a = 2;']);
+    await expect(app.getByTestId('patch-labels')).toHaveCount(0);
+    for (const header of ['diff --git', 'index ', '--- a/app.ts', '+++ b/app.ts']) {
+      await expect(patch.getByText(header, { exact: false })).toHaveCount(0);
+    }
+    // ...while the copied patch is the stored one, headers included (the positive control).
+    await app.getByTestId('copy-patch').click();
+    await expect(app.getByTestId('copy-status')).toHaveText('Copied patch');
+    const copied = (await page.evaluate(() => navigator.clipboard.readText())) as string;
+    expect(copied).toContain('diff --git a/app.ts b/app.ts');
+    expect(copied).toContain('+++ b/app.ts');
+
+    // The change type is spelled out for screen readers in the row's accessible name.
+    await expect(renamed.getByTestId('change-row-button')).toHaveAccessibleName(
+      /^renamed src\/utils\/format\.ts -> src\/lib\/format\.ts/,
+    );
+  } finally {
+    ws.cleanup();
+  }
+});
