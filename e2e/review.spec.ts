@@ -83,3 +83,32 @@ test('git header lines are said in words: rename, mode, symlink; the copied patc
     ws.cleanup();
   }
 });
+
+test('a change block folds away and back, and closes all its open patches at once', async ({ page }) => {
+  const { ws, sid, change } = await recordRun({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, (w) => {
+    w.write('a.txt', 'a2\n');
+    w.write('b.txt', 'b2\n');
+  });
+  try {
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    for (const p of ['a.txt', 'b.txt']) await row(page, change, p).getByTestId('change-row-button').click();
+    await expect(block.getByTestId('patch')).toHaveCount(2);
+    await block.getByTestId('collapse-patches').click();
+    await expect(block.getByTestId('patch')).toHaveCount(0);
+    await expect(block.getByTestId('change-row')).toHaveCount(2);
+    await expect(block.getByTestId('collapse-patches')).toHaveCount(0);
+
+    const fold = block.getByTestId('change-collapse');
+    await expect(fold).toHaveAttribute('aria-expanded', 'true');
+    await fold.click();
+    await expect(fold).toHaveAttribute('aria-expanded', 'false');
+    await expect(block.getByTestId('change-row')).toHaveCount(0);
+    // The heading and its count stay visible while the list is folded.
+    await expect(block.getByTestId('change-heading')).toHaveText('Changed 2 files');
+    await fold.click();
+    await expect(block.getByTestId('change-row')).toHaveCount(2);
+  } finally {
+    ws.cleanup();
+  }
+});
