@@ -217,6 +217,24 @@ test('a patch at the per-file cap waits for Load diff, then shows its first line
     // Windowed: only the blocks in view are in the DOM, far fewer rows than the patch holds...
     const inDom = await patch.locator('tr.pl-add').count();
     expect(inDom).toBeLessThan(added.length / 2);
+    // Halfway down, the rows there are in the DOM and on screen (the spacers hold the place of the rest)...
+    const middle = await patch.evaluate((el: { getBoundingClientRect(): { top: number; height: number } }) => {
+      const r = el.getBoundingClientRect();
+      return window.scrollY + r.top + r.height / 2;
+    });
+    await page.evaluate((y: number) => window.scrollTo(0, y - 300), middle);
+    await expect
+      .poll(() =>
+        patch
+          .locator('tr.pl-add')
+          .evaluateAll(
+            (rows: { getBoundingClientRect(): { top: number; bottom: number } }[]) =>
+              rows.filter(
+                (r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= window.innerHeight,
+              ).length,
+          ),
+      )
+      .toBeGreaterThan(10);
     // ...and scrolling to its end brings its last line in, with the truncation note under it.
     await patch.getByTestId('patch-truncated').scrollIntoViewIfNeeded();
     await expect(patch.locator('tr.pl-add').last()).toContainText(added.at(-1)!.slice(1));

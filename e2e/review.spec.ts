@@ -112,3 +112,54 @@ test('a change block folds away and back, and closes all its open patches at onc
     ws.cleanup();
   }
 });
+
+test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the choice is remembered', async ({
+  page,
+}) => {
+  const before = ['function f() {', 'if (a) {', 'return 1;', '}', '}', ...lines(30).split('\n').slice(0, 30), 'tail'];
+  const after = [
+    'function f() {',
+    '  if (a) {',
+    '    return 2;',
+    '  }',
+    '}',
+    ...lines(30).split('\n').slice(0, 30),
+    'tail  ',
+  ];
+  const { ws, sid, change } = await recordRun({ 'src/f.ts': before.join('\n') + '\n' }, (w) =>
+    w.write('src/f.ts', after.join('\n') + '\n'),
+  );
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/f.ts');
+    await file.getByTestId('change-row-button').click();
+    const patch = file.getByTestId('patch');
+    // As stored: both hunks, every re-indented line removed and added.
+    await expect(patch.locator('tr.pl-del')).toHaveCount(4);
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(2);
+
+    const toggle = file.getByTestId('hide-whitespace');
+    await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+    await expect(patch.locator('tr.pl-del')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-del')).toContainText('return 1;');
+    await expect(patch.locator('tr.pl-add')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-add')).toContainText('return 2;');
+    // The re-indented lines read as unchanged lines numbered on both sides, in their new form.
+    await expect(patch.locator('tr.pl-context', { hasText: '  if (a) {' })).toHaveCount(1);
+    // The last hunk only added trailing spaces: it is left out, and that is said.
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(1);
+    await expect(patch.getByTestId('patch-whitespace-hidden')).toHaveText('1 hunk that only changed whitespace hidden');
+
+    await page.reload();
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
+    await file.getByTestId('change-row-button').click();
+    await expect(file.getByTestId('hide-whitespace')).toHaveAttribute('aria-pressed', 'true');
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
+    await file.getByTestId('hide-whitespace').click();
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(4);
+  } finally {
+    ws.cleanup();
+  }
+});

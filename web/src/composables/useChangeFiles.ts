@@ -25,6 +25,8 @@ export interface ChangeFiles {
   expanded: Set<string>;
   /** Ids of the big patches the reader chose to load ("Load diff"). */
   loaded: Set<string>;
+  /** Folders of the tree view shown closed, by path. */
+  closedFolders: Set<string>;
   /** The whole block's list is folded away. */
   collapsed: boolean;
   readonly pages: FilePages;
@@ -53,6 +55,7 @@ function entryFor(sessionId: string, change: ChangeSummary): Entry {
       showAll: false,
       expanded: new Set<string>(),
       loaded: new Set<string>(),
+      closedFolders: new Set<string>(),
       collapsed: false,
       pages: markRaw(startPages(change, FILES_PAGE_DEFAULT)),
     }) as ChangeFiles,

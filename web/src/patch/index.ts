@@ -3,5 +3,6 @@ export * from './header.ts';
 export * from './language.ts';
 export * from './rows.ts';
 export * from './tokens.ts';
+export * from './whitespace.ts';
 export * from './word-diff.ts';
 export { loadHighlighter, type Highlighter } from './highlight.ts';
