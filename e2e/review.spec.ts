@@ -4,8 +4,9 @@ import { expect, test } from '@playwright/test';
 import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const navigator: any;
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const navigator: any, localStorage: any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 const base = servers.main;
 
@@ -159,6 +160,102 @@ test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the ch
     await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
     await file.getByTestId('hide-whitespace').click();
     await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(4);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('tree view: folders in natural order with totals, fold and unfold, compact renames, remembered', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await recordRun(
+    { 'src/utils/format.ts': lines(20), 'src/f10.ts': 'a\n', 'src/f2.ts': 'a\n', 'README.md': 'x\n' },
+    (w) => {
+      fs.mkdirSync(path.join(w.dir, 'src/lib'));
+      fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      w.write('src/f10.ts', 'b\nc\n');
+      w.write('src/f2.ts', 'b\n');
+      w.write('README.md', 'y\n');
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    // The run's total over all its files.
+    await expect(block.getByTestId('change-totals')).toHaveText('+4 -3');
+    await block.getByTestId('view-tree').click();
+    await expect(block.getByTestId('view-tree')).toHaveAttribute('aria-pressed', 'true');
+    const tree = block.getByTestId('file-tree');
+    // What a sighted reader sees on each line (the screen-reader-only words left out).
+    const shown = () =>
+      tree.locator(':scope > li').evaluateAll(
+        (
+          els: {
+            cloneNode(deep: boolean): { querySelectorAll(s: string): { remove(): void }[]; textContent: string };
+          }[],
+        ) =>
+          els.map((e) => {
+            const copy = e.cloneNode(true);
+            for (const hidden of copy.querySelectorAll('.sr-only')) hidden.remove();
+            return copy.textContent.replace(/\s+/g, ' ').trim();
+          }),
+      );
+    expect(await shown()).toEqual([
+      '▾src/3 files +3 -2',
+      '▾lib/1 file +0 -0',
+      '▸Rsrc/{utils -> lib}/format.ts+0 -0',
+      '▸Mf2.ts+1 -1',
+      '▸Mf10.ts+2 -1',
+      '▸MREADME.md+1 -1',
+    ]);
+    // A row of the tree opens its patch like a row of the flat list.
+    await row(page, change, 'src/f10.ts').getByTestId('change-row-button').click();
+    await expect(row(page, change, 'src/f10.ts').getByTestId('patch')).toContainText('c');
+    // Folding a folder hides what is under it and keeps its totals.
+    const src = tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-button');
+    await src.click();
+    await expect(src).toHaveAttribute('aria-expanded', 'false');
+    expect(await shown()).toEqual(['▸src/3 files +3 -2', '▸MREADME.md+1 -1']);
+    await src.click();
+    await expect(tree.getByTestId('change-row')).toHaveCount(4);
+
+    // The choice is remembered; Flat brings the full paths back.
+    await page.reload();
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
+    await expect(block.getByTestId('file-tree')).toBeVisible();
+    await block.getByTestId('view-flat').click();
+    await expect(block.getByTestId('file-tree')).toHaveCount(0);
+    await expect(row(page, change, 'src/lib/format.ts').getByTestId('change-row-path')).toHaveText(
+      'src/utils/format.ts -> src/lib/format.ts',
+    );
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('tree view of a paged change: the tree of the rows loaded so far, then all of them on request', async ({
+  page,
+}) => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 260; i++) files[`pkg${i % 3}/file${i}.txt`] = 'old\n';
+  const { ws, sid, change } = await recordRun(files, (w) => {
+    for (let i = 0; i < 260; i++) w.write(`pkg${i % 3}/file${i}.txt`, 'new\n');
+  });
+  try {
+    await page.addInitScript(() => localStorage.setItem('rundiff.fileView', 'tree'));
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    await expect(block.getByTestId('tree-partial')).toContainText('The tree holds the 50 of 260 files loaded so far.');
+    // Not every row is known yet: no total is claimed.
+    await expect(block.getByTestId('change-totals')).toHaveCount(0);
+    await block.getByTestId('tree-load-all').click();
+    await expect(block.getByTestId('tree-partial')).toHaveCount(0);
+    await expect(block.getByTestId('change-totals')).toHaveText('+260 -260');
+    // The folders' totals count every file; the list itself is windowed.
+    const folders = block.getByTestId('tree-folder');
+    await expect(folders.first()).toContainText('pkg0/');
+    await expect(folders.first()).toContainText('87 files +87 -87');
+    expect(await block.getByTestId('change-row').count()).toBeLessThan(100);
   } finally {
     ws.cleanup();
   }
