@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+import { axeViolations } from './support/axe.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -258,5 +259,43 @@ test('tree view of a paged change: the tree of the rows loaded so far, then all 
     expect(await block.getByTestId('change-row').count()).toBeLessThan(100);
   } finally {
     ws.cleanup();
+  }
+});
+
+test.describe('accessibility', () => {
+  // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
+  test.use({ bypassCSP: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`accessibility: a session with an open patch, its tree and a large diff has no axe violations (${scheme})`, async ({
+      page,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { ws, sid, change } = await recordRun(
+        { 'src/app.ts': 'export const a = 1;\n', 'run.sh': 'echo\n', 'big.txt': 'x\n' },
+        (w) => {
+          w.write('src/app.ts', 'export const a = 2;\nexport function f() {\n  return a;\n}\n');
+          fs.chmodSync(path.join(w.dir, 'run.sh'), 0o755);
+          w.write('big.txt', lines(1_200));
+        },
+      );
+      try {
+        await openSession(page, base, sid);
+        const app = row(page, change, 'src/app.ts');
+        await app.getByTestId('change-row-button').click();
+        await expect(app.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
+        await row(page, change, 'run.sh').getByTestId('change-row-button').click();
+        await row(page, change, 'big.txt').getByTestId('change-row-button').click();
+        await expect(row(page, change, 'big.txt').getByTestId('load-diff')).toBeVisible();
+        expect(await axeViolations(page)).toEqual([]);
+        // The split layout, whitespace hidden and the tree view, checked too.
+        await app.getByTestId('layout-split').click();
+        await app.getByTestId('hide-whitespace').click();
+        await page.locator(`[data-change-id="${change}"]`).getByTestId('view-tree').click();
+        await expect(page.locator(`[data-change-id="${change}"]`).getByTestId('file-tree')).toBeVisible();
+        expect(await axeViolations(page)).toEqual([]);
+      } finally {
+        ws.cleanup();
+      }
+    });
   }
 });
