@@ -3,7 +3,7 @@ import { bridge, lines, openSession, recordPatchRequests, row, servers, uid, wor
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, document: any, localStorage: any, navigator: any;
+declare const window: any, document: any, localStorage: any, navigator: any, requestAnimationFrame: any;
 
 const base = servers.main;
 
@@ -217,6 +217,18 @@ test('a patch at the per-file cap waits for Load diff, then shows its first line
     // Windowed: only the blocks in view are in the DOM, far fewer rows than the patch holds...
     const inDom = await patch.locator('tr.pl-add').count();
     expect(inDom).toBeLessThan(added.length / 2);
+    // Scrolled down page by page, the page moves on each time: swapping blocks for spacers never
+    // moves the page back.
+    const positions = await page.evaluate(async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        window.scrollBy(0, 700);
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        seen.push(window.scrollY);
+      }
+      return seen;
+    });
+    for (let i = 1; i < positions.length; i++) expect(positions[i]).toBeGreaterThan(positions[i - 1]!);
     // Halfway down, the rows there are in the DOM and on screen (the spacers hold the place of the rest)...
     const middle = await patch.evaluate((el: { getBoundingClientRect(): { top: number; height: number } }) => {
       const r = el.getBoundingClientRect();
