@@ -117,7 +117,8 @@ test('the unified/split choice applies to every patch and is remembered after a 
 
     await page.reload();
     await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
-    await price.getByTestId('change-row-button').click();
+    // The URL links the open file: the reload opens it again.
+    await expect(price.getByTestId('change-row-button')).toHaveAttribute('aria-expanded', 'true');
     await expect(price.getByTestId('patch')).toHaveAttribute('data-layout', 'split');
     const guide = row(page, change, 'docs/guide.md');
     await guide.getByTestId('change-row-button').click();

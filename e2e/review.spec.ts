@@ -156,7 +156,7 @@ test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the ch
 
     await page.reload();
     await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
-    await file.getByTestId('change-row-button').click();
+    // The URL links the open file: the reload opens it again.
     await expect(file.getByTestId('hide-whitespace')).toHaveAttribute('aria-pressed', 'true');
     await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
     await file.getByTestId('hide-whitespace').click();
@@ -297,5 +297,78 @@ test.describe('accessibility', () => {
         ws.cleanup();
       }
     });
+  }
+});
+
+test('deep link: opening a file puts it in the URL, and that URL opens the session at that file', async ({ page }) => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 40; i++) files[`src/f${String(i).padStart(2, '0')}.ts`] = 'a\n';
+  const { ws, sid, change } = await recordRun(files, (w) => {
+    for (let i = 0; i < 40; i++) w.write(`src/f${String(i).padStart(2, '0')}.ts`, `b${i}\n`);
+  });
+  try {
+    await openSession(page, base, sid);
+    const target = row(page, change, 'src/f37.ts');
+    await target.getByTestId('change-row-button').click();
+    const fileId = await target.getAttribute('data-file-id');
+    await expect(page).toHaveURL(new RegExp(`[?&]file=${fileId}`));
+    const url = page.url();
+    expect(new URL(url).searchParams.get('change')).toBe(change);
+    // Closing the file takes it out of the URL again.
+    await target.getByTestId('change-row-button').click();
+    await expect(page).not.toHaveURL(/[?&]file=/);
+
+    // A fresh page on the link: that file is open, in view and focused.
+    const other = await page.context().newPage();
+    await other.goto(url);
+    const linked = row(other, change, 'src/f37.ts');
+    await expect(linked.getByTestId('patch')).toContainText('b37');
+    await expect(linked.getByTestId('change-row-button')).toBeFocused();
+    await expect(linked).toBeInViewport();
+    await expect(row(other, change, 'src/f00.ts').getByTestId('patch')).toHaveCount(0);
+    await other.close();
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('wider layout: at 1280 px a 70-character line fits one side of the split view; a phone breaks paths at slashes', async ({
+  page,
+}) => {
+  const long = `export const ${'x'.repeat(40)} = 'a longer value';`.padEnd(70, ' ');
+  const { ws, sid, change } = await recordRun({ 'src/components/deeply/nested/folder/app.ts': 'a\n' }, (w) =>
+    w.write('src/components/deeply/nested/folder/app.ts', `${long.trimEnd()}\n`),
+  );
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.addInitScript(() => localStorage.setItem('rundiff.patchLayout', 'split'));
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/components/deeply/nested/folder/app.ts');
+    await file.getByTestId('change-row-button').click();
+    const added = file.locator('td.side-new.pl-add');
+    await expect(added).toContainText('a longer value');
+    const lineHeight = async () =>
+      added.evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
+    const oneLine = await file
+      .locator('td.side-old.pl-del')
+      .evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
+    expect(await lineHeight()).toBe(oneLine);
+    // Positive control: on a narrower window the same line wraps.
+    await page.setViewportSize({ width: 900, height: 800 });
+    await expect.poll(lineHeight).toBeGreaterThan(oneLine);
+
+    // On a phone the path wraps at its slashes, not inside a folder name.
+    await page.setViewportSize({ width: 360, height: 740 });
+    const path = file.getByTestId('change-row-path');
+    const shape = await path.evaluate((el: { getBoundingClientRect(): { height: number }; textContent: string }) => ({
+      height: el.getBoundingClientRect().height,
+      text: el.textContent,
+    }));
+    expect(shape.text).toBe('src/components/deeply/nested/folder/app.ts');
+    // More than one line high: it wrapped (one line of 12.5 px text is under 20 px).
+    expect(shape.height).toBeGreaterThan(25);
+    expect(await path.locator('wbr').count()).toBe(5);
+  } finally {
+    ws.cleanup();
   }
 });

@@ -8,3 +8,4 @@ export { useDemo } from './useDemo.ts';
 export { forgetChangeFiles, useChangeFiles, type ChangeFiles, type ChangeFilesHandle } from './useChangeFiles.ts';
 export { useHideWhitespace } from './useHideWhitespace.ts';
 export { useFileView, type FileView } from './useFileView.ts';
+export { useFileLink, type FileLink } from './useFileLink.ts';

@@ -91,3 +91,8 @@ export function moreFilesText(omittedCount: number): string | null {
 export function progressText(touchedCount: number): string {
   return `Working... ${touchedCount} ${touchedCount === 1 ? 'file' : 'files'} touched`;
 }
+
+/** A path cut after each `/`, so a narrow screen breaks it at its slashes (`<wbr>` between the parts). */
+export function slashParts(path: string): string[] {
+  return path.split(/(?<=\/)/);
+}
