@@ -9,3 +9,4 @@ export { forgetChangeFiles, useChangeFiles, type ChangeFiles, type ChangeFilesHa
 export { useHideWhitespace } from './useHideWhitespace.ts';
 export { useFileView, type FileView } from './useFileView.ts';
 export { useFileLink, type FileLink } from './useFileLink.ts';
+export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';
