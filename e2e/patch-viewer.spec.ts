@@ -1,9 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+import { bridge, lines, openSession, recordPatchRequests, row, servers, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, document: any, localStorage: any, navigator: any;
+declare const window: any, document: any, localStorage: any, navigator: any, requestAnimationFrame: any;
 
 const base = servers.main;
 
@@ -117,7 +117,8 @@ test('the unified/split choice applies to every patch and is remembered after a 
 
     await page.reload();
     await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
-    await price.getByTestId('change-row-button').click();
+    // The URL links the open file: the reload opens it again.
+    await expect(price.getByTestId('change-row-button')).toHaveAttribute('aria-expanded', 'true');
     await expect(price.getByTestId('patch')).toHaveAttribute('data-layout', 'split');
     const guide = row(page, change, 'docs/guide.md');
     await guide.getByTestId('change-row-button').click();
@@ -179,7 +180,9 @@ test('without the Clipboard API, copying falls back to a selected textarea', asy
   }
 });
 
-test('a patch at the per-file cap shows its first lines at once and renders to the end', async ({ page }) => {
+test('a patch at the per-file cap waits for Load diff, then shows its first lines and scrolls to its end', async ({
+  page,
+}) => {
   const ws = workspace({ 'README.md': 'x\n' });
   const sid = uid('s');
   const run = uid('r');
@@ -191,13 +194,18 @@ test('a patch at the per-file cap shows its first lines at once and renders to t
     ws.write('src/big.ts', body.join('\n') + '\n');
     await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
     await openSession(page, base, sid);
+    const requests = recordPatchRequests(page);
     const big = row(page, `run:${run}`, 'src/big.ts');
     await big.getByTestId('change-row-button').click();
+    // Too big to open by itself: its counts and a Load diff button, nothing fetched.
+    await expect(big.getByTestId('patch-large')).toContainText(/^Large diff: \+[\d,]+ -0 lines, 128\.\d KiB/);
+    expect(requests).toHaveLength(0);
+    await big.getByTestId('load-diff').click();
+    await expect(big.getByTestId('change-row-button')).toBeFocused();
     const patch = big.getByTestId('patch');
     await expect(patch.locator('tr.pl-add').first()).toContainText('export const value0 =');
-    // Rendering to the end is progressive (blocks of rows, one per task): on a loaded CI machine
-    // with two browsers it can take well over the default wait; speed is measured by bench:web.
-    await expect(patch).toHaveAttribute('data-rendered', 'true', { timeout: 30_000 });
+    expect(requests).toHaveLength(1);
+    await expect(patch).toHaveAttribute('data-rendered', 'true');
     // The file is past the cap: the stored patch stops at a line boundary and says so.
     const fileId = await big.getAttribute('data-file-id');
     const stored = (await (
@@ -207,10 +215,45 @@ test('a patch at the per-file cap shows its first lines at once and renders to t
     ).json()) as { file: { patch: string } };
     expect(stored.file.patch.length).toBeGreaterThan(120 * 1024);
     const added = stored.file.patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'));
-    await expect(patch.getByTestId('patch-truncated')).toBeVisible();
-    await expect(patch.locator('tr.pl-add')).toHaveCount(added.length);
-    await expect(patch.locator('tr.pl-add').last()).toContainText(added.at(-1)!);
-    await expect(patch).toHaveAttribute('data-highlighted', 'true');
+    // Windowed: only the blocks in view are in the DOM, far fewer rows than the patch holds...
+    const inDom = await patch.locator('tr.pl-add').count();
+    expect(inDom).toBeLessThan(added.length / 2);
+    // Scrolled down page by page, the page moves on each time: swapping blocks for spacers never
+    // moves the page back.
+    const positions = await page.evaluate(async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        window.scrollBy(0, 700);
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        seen.push(window.scrollY);
+      }
+      return seen;
+    });
+    for (let i = 1; i < positions.length; i++) expect(positions[i]).toBeGreaterThan(positions[i - 1]!);
+    // Halfway down, the rows there are in the DOM and on screen (the spacers hold the place of the rest)...
+    const middle = await patch.evaluate((el: { getBoundingClientRect(): { top: number; height: number } }) => {
+      const r = el.getBoundingClientRect();
+      return window.scrollY + r.top + r.height / 2;
+    });
+    await page.evaluate((y: number) => window.scrollTo(0, y - 300), middle);
+    await expect
+      .poll(() =>
+        patch
+          .locator('tr.pl-add')
+          .evaluateAll(
+            (rows: { getBoundingClientRect(): { top: number; bottom: number } }[]) =>
+              rows.filter(
+                (r) => r.getBoundingClientRect().top >= 0 && r.getBoundingClientRect().bottom <= window.innerHeight,
+              ).length,
+          ),
+      )
+      .toBeGreaterThan(10);
+    // ...and scrolling to its end brings its last line in, with the truncation note under it.
+    await patch.getByTestId('patch-truncated').scrollIntoViewIfNeeded();
+    await expect(patch.locator('tr.pl-add').last()).toContainText(added.at(-1)!.slice(1));
+    await expect(patch.locator('tr.pl-add').last()).toBeInViewport();
+    await expect(patch).toHaveAttribute('data-highlighted', 'true', { timeout: 30_000 });
+    expect(await patch.locator('tr.pl-add').count()).toBeLessThan(added.length / 2);
   } finally {
     ws.cleanup();
   }

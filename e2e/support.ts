@@ -51,7 +51,8 @@ export async function timelineKeys(page: Page): Promise<string[]> {
 export function recordPatchRequests(page: Page): Request[] {
   const seen: Request[] = [];
   page.on('request', (r) => {
-    if (/\/workspace-run-changes\/[^/]+\/files\//.test(new URL(r.url()).pathname)) seen.push(r);
+    // `.../files/:fileId` only: not a page of rows, not the file's recorded contents.
+    if (/\/workspace-run-changes\/[^/]+\/files\/[^/]+$/.test(new URL(r.url()).pathname)) seen.push(r);
   });
   return seen;
 }

@@ -132,6 +132,23 @@ export interface FileWithPatch extends FileSummary {
   patch: string | null;
 }
 
+/** Which recorded side of a changed file: at the checkpoint (`before`) or at completion (`after`). */
+export type ContentSide = 'before' | 'after';
+
+/**
+ * `GET .../files/:fileId/content?side=`: one side of a changed file as the change recorded it
+ * (docs/contract.md section 3; defined for the web UI, not served yet). `text` is null when
+ * `omitted_reason` says why.
+ */
+export interface FileContent {
+  file_id: string;
+  side: ContentSide;
+  text: string | null;
+  /** Bytes on that side, when known. */
+  size: number | null;
+  omitted_reason: null | 'binary' | 'too_large' | 'not_stored' | 'absent';
+}
+
 export interface ChangeSummary {
   change_id: string;
   session_id: string;

@@ -1,7 +1,9 @@
 import type {
   ChangeFilesPage,
   ChangeSummary,
+  ContentSide,
   ErrorBody,
+  FileContent,
   FileWithPatch,
   HealthResponse,
   NetChange,
@@ -98,6 +100,23 @@ export const api = {
     getJson<ChangeFilesPage>(urls.files(sessionId, changeId, page)),
   getFile: async (sessionId: string, changeId: string, fileId: string) =>
     (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  /**
+   * One recorded side of a changed file, or null when this server keeps no file contents (it
+   * answers 404 or 501 for the route): context expansion and the whole-file view then stay hidden.
+   */
+  getFileContent: async (
+    sessionId: string,
+    changeId: string,
+    fileId: string,
+    side: ContentSide,
+  ): Promise<FileContent | null> => {
+    try {
+      return (await getJson<{ content: FileContent }>(urls.fileContent(sessionId, changeId, fileId, side))).content;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return null;
+      throw err;
+    }
+  },
   /** Starts the scripted demo (or joins the one playing): `POST /api/demo`. */
   startDemo: async (): Promise<{ session_id: string; already_running: boolean }> => {
     const res = await apiFetch(urls.demo(), {

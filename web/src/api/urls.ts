@@ -42,6 +42,9 @@ export const urls = {
   },
   file: (sessionId: string, changeId: string, fileId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}`,
+  /** One recorded side of a changed file (`.../files/:fileId/content?side=`). */
+  fileContent: (sessionId: string, changeId: string, fileId: string, side: 'before' | 'after') =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}/content?side=${side}`,
   patch: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
   netChange: (sessionId: string, range: NetRangeQuery = {}) =>

@@ -6,3 +6,7 @@ export { copyText, useCopy } from './useCopy.ts';
 export { useRowKeys } from './useRowKeys.ts';
 export { useDemo } from './useDemo.ts';
 export { forgetChangeFiles, useChangeFiles, type ChangeFiles, type ChangeFilesHandle } from './useChangeFiles.ts';
+export { useHideWhitespace } from './useHideWhitespace.ts';
+export { useFileView, type FileView } from './useFileView.ts';
+export { useFileLink, type FileLink } from './useFileLink.ts';
+export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';

@@ -23,6 +23,12 @@ export interface ChangeFiles {
   showAll: boolean;
   /** Ids of the rows whose patch is open: kept while a row scrolls out of the window and back. */
   expanded: Set<string>;
+  /** Ids of the big patches the reader chose to load ("Load diff"). */
+  loaded: Set<string>;
+  /** Folders of the tree view shown closed, by path. */
+  closedFolders: Set<string>;
+  /** The whole block's list is folded away. */
+  collapsed: boolean;
   readonly pages: FilePages;
 }
 
@@ -48,6 +54,9 @@ function entryFor(sessionId: string, change: ChangeSummary): Entry {
       version: 0,
       showAll: false,
       expanded: new Set<string>(),
+      loaded: new Set<string>(),
+      closedFolders: new Set<string>(),
+      collapsed: false,
       pages: markRaw(startPages(change, FILES_PAGE_DEFAULT)),
     }) as ChangeFiles,
     want: { start: 0, end: 0 },

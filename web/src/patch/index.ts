@@ -1,6 +1,9 @@
 /** The patch viewer's logic: languages, highlighted tokens, word ranges, folded and split rows. */
+export * from './header.ts';
+export * from './context.ts';
 export * from './language.ts';
 export * from './rows.ts';
 export * from './tokens.ts';
+export * from './whitespace.ts';
 export * from './word-diff.ts';
 export { loadHighlighter, type Highlighter } from './highlight.ts';

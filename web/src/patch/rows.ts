@@ -39,7 +39,10 @@ function foldContext(lines: readonly PatchLine[], openFolds: ReadonlySet<number>
     const keepBefore = atHunkStart ? 0 : FOLD_KEEP_LINES;
     const keepAfter = atHunkEnd ? 0 : FOLD_KEEP_LINES;
     const hidden = end - start - keepBefore - keepAfter;
-    if (end - start < FOLD_MIN_LINES || hidden < 2 || openFolds.has(start + keepBefore)) {
+    // Lines the reader asked to see (context from the recorded file) are never folded away again.
+    let asked = false;
+    for (let k = start; k < end && !asked; k++) asked = lines[k]!.extra === true;
+    if (end - start < FOLD_MIN_LINES || hidden < 2 || asked || openFolds.has(start + keepBefore)) {
       for (let k = start; k < end; k++) items.push({ kind: 'line', index: k });
       continue;
     }

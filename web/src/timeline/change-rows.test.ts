@@ -3,6 +3,7 @@ import {
   changedHeading,
   fileListLabel,
   formatChangeRow,
+  slashParts,
   moreFilesText,
   progressText,
   type ChangeRowInput,
@@ -80,5 +81,13 @@ describe('change block rows', () => {
   it('names a whole file list by its true total, and says "stored" when the row bound left paths out', () => {
     expect(fileListLabel(300, 300, 0)).toBe('Changed 300 files: all 300 listed');
     expect(fileListLabel(100020, 100000, 20)).toBe('Changed 100020 files: the 100000 stored listed');
+  });
+});
+
+describe('slashParts', () => {
+  it('cuts a path after each slash, losing nothing', () => {
+    expect(slashParts('src/utils/format.ts')).toEqual(['src/', 'utils/', 'format.ts']);
+    expect(slashParts('a.ts')).toEqual(['a.ts']);
+    expect(slashParts('src/{utils -> lib}/f.ts').join('')).toBe('src/{utils -> lib}/f.ts');
   });
 });

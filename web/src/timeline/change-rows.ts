@@ -53,6 +53,24 @@ export function formatChangeRow(file: ChangeRowInput): ChangeRow {
   };
 }
 
+/** A stored patch larger than this (UTF-8 bytes) opens collapsed behind "Load diff"... */
+export const LOAD_DIFF_BYTES = 48 * 1024;
+/** ...and so does one with more changed lines than this. */
+export const LOAD_DIFF_LINES = 1_000;
+
+/** The file's patch is big enough to be fetched and rendered only when asked (a lock file, a generated file). */
+export function needsLoadDiff(
+  file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number },
+): boolean {
+  return file.patch_bytes > LOAD_DIFF_BYTES || file.additions + file.deletions > LOAD_DIFF_LINES;
+}
+
+/** What a collapsed big diff says: `Large diff: +2,300 -0 lines, 128.0 KiB`. */
+export function largeDiffText(file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number }): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `Large diff: +${n(file.additions)} -${n(file.deletions)} lines, ${(file.patch_bytes / 1024).toFixed(1)} KiB`;
+}
+
 /** `Changed 1 file`, `Changed 3 files`. */
 export function changedHeading(count: number): string {
   return `Changed ${count} ${count === 1 ? 'file' : 'files'}`;
@@ -72,4 +90,9 @@ export function moreFilesText(omittedCount: number): string | null {
 /** `Working... 3 files touched` while a run is open. */
 export function progressText(touchedCount: number): string {
   return `Working... ${touchedCount} ${touchedCount === 1 ? 'file' : 'files'} touched`;
+}
+
+/** A path cut after each `/`, so a narrow screen breaks it at its slashes (`<wbr>` between the parts). */
+export function slashParts(path: string): string[] {
+  return path.split(/(?<=\/)/);
 }

@@ -11,3 +11,4 @@ export * from './net.ts';
 export * from './progress.ts';
 export * from './revert.ts';
 export * from './windowing.ts';
+export * from './file-tree.ts';

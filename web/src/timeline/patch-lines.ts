@@ -7,6 +7,8 @@ export interface PatchLine {
   oldNo: number | null;
   /** Line number in the new file (context and additions), else null. */
   newNo: number | null;
+  /** An unchanged line taken from the recorded file rather than the stored patch (shown context, never folded). */
+  extra?: true;
 }
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;

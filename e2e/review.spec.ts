@@ -1,0 +1,397 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+import { axeViolations } from './support/axe.ts';
+
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const navigator: any, localStorage: any;
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+const base = servers.main;
+
+/** Runs `edit` inside one recorded run of a new session; answers the session and change ids. */
+async function recordRun(files: Record<string, string | Buffer>, edit: (ws: ReturnType<typeof workspace>) => void) {
+  const ws = workspace(files);
+  const sid = uid('s');
+  const run = uid('r');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Review', workspace: ws.dir });
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+  edit(ws);
+  await bridge(base, {
+    type: 'message',
+    session_id: sid,
+    role: 'assistant',
+    content: 'Done.',
+    message_id: `${sid}-a`,
+    run_id: run,
+  });
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+  return { ws, sid, change: `run:${run}` };
+}
+
+test('git header lines are said in words: rename, mode, symlink; the copied patch keeps them', async ({
+  page,
+  context,
+}) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const { ws, sid, change } = await recordRun(
+    { 'src/utils/format.ts': lines(20), 'run.sh': 'echo hi\n', 'app.ts': 'let a = 1;\n' },
+    (w) => {
+      fs.mkdirSync(path.join(w.dir, 'src/lib'));
+      fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      fs.chmodSync(path.join(w.dir, 'run.sh'), 0o755);
+      fs.symlinkSync('app.ts', path.join(w.dir, 'current'));
+      w.write('app.ts', 'let a = 2;\n');
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const renamed = row(page, change, 'src/lib/format.ts');
+    await renamed.getByTestId('change-row-button').click();
+    await expect(renamed.getByTestId('patch-label')).toHaveText(['renamed from src/utils/format.ts without changes']);
+    await expect(renamed.locator('tr')).toHaveCount(0);
+
+    const script = row(page, change, 'run.sh');
+    await script.getByTestId('change-row-button').click();
+    await expect(script.getByTestId('patch-label')).toHaveText(['mode 644 -> 755']);
+
+    const link = row(page, change, 'current');
+    await link.getByTestId('change-row-button').click();
+    await expect(link.getByTestId('patch-label')).toHaveText(['symlink -> app.ts']);
+
+    // An ordinary edit: no labels, and none of git's header lines in the view...
+    const app = row(page, change, 'app.ts');
+    await app.getByTestId('change-row-button').click();
+    const patch = app.getByTestId('patch');
+    await expect(patch.locator('tr.pl-add')).toContainText(['let a = 2;']);
+    await expect(app.getByTestId('patch-labels')).toHaveCount(0);
+    for (const header of ['diff --git', 'index ', '--- a/app.ts', '+++ b/app.ts']) {
+      await expect(patch.getByText(header, { exact: false })).toHaveCount(0);
+    }
+    // ...while the copied patch is the stored one, headers included (the positive control).
+    await app.getByTestId('copy-patch').click();
+    await expect(app.getByTestId('copy-status')).toHaveText('Copied patch');
+    const copied = (await page.evaluate(() => navigator.clipboard.readText())) as string;
+    expect(copied).toContain('diff --git a/app.ts b/app.ts');
+    expect(copied).toContain('+++ b/app.ts');
+
+    // The change type is spelled out for screen readers in the row's accessible name.
+    await expect(renamed.getByTestId('change-row-button')).toHaveAccessibleName(
+      /^renamed src\/utils\/format\.ts -> src\/lib\/format\.ts/,
+    );
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('a change block folds away and back, and closes all its open patches at once', async ({ page }) => {
+  const { ws, sid, change } = await recordRun({ 'a.txt': 'a\n', 'b.txt': 'b\n' }, (w) => {
+    w.write('a.txt', 'a2\n');
+    w.write('b.txt', 'b2\n');
+  });
+  try {
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    for (const p of ['a.txt', 'b.txt']) await row(page, change, p).getByTestId('change-row-button').click();
+    await expect(block.getByTestId('patch')).toHaveCount(2);
+    await block.getByTestId('collapse-patches').click();
+    await expect(block.getByTestId('patch')).toHaveCount(0);
+    await expect(block.getByTestId('change-row')).toHaveCount(2);
+    await expect(block.getByTestId('collapse-patches')).toHaveCount(0);
+
+    const fold = block.getByTestId('change-collapse');
+    await expect(fold).toHaveAttribute('aria-expanded', 'true');
+    await fold.click();
+    await expect(fold).toHaveAttribute('aria-expanded', 'false');
+    await expect(block.getByTestId('change-row')).toHaveCount(0);
+    // The heading and its count stay visible while the list is folded.
+    await expect(block.getByTestId('change-heading')).toHaveText('Changed 2 files');
+    await fold.click();
+    await expect(block.getByTestId('change-row')).toHaveCount(2);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the choice is remembered', async ({
+  page,
+}) => {
+  const before = ['function f() {', 'if (a) {', 'return 1;', '}', '}', ...lines(30).split('\n').slice(0, 30), 'tail'];
+  const after = [
+    'function f() {',
+    '  if (a) {',
+    '    return 2;',
+    '  }',
+    '}',
+    ...lines(30).split('\n').slice(0, 30),
+    'tail  ',
+  ];
+  const { ws, sid, change } = await recordRun({ 'src/f.ts': before.join('\n') + '\n' }, (w) =>
+    w.write('src/f.ts', after.join('\n') + '\n'),
+  );
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/f.ts');
+    await file.getByTestId('change-row-button').click();
+    const patch = file.getByTestId('patch');
+    // As stored: both hunks, every re-indented line removed and added.
+    await expect(patch.locator('tr.pl-del')).toHaveCount(4);
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(2);
+
+    const toggle = file.getByTestId('hide-whitespace');
+    await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+    await expect(patch.locator('tr.pl-del')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-del')).toContainText('return 1;');
+    await expect(patch.locator('tr.pl-add')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-add')).toContainText('return 2;');
+    // The re-indented lines read as unchanged lines numbered on both sides, in their new form.
+    await expect(patch.locator('tr.pl-context', { hasText: '  if (a) {' })).toHaveCount(1);
+    // The last hunk only added trailing spaces: it is left out, and that is said.
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(1);
+    await expect(patch.getByTestId('patch-whitespace-hidden')).toHaveText('1 hunk that only changed whitespace hidden');
+
+    await page.reload();
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
+    // The URL links the open file: the reload opens it again.
+    await expect(file.getByTestId('hide-whitespace')).toHaveAttribute('aria-pressed', 'true');
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
+    await file.getByTestId('hide-whitespace').click();
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(4);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('tree view: folders in natural order with totals, fold and unfold, compact renames, remembered', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await recordRun(
+    { 'src/utils/format.ts': lines(20), 'src/f10.ts': 'a\n', 'src/f2.ts': 'a\n', 'README.md': 'x\n' },
+    (w) => {
+      fs.mkdirSync(path.join(w.dir, 'src/lib'));
+      fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      w.write('src/f10.ts', 'b\nc\n');
+      w.write('src/f2.ts', 'b\n');
+      w.write('README.md', 'y\n');
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    // The run's total over all its files.
+    await expect(block.getByTestId('change-totals')).toHaveText('+4 -3');
+    await block.getByTestId('view-tree').click();
+    await expect(block.getByTestId('view-tree')).toHaveAttribute('aria-pressed', 'true');
+    const tree = block.getByTestId('file-tree');
+    // What a sighted reader sees on each line (the screen-reader-only words left out).
+    const shown = () =>
+      tree.locator(':scope > li').evaluateAll(
+        (
+          els: {
+            cloneNode(deep: boolean): { querySelectorAll(s: string): { remove(): void }[]; textContent: string };
+          }[],
+        ) =>
+          els.map((e) => {
+            const copy = e.cloneNode(true);
+            for (const hidden of copy.querySelectorAll('.sr-only')) hidden.remove();
+            return copy.textContent.replace(/\s+/g, ' ').trim();
+          }),
+      );
+    expect(await shown()).toEqual([
+      '▾src/3 files +3 -2',
+      '▾lib/1 file +0 -0',
+      '▸Rsrc/{utils -> lib}/format.ts+0 -0',
+      '▸Mf2.ts+1 -1',
+      '▸Mf10.ts+2 -1',
+      '▸MREADME.md+1 -1',
+    ]);
+    // A row of the tree opens its patch like a row of the flat list.
+    await row(page, change, 'src/f10.ts').getByTestId('change-row-button').click();
+    await expect(row(page, change, 'src/f10.ts').getByTestId('patch')).toContainText('c');
+    // Folding a folder hides what is under it and keeps its totals.
+    const src = tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-button');
+    await src.click();
+    await expect(src).toHaveAttribute('aria-expanded', 'false');
+    expect(await shown()).toEqual(['▸src/3 files +3 -2', '▸MREADME.md+1 -1']);
+    await src.click();
+    await expect(tree.getByTestId('change-row')).toHaveCount(4);
+
+    // The choice is remembered; Flat brings the full paths back.
+    await page.reload();
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
+    await expect(block.getByTestId('file-tree')).toBeVisible();
+    await block.getByTestId('view-flat').click();
+    await expect(block.getByTestId('file-tree')).toHaveCount(0);
+    await expect(row(page, change, 'src/lib/format.ts').getByTestId('change-row-path')).toHaveText(
+      'src/utils/format.ts -> src/lib/format.ts',
+    );
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('tree view of a paged change: the tree of the rows loaded so far, then all of them on request', async ({
+  page,
+}) => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 260; i++) files[`pkg${i % 3}/file${i}.txt`] = 'old\n';
+  const { ws, sid, change } = await recordRun(files, (w) => {
+    for (let i = 0; i < 260; i++) w.write(`pkg${i % 3}/file${i}.txt`, 'new\n');
+  });
+  try {
+    await page.addInitScript(() => localStorage.setItem('rundiff.fileView', 'tree'));
+    await openSession(page, base, sid);
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    await expect(block.getByTestId('tree-partial')).toContainText('The tree holds the 50 of 260 files loaded so far.');
+    // Not every row is known yet: no total is claimed.
+    await expect(block.getByTestId('change-totals')).toHaveCount(0);
+    await block.getByTestId('tree-load-all').click();
+    await expect(block.getByTestId('tree-partial')).toHaveCount(0);
+    await expect(block.getByTestId('change-totals')).toHaveText('+260 -260');
+    // The folders' totals count every file; the list itself is windowed.
+    const folders = block.getByTestId('tree-folder');
+    await expect(folders.first()).toContainText('pkg0/');
+    await expect(folders.first()).toContainText('87 files +87 -87');
+    expect(await block.getByTestId('change-row').count()).toBeLessThan(100);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test.describe('accessibility', () => {
+  // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
+  test.use({ bypassCSP: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`accessibility: a session with an open patch, its tree and a large diff has no axe violations (${scheme})`, async ({
+      page,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { ws, sid, change } = await recordRun(
+        { 'src/app.ts': 'export const a = 1;\n', 'run.sh': 'echo\n', 'big.txt': 'x\n' },
+        (w) => {
+          w.write('src/app.ts', 'export const a = 2;\nexport function f() {\n  return a;\n}\n');
+          fs.chmodSync(path.join(w.dir, 'run.sh'), 0o755);
+          w.write('big.txt', lines(1_200));
+        },
+      );
+      try {
+        await openSession(page, base, sid);
+        const app = row(page, change, 'src/app.ts');
+        await app.getByTestId('change-row-button').click();
+        await expect(app.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
+        await row(page, change, 'run.sh').getByTestId('change-row-button').click();
+        await row(page, change, 'big.txt').getByTestId('change-row-button').click();
+        await expect(row(page, change, 'big.txt').getByTestId('load-diff')).toBeVisible();
+        expect(await axeViolations(page)).toEqual([]);
+        // The split layout, whitespace hidden and the tree view, checked too.
+        await app.getByTestId('layout-split').click();
+        await app.getByTestId('hide-whitespace').click();
+        await page.locator(`[data-change-id="${change}"]`).getByTestId('view-tree').click();
+        await expect(page.locator(`[data-change-id="${change}"]`).getByTestId('file-tree')).toBeVisible();
+        expect(await axeViolations(page)).toEqual([]);
+      } finally {
+        ws.cleanup();
+      }
+    });
+  }
+});
+
+test('deep link: opening a file puts it in the URL, and that URL opens the session at that file', async ({ page }) => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 40; i++) files[`src/f${String(i).padStart(2, '0')}.ts`] = 'a\n';
+  const { ws, sid, change } = await recordRun(files, (w) => {
+    for (let i = 0; i < 40; i++) w.write(`src/f${String(i).padStart(2, '0')}.ts`, `b${i}\n`);
+  });
+  try {
+    await openSession(page, base, sid);
+    const target = row(page, change, 'src/f37.ts');
+    await target.getByTestId('change-row-button').click();
+    const fileId = await target.getAttribute('data-file-id');
+    await expect(page).toHaveURL(new RegExp(`[?&]file=${fileId}`));
+    const url = page.url();
+    expect(new URL(url).searchParams.get('change')).toBe(change);
+    // Closing the file takes it out of the URL again.
+    await target.getByTestId('change-row-button').click();
+    await expect(page).not.toHaveURL(/[?&]file=/);
+
+    // A fresh page on the link: that file is open, in view and focused.
+    const other = await page.context().newPage();
+    await other.goto(url);
+    const linked = row(other, change, 'src/f37.ts');
+    await expect(linked.getByTestId('patch')).toContainText('b37');
+    await expect(linked.getByTestId('change-row-button')).toBeFocused();
+    await expect(linked).toBeInViewport();
+    await expect(row(other, change, 'src/f00.ts').getByTestId('patch')).toHaveCount(0);
+    await other.close();
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('wider layout: at 1280 px a 70-character line fits one side of the split view; a phone breaks paths at slashes', async ({
+  page,
+}) => {
+  const long = `export const ${'x'.repeat(40)} = 'a longer value';`.padEnd(70, ' ');
+  const { ws, sid, change } = await recordRun({ 'src/components/deeply/nested/folder/app.ts': 'a\n' }, (w) =>
+    w.write('src/components/deeply/nested/folder/app.ts', `${long.trimEnd()}\n`),
+  );
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.addInitScript(() => localStorage.setItem('rundiff.patchLayout', 'split'));
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/components/deeply/nested/folder/app.ts');
+    await file.getByTestId('change-row-button').click();
+    const added = file.locator('td.side-new.pl-add');
+    await expect(added).toContainText('a longer value');
+    const lineHeight = async () =>
+      added.evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
+    const oneLine = await file
+      .locator('td.side-old.pl-del')
+      .evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
+    expect(await lineHeight()).toBe(oneLine);
+    // Positive control: on a narrower window the same line wraps.
+    await page.setViewportSize({ width: 900, height: 800 });
+    await expect.poll(lineHeight).toBeGreaterThan(oneLine);
+
+    // On a phone the path wraps at its slashes, not inside a folder name.
+    await page.setViewportSize({ width: 360, height: 740 });
+    const path = file.getByTestId('change-row-path');
+    const shape = await path.evaluate((el: { getBoundingClientRect(): { height: number }; textContent: string }) => ({
+      height: el.getBoundingClientRect().height,
+      text: el.textContent,
+    }));
+    expect(shape.text).toBe('src/components/deeply/nested/folder/app.ts');
+    // More than one line high: it wrapped (one line of 12.5 px text is under 20 px).
+    expect(shape.height).toBeGreaterThan(25);
+    expect(await path.locator('wbr').count()).toBe(5);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('context and whole file stay hidden while the server keeps no file contents', async ({ page }) => {
+  const { ws, sid, change } = await recordRun({ 'a.txt': lines(40) }, (w) =>
+    w.write('a.txt', lines(40).replace('line 30\n', 'line thirty\n')),
+  );
+  try {
+    await openSession(page, base, sid);
+    const asked = page.waitForResponse((r) => /\/files\/[^/]+\/content\?side=after$/.test(r.url()));
+    const file = row(page, change, 'a.txt');
+    await file.getByTestId('change-row-button').click();
+    // The viewer asks for the recorded file once; this server answers that it has none...
+    expect((await asked).status()).toBe(404);
+    const patch = file.getByTestId('patch');
+    await expect(patch.locator('tr.pl-add')).toContainText('line thirty');
+    // ...so the gap above the hunk is a count, not a button, and there is no whole-file view.
+    await expect(patch.locator('.hunk-skip')).toHaveText('⋯ 26 unchanged lines above');
+    await expect(patch.getByTestId('patch-expand')).toHaveCount(0);
+    await expect(patch.getByTestId('patch-expand-below')).toHaveCount(0);
+    await expect(file.getByTestId('whole-file')).toHaveCount(0);
+  } finally {
+    ws.cleanup();
+  }
+});

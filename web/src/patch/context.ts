@@ -1,0 +1,95 @@
+import type { ContentSide } from '../../../shared/index.ts';
+import type { PatchLine } from '../timeline/index.ts';
+
+const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+
+/** Unchanged lines of the file the stored patch leaves out: before hunk `hunk` (0-based), or after the last (-1). */
+export interface Gap {
+  hunk: number;
+  /** First line of the gap on each side (1-based). */
+  oldFrom: number;
+  newFrom: number;
+  count: number;
+}
+
+/** A file's text as lines (a final newline ends the last line, it does not start another). */
+export function textLines(text: string): string[] {
+  const out = text.split('\n');
+  if (out.length > 0 && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+/**
+ * The gaps between the stored hunks, and after the last one up to the end of the recorded side
+ * (`sideLineCount` lines on `side`). Unchanged lines are the same on both sides, so one side's text
+ * fills every gap; a gap's numbers on the other side follow from the hunk headers.
+ */
+export function contextGaps(lines: readonly PatchLine[], side: ContentSide, sideLineCount: number): Gap[] {
+  const gaps: Gap[] = [];
+  let nextOld = 1;
+  let nextNew = 1;
+  let hunk = 0;
+  for (const line of lines) {
+    if (line.kind !== 'hunk') continue;
+    const m = HUNK.exec(line.text);
+    if (!m) continue;
+    const oldCount = m[2] === undefined ? 1 : Number(m[2]);
+    const newCount = m[4] === undefined ? 1 : Number(m[4]);
+    // An empty side's start is the line before the hunk (`-0,0` for an added file).
+    const oldStart = oldCount === 0 ? Number(m[1]) + 1 : Number(m[1]);
+    const newStart = newCount === 0 ? Number(m[3]) + 1 : Number(m[3]);
+    const count = oldStart - nextOld;
+    if (count > 0) gaps.push({ hunk, oldFrom: nextOld, newFrom: nextNew, count });
+    nextOld = oldStart + oldCount;
+    nextNew = newStart + newCount;
+    hunk++;
+  }
+  const tail = sideLineCount - (side === 'after' ? nextNew : nextOld) + 1;
+  if (hunk > 0 && tail > 0) gaps.push({ hunk: -1, oldFrom: nextOld, newFrom: nextNew, count: tail });
+  return gaps;
+}
+
+function gapLines(gap: Gap, side: ContentSide, text: readonly string[]): PatchLine[] {
+  return Array.from({ length: gap.count }, (_, k) => {
+    const no = (side === 'after' ? gap.newFrom : gap.oldFrom) + k;
+    return {
+      kind: 'context' as const,
+      text: ` ${text[no - 1] ?? ''}`,
+      oldNo: gap.oldFrom + k,
+      newNo: gap.newFrom + k,
+      extra: true as const,
+    };
+  });
+}
+
+/** The patch's lines with the gaps in `open` (by `Gap.hunk`) filled from one recorded side's text. */
+export function withContext(
+  lines: readonly PatchLine[],
+  side: ContentSide,
+  text: readonly string[],
+  open: ReadonlySet<number>,
+): PatchLine[] {
+  if (open.size === 0) return [...lines];
+  const gaps = new Map(contextGaps(lines, side, text.length).map((g) => [g.hunk, g]));
+  const out: PatchLine[] = [];
+  let hunk = 0;
+  for (const line of lines) {
+    if (line.kind === 'hunk') {
+      const gap = gaps.get(hunk);
+      if (gap && open.has(hunk)) out.push(...gapLines(gap, side, text));
+      hunk++;
+    }
+    out.push(line);
+  }
+  const tail = gaps.get(-1);
+  if (tail && open.has(-1)) {
+    // After a `\ No newline` note nothing follows; a tail exists only when the last line had one.
+    out.push(...gapLines(tail, side, text));
+  }
+  return out;
+}
+
+/** One recorded side as a listing of unchanged lines, numbered on that side. */
+export function wholeFileLines(text: readonly string[]): PatchLine[] {
+  return text.map((t, i) => ({ kind: 'context', text: ` ${t}`, oldNo: i + 1, newNo: i + 1, extra: true }));
+}

@@ -1,0 +1,124 @@
+import type { FileSummary } from '../../../shared/index.ts';
+
+/** The fields of a row the tree needs. */
+export type TreeInput = Pick<FileSummary, 'id' | 'path' | 'old_path' | 'change_type' | 'additions' | 'deletions'>;
+
+export interface TreeFolder<F extends TreeInput = TreeInput> {
+  kind: 'folder';
+  /** The folder's name, or `a/b/c` when folders holding only one folder are joined. */
+  name: string;
+  /** Full path of the folder (its key for collapsing). */
+  path: string;
+  folders: TreeFolder<F>[];
+  files: F[];
+  /** Files below, at any depth, and their summed counts. */
+  fileCount: number;
+  additions: number;
+  deletions: number;
+}
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'variant' });
+
+/** Natural order: `file2` before `file10`; equal under the collator falls back to code units, so the order is total. */
+export function naturalCompare(a: string, b: string): number {
+  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** A rename written once: `src/{utils -> lib}/format.ts`, `{a.ts -> b.ts}`, `old/x -> new/y` when nothing is shared. */
+export function compactRename(oldPath: string, newPath: string): string {
+  const a = oldPath.split('/');
+  const b = newPath.split('/');
+  let head = 0;
+  while (head < a.length - 1 && head < b.length - 1 && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head - 1 && tail < b.length - head - 1 && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+    tail++;
+  const prefix = a.slice(0, head);
+  const suffix = a.slice(a.length - tail);
+  const mid = `{${a.slice(head, a.length - tail).join('/')} -> ${b.slice(head, b.length - tail).join('/')}}`;
+  return [...prefix, mid, ...suffix].join('/');
+}
+
+function folder<F extends TreeInput>(name: string, path: string): TreeFolder<F> {
+  return { kind: 'folder', name, path, folders: [], files: [], fileCount: 0, additions: 0, deletions: 0 };
+}
+
+/**
+ * The rows as folders and files (a rename sits at its new path), folders before files, each in
+ * natural order, with each folder's totals; chains of folders that hold only one folder are
+ * joined into one (`src/app/components`), as review tools show them.
+ */
+export function buildFileTree<F extends TreeInput>(rows: readonly F[]): TreeFolder<F> {
+  const root = folder<F>('', '');
+  const byPath = new Map<string, TreeFolder<F>>([['', root]]);
+  for (const row of rows) {
+    const parts = row.path.split('/');
+    let at = root;
+    let path = '';
+    for (const part of parts.slice(0, -1)) {
+      path = path ? `${path}/${part}` : part;
+      let next = byPath.get(path);
+      if (!next) {
+        next = folder<F>(part, path);
+        byPath.set(path, next);
+        at.folders.push(next);
+      }
+      at = next;
+    }
+    at.files.push(row);
+  }
+  const finish = (f: TreeFolder<F>): void => {
+    f.folders.forEach(finish);
+    f.folders.sort((x, y) => naturalCompare(x.name, y.name));
+    f.files.sort((x, y) => naturalCompare(baseName(x.path), baseName(y.path)));
+    f.fileCount = f.files.length + f.folders.reduce((n, c) => n + c.fileCount, 0);
+    f.additions = f.files.reduce((n, r) => n + r.additions, 0) + f.folders.reduce((n, c) => n + c.additions, 0);
+    f.deletions = f.files.reduce((n, r) => n + r.deletions, 0) + f.folders.reduce((n, c) => n + c.deletions, 0);
+    // Join a folder that holds one folder and no file with that folder.
+    f.folders = f.folders.map((c) => {
+      let joined = c;
+      while (joined.files.length === 0 && joined.folders.length === 1) {
+        const only = joined.folders[0]!;
+        joined = { ...only, name: `${joined.name}/${only.name}` };
+      }
+      return joined;
+    });
+  };
+  finish(root);
+  return root;
+}
+
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** One visible line of the tree. */
+export type TreeRow<F extends TreeInput = TreeInput> =
+  { kind: 'folder'; folder: TreeFolder<F>; depth: number; open: boolean } | { kind: 'file'; file: F; depth: number };
+
+/** The tree's visible lines, depth first, with the folders in `closed` shown without their contents. */
+export function treeRows<F extends TreeInput>(root: TreeFolder<F>, closed: ReadonlySet<string>): TreeRow<F>[] {
+  const out: TreeRow<F>[] = [];
+  const walk = (f: TreeFolder<F>, depth: number) => {
+    for (const c of f.folders) {
+      const open = !closed.has(c.path);
+      out.push({ kind: 'folder', folder: c, depth, open });
+      if (open) walk(c, depth + 1);
+    }
+    for (const file of f.files) out.push({ kind: 'file', file, depth });
+  };
+  walk(root, 0);
+  return out;
+}
+
+/** `+12 -4` summed over rows: a run's or a tool call's total. */
+export function totalCounts(rows: readonly Pick<TreeInput, 'additions' | 'deletions'>[]): {
+  additions: number;
+  deletions: number;
+} {
+  let additions = 0;
+  let deletions = 0;
+  for (const r of rows) {
+    additions += r.additions;
+    deletions += r.deletions;
+  }
+  return { additions, deletions };
+}
