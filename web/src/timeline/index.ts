@@ -9,3 +9,4 @@ export * from './sessions-list.ts';
 export * from './timeline.ts';
 export * from './progress.ts';
 export * from './windowing.ts';
+export * from './session-filter.ts';
