@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { axeViolationCount, expectNoAxeViolations } from './axe.ts';
-import { bridge, servers, uid, workspace } from './support.ts';
+import { bridge, openSession, servers, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -102,3 +102,23 @@ for (const scheme of ['light', 'dark'] as const) {
     }
   });
 }
+
+test('each change block says which run or tool call it belongs to', async ({ page }) => {
+  const ws = workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  const sid = uid('owner');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Owners', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: 'r1', source: 'coding-agent' });
+    await bridge(base, { type: 'tool.started', session_id: sid, run_id: 'r1', tool_call_id: 't1', name: 'edit_file' });
+    ws.write('a.txt', 'a2\n');
+    await bridge(base, { type: 'tool.completed', session_id: sid, run_id: 'r1', tool_call_id: 't1' });
+    ws.write('b.txt', 'b2\n');
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: 'r1' });
+    await openSession(page, base, sid);
+    const block = (id: string) => page.locator(`[data-testid="change-block"][data-change-id="${id}"]`);
+    await expect(block('run:r1').getByTestId('change-owner')).toHaveText('Run r1 (coding-agent)');
+    await expect(block('tool:t1').getByTestId('change-owner')).toHaveText('Tool call t1 in run r1');
+  } finally {
+    ws.cleanup();
+  }
+});

@@ -10,3 +10,4 @@ export * from './timeline.ts';
 export * from './progress.ts';
 export * from './windowing.ts';
 export * from './session-filter.ts';
+export * from './change-owner.ts';
