@@ -11,3 +11,4 @@ export * from './progress.ts';
 export * from './windowing.ts';
 export * from './session-filter.ts';
 export * from './change-owner.ts';
+export * from './command-outcome.ts';
