@@ -3,7 +3,10 @@ import { z } from 'zod';
 import {
   ERROR_STATUS,
   GIT_TOOL_NAMES,
+  MAX_DENY_REASON_CHARS,
+  type ApprovalRequester,
   type ErrorCode,
+  type GitCommitOutput,
   type GitToolName,
   type PendingApprovalsResponse,
   type ToolCallsResponse,
@@ -24,7 +27,7 @@ import {
 import { runChanges, runChangesInput } from '../run-changes/index.ts';
 import type { Store } from '../store/index.ts';
 import { CALLS_PAGE, type CallLog } from '../tools-log/index.ts';
-import { isValidId } from '../runs/index.ts';
+import { isValidId, type Bridge } from '../runs/index.ts';
 import { intQuery } from './params.ts';
 import { restCatalog } from './tools-catalog.ts';
 
@@ -41,6 +44,9 @@ export interface ToolsRouterDeps {
   engine: CheckpointEngine;
   callLog: CallLog;
   approvals: Approvals;
+  /** Where an approved commit is told to its session's timeline (a message of the session). */
+  bridge?: Pick<Bridge, 'handle'>;
+  log?: (message: string) => void;
   /** REST tool sessions (`tool_session`). Default: a fresh bounded store. */
   toolSessions?: ToolSessionStore;
   now?: () => number;
@@ -103,9 +109,16 @@ const commitPlan = z.strictObject({
       }),
     )
     .max(100_000),
+  /** Who asks (optional): shown to the person deciding. */
+  agent: z.string().min(1).max(200).optional(),
+  session_id: z.string().min(1).max(200).optional(),
 });
 
-const decisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']) });
+const decisionBody = z.strictObject({
+  decision: z.enum(['approve', 'deny']),
+  /** Why a commit is denied; sent back to the agent in git_commit's answer. */
+  reason: z.string().max(MAX_DENY_REASON_CHARS).optional(),
+});
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body ?? {});
@@ -119,6 +132,15 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   const toolSessions = deps.toolSessions ?? new ToolSessionStore();
   const roots = deps.config.workspaceRoots ?? [];
 
+  /** Who asks for a commit, for the person deciding: the session (with its title) and the agent. */
+  function requesterOf(sessionId: string | undefined, agent: string | undefined): ApprovalRequester {
+    return {
+      session_id: sessionId ?? null,
+      session_title: sessionId === undefined ? null : (deps.store.sessions.get(sessionId)?.title ?? null),
+      agent: agent ?? null,
+    };
+  }
+
   function record(result: ToolCallResult): void {
     deps.callLog.record({
       tool: result.tool as GitToolName,
@@ -131,7 +153,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   }
 
   async function runGitTool(name: string, body: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallResult> {
-    const { tool_session: rawToolSession, session_id: rawSessionId, ...input } = body;
+    const { tool_session: rawToolSession, session_id: rawSessionId, agent: rawAgent, ...input } = body;
     const toolSessionId = idField('tool_session', rawToolSession);
     if (toolSessionId === undefined && NEEDS_TOOL_SESSION.has(name)) {
       throw new AppError('invalid_input', `${name} needs tool_session: the id that scopes reviews and commits`, {
@@ -140,13 +162,36 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       });
     }
     const sessionId = idField('session_id', rawSessionId);
+    const agent = idField('agent', rawAgent);
     const requested = typeof input.repository === 'string' ? input.repository : undefined;
     const ctx: ToolContext = {
       session: toolSessionId === undefined ? new ToolSession() : toolSessions.get(toolSessionId),
       repositories: restCatalog(deps.store, deps.config, sessionId, requested),
-      ...(deps.config.requireCommitApproval ? { approve: (plan) => deps.approvals.request(plan, signal) } : {}),
+      ...(deps.config.requireCommitApproval
+        ? { approve: (plan) => deps.approvals.request(plan, signal, requesterOf(sessionId, agent)) }
+        : {}),
     };
-    return callTool(name, input, ctx);
+    const result = await callTool(name, input, ctx);
+    if (result.ok && result.tool === 'git_commit' && ctx.approve && sessionId !== undefined) {
+      await announceCommit(sessionId, result.repository, result.output as GitCommitOutput);
+    }
+    return result;
+  }
+
+  /**
+   * An approved commit joins its session's timeline as a message, so the session shows what was
+   * committed where. A session that is gone (or a refused message) leaves the commit as it is: it
+   * is logged, the caller still gets its answer.
+   */
+  async function announceCommit(sessionId: string, repository: string | null, out: GitCommitOutput): Promise<void> {
+    if (!deps.bridge || !deps.store.sessions.exists(sessionId)) return;
+    // git's own summary line: `[main 1a2b3c4] Fix the parser (2 files changed, +4 -1)`.
+    const content = `Commit approved and made${repository ? ` in ${repository}` : ''}: ${out.summary}`;
+    try {
+      await deps.bridge.handle({ type: 'message', session_id: sessionId, role: 'tool', content });
+    } catch (err) {
+      deps.log?.(`could not add commit ${out.hash} to session ${sessionId}: ${(err as Error).message}`);
+    }
   }
 
   async function runChangesTool(body: Record<string, unknown>): Promise<ToolCallResult> {
@@ -183,19 +228,19 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
 
   // A plan from a commit run elsewhere: answers at once when approval is off, else once decided.
   router.post('/approvals', async (req, res) => {
-    const plan = parse(commitPlan, req.body);
+    const { agent, session_id: sessionId, ...plan } = parse(commitPlan, req.body);
     if (!deps.config.requireCommitApproval) {
       res.json({ required: false });
       return;
     }
-    await deps.approvals.request(plan, clientGone(req, res));
+    await deps.approvals.request(plan, clientGone(req, res), requesterOf(sessionId, agent));
     res.json({ required: true, decision: 'approve' });
   });
 
   router.post('/approvals/:approval_id', (req, res) => {
     const id = idField('approval_id', req.params.approval_id)!;
-    const { decision } = parse(decisionBody, req.body);
-    res.json(deps.approvals.decide(id, decision));
+    const { decision, reason } = parse(decisionBody, req.body);
+    res.json(deps.approvals.decide(id, decision, reason));
   });
 
   router.post('/:name', async (req, res) => {

@@ -68,8 +68,11 @@ export interface RemoteServer {
   readonly url: string;
   /** Reports a call that ran here for the server's log; a failure is returned, never thrown. */
   recordCall(result: ToolCallResult): Promise<Error | null>;
-  /** Asks the server whether a person must approve the plan, and waits for them when so. */
-  approve(plan: CommitPlan, signal?: AbortSignal): Promise<void>;
+  /**
+   * Asks the server whether a person must approve the plan, and waits for them when so. `agent` (the
+   * MCP client's name) is shown to that person.
+   */
+  approve(plan: CommitPlan, signal?: AbortSignal, agent?: string): Promise<void>;
   /** `run_changes`, run (and logged) by the server. */
   runChanges(args: unknown): Promise<ToolCallResult>;
 }
@@ -103,11 +106,12 @@ export function createRemote(base: string, token: string | null): RemoteServer {
         return err instanceof Error ? err : new Error(String(err));
       }
     },
-    async approve(plan, signal) {
+    async approve(plan, signal, agent) {
       let answer: JsonAnswer;
+      const body = agent ? { ...plan, agent } : plan;
       try {
         // No client deadline: the server answers at its own RUNDIFF_APPROVAL_TIMEOUT_MS.
-        answer = await requestJson(at('api/tools/approvals'), 'POST', plan, { token, timeoutMs: null, signal });
+        answer = await requestJson(at('api/tools/approvals'), 'POST', body, { token, timeoutMs: null, signal });
       } catch (err) {
         // Fail closed: without an answer nobody can say the commit was allowed.
         throw unreachable(err, 'to ask for commit approval; nothing was committed');

@@ -197,6 +197,16 @@ export async function run(argv: string[]): Promise<number> {
       say(`could not record the call: ${(err as Error).message}`);
     }
   };
+  /** The MCP client's own name (`claude-code 1.2.3`), at most 200 printable characters; none when absent. */
+  const clientName = (info: { name?: string; version?: string } | undefined): string | undefined => {
+    const name = [info?.name, info?.version].filter(Boolean).join(' ');
+    const clean = [...name]
+      .filter((c) => c >= ' ' && c !== '\u007f')
+      .join('')
+      .slice(0, 200)
+      .trim();
+    return clean === '' ? undefined : clean;
+  };
   const server = new Server(
     { name: 'rundiff', version: VERSION },
     {
@@ -215,7 +225,9 @@ export async function run(argv: string[]): Promise<number> {
       result = await remote.runChanges(input); // the server logs it
     } else {
       // With a server, a commit's plan goes to it first: it knows whether a person must approve.
-      const callCtx: ToolContext = remote ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal) } : ctx;
+      const callCtx: ToolContext = remote
+        ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal, clientName(server.getClientVersion())) }
+        : ctx;
       result = await callTool(name, input, callCtx);
       if (findTool(name)) await record(result);
     }
