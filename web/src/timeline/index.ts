@@ -12,3 +12,4 @@ export * from './windowing.ts';
 export * from './session-filter.ts';
 export * from './change-owner.ts';
 export * from './command-outcome.ts';
+export * from './approval-text.ts';
