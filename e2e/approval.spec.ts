@@ -90,6 +90,17 @@ test('a commit over REST waits; the prompt shows the plan as text; Approve lands
   await expect(rows.first()).toHaveAttribute('data-tool', 'git_commit');
   await expect(rows.first()).toHaveAttribute('data-outcome', 'ok');
   await expect(rows.first()).toContainText(path.basename(repo.dir));
+  // The commit's short hash and message are in the row; opening it shows the arguments.
+  await expect(rows.first().getByTestId('tool-call-commit')).toHaveText(
+    `${String(res.body.hash).slice(0, 7)} Edit <b>app</b> (2 files changed, +3 -1)`,
+  );
+  await rows.first().getByTestId('tool-call-open').click();
+  const details = page.getByTestId('tool-call-details');
+  await expect(details).toContainText(String(res.body.hash));
+  await expect(details.getByTestId('tool-call-arguments')).toContainText('"paths": [');
+  await expect(details.getByTestId('tool-call-arguments')).toContainText('"tool_session": "ts-approve"');
+  await expect(details.locator('b')).toHaveCount(0);
+  await expect(rows.first().getByTestId('tool-call-when')).toHaveText('just now');
   await expect(rows.nth(1)).toHaveAttribute('data-tool', 'git_diff');
 });
 

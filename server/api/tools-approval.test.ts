@@ -180,6 +180,16 @@ describe('commit approval over REST', () => {
     await decide(t, (again!.payload as ApprovalRequestedPayload).approval_id, { decision: 'approve' });
     const res = await second;
     expect(res.status).toBe(200);
+    // The log shows what was asked and what was committed.
+    const logged = (await t.get('/api/tools/calls')).body.calls;
+    expect(logged[0]).toMatchObject({
+      tool: 'git_commit',
+      ok: true,
+      arguments: JSON.stringify(body),
+      commit: { hash: res.body.hash, summary: res.body.summary },
+    });
+    expect(logged[1]).toMatchObject({ tool: 'git_diff', commit: null });
+    expect(logged[2]).toMatchObject({ tool: 'git_commit', ok: false, commit: null });
     const messages = (await t.get('/api/hermes/sessions/s1')).body.messages;
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ role: 'tool', session_id: 's1' });

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   ERROR_STATUS,
   GIT_TOOL_NAMES,
+  MAX_CALL_ARGUMENTS_CHARS,
   MAX_DENY_REASON_CHARS,
   type ApprovalRequester,
   type ErrorCode,
@@ -26,7 +27,7 @@ import {
 } from '../git/index.ts';
 import { runChanges, runChangesInput } from '../run-changes/index.ts';
 import type { Store } from '../store/index.ts';
-import { CALLS_PAGE, type CallLog } from '../tools-log/index.ts';
+import { argumentsText, CALLS_PAGE, commitOf, type CallLog } from '../tools-log/index.ts';
 import { isValidId, type Bridge } from '../runs/index.ts';
 import { intQuery } from './params.ts';
 import { restCatalog } from './tools-catalog.ts';
@@ -93,6 +94,11 @@ const reportedCall = z.strictObject({
   ok: z.boolean(),
   error_code: z.enum(errorCodes).nullable(),
   duration_ms: z.number().min(0).max(86_400_000),
+  arguments: z.string().max(MAX_CALL_ARGUMENTS_CHARS).nullable().optional(),
+  commit: z
+    .strictObject({ hash: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), summary: z.string().max(4096) })
+    .nullable()
+    .optional(),
 });
 
 /** `POST /api/tools/approvals`: a commit plan from `rundiff mcp --server`, waiting for a decision. */
@@ -141,7 +147,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
     };
   }
 
-  function record(result: ToolCallResult): void {
+  function record(result: ToolCallResult, input: unknown): void {
     deps.callLog.record({
       tool: result.tool as GitToolName,
       repository: result.repository,
@@ -149,6 +155,8 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       error_code: result.ok ? null : result.error.code,
       duration_ms: result.duration_ms,
       created_at: now(),
+      arguments: argumentsText(input),
+      commit: commitOf(result.tool, result.ok, result.ok ? result.output : null),
     });
   }
 
@@ -258,7 +266,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       const duration = Math.round((performance.now() - started) * 10) / 10;
       result = { ok: false, tool: name, error: toAppError(err), repository: null, duration_ms: duration };
     }
-    record(result);
+    record(result, req.body);
     if (!result.ok) throw result.error;
     res.json(result.output);
   });

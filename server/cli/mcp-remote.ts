@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { ERROR_STATUS, type CommitPlan, type ErrorCode } from '../../shared/index.ts';
+import { ERROR_STATUS, type CommitPlan, type ErrorCode, type ToolCallRecord } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import type { ToolCallResult } from '../git/index.ts';
 
@@ -67,7 +67,8 @@ function errorFrom(answer: JsonAnswer): AppError {
 export interface RemoteServer {
   readonly url: string;
   /** Reports a call that ran here for the server's log; a failure is returned, never thrown. */
-  recordCall(result: ToolCallResult): Promise<Error | null>;
+  /** `details`: the call's arguments (bounded JSON) and a commit's hash and summary, for the log. */
+  recordCall(result: ToolCallResult, details?: Pick<ToolCallRecord, 'arguments' | 'commit'>): Promise<Error | null>;
   /**
    * Asks the server whether a person must approve the plan, and waits for them when so. `agent` (the
    * MCP client's name) is shown to that person.
@@ -87,7 +88,7 @@ export function createRemote(base: string, token: string | null): RemoteServer {
 
   return {
     url: base,
-    async recordCall(result) {
+    async recordCall(result, details) {
       try {
         const answer = await requestJson(
           at('api/tools/calls'),
@@ -98,6 +99,7 @@ export function createRemote(base: string, token: string | null): RemoteServer {
             ok: result.ok,
             error_code: result.ok ? null : result.error.code,
             duration_ms: result.duration_ms,
+            ...(details ?? {}),
           },
           { token, timeoutMs: 5_000 },
         );

@@ -26,7 +26,7 @@ import {
 } from '../git/index.ts';
 import { runChangesInput, runChangesOutput, runChangesText } from '../run-changes/index.ts';
 import { openDatabase, type Db } from '../store/index.ts';
-import { createCallLog, type CallLog } from '../tools-log/index.ts';
+import { argumentsText, commitOf, createCallLog, type CallLog } from '../tools-log/index.ts';
 import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
@@ -178,9 +178,13 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   /** Every call of an offered tool is recorded: through the server, or into the database. */
-  const record = async (result: ToolCallResult): Promise<void> => {
+  const record = async (result: ToolCallResult, input: unknown): Promise<void> => {
+    const details = {
+      arguments: argumentsText(input),
+      commit: commitOf(result.tool, result.ok, result.ok ? result.output : null),
+    };
     if (remote) {
-      const failed = await remote.recordCall(result);
+      const failed = await remote.recordCall(result, details);
       if (failed) say(`could not record the call at ${remote.url}: ${failed.message}`);
       return;
     }
@@ -192,6 +196,7 @@ export async function run(argv: string[]): Promise<number> {
         error_code: result.ok ? null : result.error.code,
         duration_ms: result.duration_ms,
         created_at: Date.now(),
+        ...details,
       });
     } catch (err) {
       say(`could not record the call: ${(err as Error).message}`);
@@ -229,7 +234,7 @@ export async function run(argv: string[]): Promise<number> {
         ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal, clientName(server.getClientVersion())) }
         : ctx;
       result = await callTool(name, input, callCtx);
-      if (findTool(name)) await record(result);
+      if (findTool(name)) await record(result, input);
     }
     const outcome = result.ok ? 'ok' : result.error.code;
     say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);
