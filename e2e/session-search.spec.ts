@@ -79,6 +79,26 @@ test('cancelling an inline delete puts focus back on the row; the question takes
   await expect(rowOf(page, sid).getByTestId('session-delete')).toBeFocused();
 });
 
+test('after a confirmed delete the focus moves to the next row, and to the search box when none is left', async ({
+  page,
+}) => {
+  const word = uid('gone').replace(/[^a-z0-9]/gi, '');
+  const older = uid('older');
+  const newer = uid('newer');
+  await bridge(base, { type: 'session.upsert', session_id: older, title: `${word} older` });
+  await bridge(base, { type: 'session.upsert', session_id: newer, title: `${word} newer` });
+  await page.goto(`${base}/?q=${word}`);
+  await expect(page.getByTestId('session-row')).toHaveCount(2);
+  await rowOf(page, newer).getByTestId('session-delete').click();
+  await rowOf(page, newer).getByTestId('session-delete-confirm').click();
+  await expect(rowOf(page, newer)).toHaveCount(0);
+  await expect(rowOf(page, older).getByTestId('session-delete')).toBeFocused();
+  await page.keyboard.press('Enter');
+  await rowOf(page, older).getByTestId('session-delete-confirm').click();
+  await expect(page.getByTestId('sessions-no-match')).toBeVisible();
+  await expect(page.getByTestId('session-search')).toBeFocused();
+});
+
 for (const scheme of ['light', 'dark'] as const) {
   test(`the sessions list with filters and a failed run has no axe violations (${scheme})`, async ({ page }) => {
     await page.emulateMedia({ colorScheme: scheme });
