@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { bridge, ownServer, uid, workspace, type OwnServer } from './support.ts';
+import { expectNoAxeViolations } from './axe.ts';
+import { bridge, openSession, ownServer, uid, workspace, type OwnServer } from './support.ts';
 import type { TempRepo } from '../server/test-support/temp-repo.ts';
 
 /**
@@ -89,6 +90,17 @@ test('a commit over REST waits; the prompt shows the plan as text; Approve lands
   await expect(rows.first()).toHaveAttribute('data-tool', 'git_commit');
   await expect(rows.first()).toHaveAttribute('data-outcome', 'ok');
   await expect(rows.first()).toContainText(path.basename(repo.dir));
+  // The commit's short hash and message are in the row; opening it shows the arguments.
+  await expect(rows.first().getByTestId('tool-call-commit')).toHaveText(
+    `${String(res.body.hash).slice(0, 7)} Edit <b>app</b> (2 files changed, +3 -1)`,
+  );
+  await rows.first().getByTestId('tool-call-open').click();
+  const details = page.getByTestId('tool-call-details');
+  await expect(details).toContainText(String(res.body.hash));
+  await expect(details.getByTestId('tool-call-arguments')).toContainText('"paths": [');
+  await expect(details.getByTestId('tool-call-arguments')).toContainText('"tool_session": "ts-approve"');
+  await expect(details.locator('b')).toHaveCount(0);
+  await expect(rows.first().getByTestId('tool-call-when')).toHaveText('just now');
   await expect(rows.nth(1)).toHaveAttribute('data-tool', 'git_diff');
 });
 
@@ -106,9 +118,17 @@ test('Deny answers approval_denied, nothing is committed, and the panel shows th
   // the prompt shows on any page
   await expect(page.getByTestId('approval-message')).toHaveText('Nope');
   await page.getByTestId('approval-deny').click();
+  // Deny asks for an optional reason first; the reason reaches the agent in the tool's answer.
+  await expect(page.getByTestId('approval-deny-reason')).toBeFocused();
+  await page.getByTestId('approval-deny-reason').fill('Add a test for the new line first.');
+  await page.getByTestId('approval-deny-confirm').click();
   const res = await commit;
   expect(res.status).toBe(409);
-  expect((res.body.error as { code: string }).code).toBe('approval_denied');
+  expect(res.body.error).toMatchObject({
+    code: 'approval_denied',
+    message: 'a person denied the commit: Add a test for the new line first.',
+    details: { reason: 'Add a test for the new line first.' },
+  });
   expect(repo.git('rev-parse', 'HEAD').trim()).toBe(head);
   await expect(page.getByTestId('approval-prompt')).toHaveCount(0);
 
@@ -138,3 +158,66 @@ test('a page opened while a commit waits shows its prompt (GET /api/tools/approv
   await page.getByTestId('approval-approve').click();
   expect((await commit).status).toBe(200);
 });
+
+test('the prompt takes the focus, names agent and session, counts down, opens each file diff; the approved commit joins the session', async ({
+  page,
+}) => {
+  await page.goto(`${server.url}/`);
+  await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+  const { repo, sessionId } = await reviewed('ts-judge');
+  const commit = post('git_commit', {
+    session_id: sessionId,
+    tool_session: 'ts-judge',
+    agent: 'claude-code',
+    message: 'Judge me',
+    paths: ['app.txt', 'notes.md'],
+  });
+  const prompt = page.getByTestId('approval-prompt');
+  await expect(prompt).toBeFocused();
+  await expect(page.getByTestId('approval-agent')).toHaveText('claude-code');
+  await expect(page.getByTestId('approval-session')).toHaveText('Approval');
+  const countdown = page.getByTestId('approval-countdown');
+  await expect(countdown).toContainText(/0:(1\d|20) left/);
+  const first = await countdown.innerText();
+  // The countdown moves on by itself.
+  await expect(countdown).not.toHaveText(first);
+
+  const app = page.locator('[data-testid="approval-file"][data-path="app.txt"]');
+  await app.getByTestId('approval-file-toggle').click();
+  await expect(app.getByTestId('approval-file-toggle')).toHaveAttribute('aria-expanded', 'true');
+  const diff = app.getByTestId('approval-diff');
+  await expect(diff).toContainText('+TWO');
+  await expect(diff).toContainText('-two');
+  await expect(diff.locator('.pl-add')).toHaveCount(2);
+
+  await page.getByTestId('approval-approve').click();
+  const res = await commit;
+  expect(res.status).toBe(200);
+  await openSession(page, server.url, sessionId);
+  const note = page.locator('[data-testid="message"][data-role="tool"]');
+  await expect(note).toContainText(
+    `Commit approved and made in ${path.basename(repo.dir)}: [main ${String(res.body.hash).slice(0, 7)}] Judge me`,
+  );
+});
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`the approval prompt, with a diff and the deny reason open, has no axe violations (${scheme})`, async ({
+    page,
+  }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`${server.url}/`);
+    await expect(page.getByTestId('connection')).toHaveAttribute('data-state', 'live');
+    const ts = `ts-axe-${scheme}`;
+    const { sessionId } = await reviewed(ts);
+    const commit = post('git_commit', { session_id: sessionId, tool_session: ts, message: 'Axe', paths: ['app.txt'] });
+    const prompt = page.getByTestId('approval-prompt');
+    await expect(prompt).toBeVisible();
+    await expectNoAxeViolations(page, '[data-testid="approval-prompt"]');
+    await prompt.getByTestId('approval-file-toggle').first().click();
+    await expect(prompt.getByTestId('approval-diff')).toBeVisible();
+    await page.getByTestId('approval-deny').click();
+    await expectNoAxeViolations(page, '[data-testid="approval-prompt"]');
+    await page.getByTestId('approval-deny-confirm').click();
+    expect((await commit).status).toBe(409);
+  });
+}

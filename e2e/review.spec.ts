@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
-import { axeViolations } from './support/axe.ts';
+import { expectNoAxeViolations } from './axe.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -286,13 +286,13 @@ test.describe('accessibility', () => {
         await row(page, change, 'run.sh').getByTestId('change-row-button').click();
         await row(page, change, 'big.txt').getByTestId('change-row-button').click();
         await expect(row(page, change, 'big.txt').getByTestId('load-diff')).toBeVisible();
-        expect(await axeViolations(page)).toEqual([]);
+        await expectNoAxeViolations(page);
         // The split layout, whitespace hidden and the tree view, checked too.
         await app.getByTestId('layout-split').click();
         await app.getByTestId('hide-whitespace').click();
         await page.locator(`[data-change-id="${change}"]`).getByTestId('view-tree').click();
         await expect(page.locator(`[data-change-id="${change}"]`).getByTestId('file-tree')).toBeVisible();
-        expect(await axeViolations(page)).toEqual([]);
+        await expectNoAxeViolations(page);
       } finally {
         ws.cleanup();
       }

@@ -164,7 +164,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
-    toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, now: opts.now ?? Date.now }),
+    toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, log, now: opts.now ?? Date.now }),
   });
   handler = app;
 

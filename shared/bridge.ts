@@ -103,6 +103,11 @@ export type CompleteResponse =
       truncated: boolean;
       truncated_reasons: TruncatedReason[];
       omitted_count: number;
+      /**
+       * True when another run or tool call was open in the same workspace during this one, so its
+       * files may include edits made by the other. Absent from answers stored by earlier releases.
+       */
+      overlapping?: boolean;
       /** Present only when `files` is the first page of more, as in ChangeSummary. */
       files_total?: number;
       next_file_cursor?: string;

@@ -49,8 +49,34 @@ export interface Session {
   created_at: number;
   updated_at: number;
   run_count: number;
-  /** Sum of `changed_count` over the session's run-level changes. */
+  /**
+   * Distinct paths changed by the session's run-level changes: a file changed by several runs
+   * (overlapping or not) counts once. Files a change did not store (past the stored-files limit,
+   * its `omitted_count`) cannot be told apart and are added as they are.
+   */
   changed_count: number;
+  /** Runs of the session that failed. */
+  failed_run_count: number;
+  /** Runs of the session still running. */
+  running_run_count: number;
+  /** Status of the session's latest run (by start time); null when it has none. */
+  last_run_status: RunStatus | null;
+}
+
+/** `status` filter of the sessions list: which runs a session must have. */
+export type SessionStatusFilter = 'running' | 'failed' | 'completed' | 'none';
+
+/** Filters of `GET /api/hermes/sessions`; every field is optional and they combine with AND. */
+export interface SessionFilter {
+  /** Case-insensitive (ASCII) substring of the title or the workspace. */
+  q?: string;
+  status?: SessionStatusFilter;
+  /** Exact workspace path. */
+  workspace?: string;
+  /** Sessions active at or after this time (ms since epoch): `updated_at >= from`. */
+  from?: number;
+  /** Sessions that began at or before this time (ms since epoch): `created_at <= to`. */
+  to?: number;
 }
 
 export interface Message {

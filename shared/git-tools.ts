@@ -193,7 +193,17 @@ export interface ToolCallRecord {
   error_code: string | null;
   duration_ms: number;
   created_at: number;
+  /**
+   * The call's input as JSON, at most MAX_CALL_ARGUMENTS_CHARS characters (longer input is cut and
+   * ends with `…`); null for calls recorded before arguments were kept.
+   */
+  arguments: string | null;
+  /** A commit's hash and git's summary line; null for every other call and for a refused commit. */
+  commit: { hash: string; summary: string } | null;
 }
+
+/** Longest `arguments` text kept per logged call (characters). */
+export const MAX_CALL_ARGUMENTS_CHARS = 2000;
 
 export interface ToolCallsResponse {
   calls: ToolCallRecord[];

@@ -64,25 +64,39 @@ export interface ApprovalFile {
   new: boolean;
 }
 
-export interface ApprovalRequestedPayload {
+/** Who asks for a commit, as far as the caller said: each field is null when unknown. */
+export interface ApprovalRequester {
+  /** The rundiff session the commit belongs to (`session_id` of the git_commit call). */
+  session_id: string | null;
+  /** That session's title when it has one. */
+  session_title: string | null;
+  /** The agent or client asking (`agent` of a REST call; an MCP client's own name). */
+  agent: string | null;
+}
+
+export interface ApprovalRequestedPayload extends ApprovalRequester {
   approval_id: string;
   repository: string;
   message: string;
   files: ApprovalFile[];
+  created_at: number;
+  /** When it times out (epoch ms). */
+  expires_at: number;
 }
+
+/** Longest reason a person may give with a denial (characters). */
+export const MAX_DENY_REASON_CHARS = 2000;
 
 export interface ApprovalResolvedPayload {
   approval_id: string;
   /** `cancelled`: the caller went away (or the server stopped) before anyone decided. */
   decision: 'approve' | 'deny' | 'timeout' | 'cancelled';
+  /** A denial's reason as the person wrote it; null when none was given or for other outcomes. */
+  reason: string | null;
 }
 
 /** A plan still waiting for a decision (`GET /api/tools/approvals`, an extension for pages opened later). */
-export interface PendingApproval extends ApprovalRequestedPayload {
-  created_at: number;
-  /** When it times out (epoch ms). */
-  expires_at: number;
-}
+export type PendingApproval = ApprovalRequestedPayload;
 
 export interface PendingApprovalsResponse {
   approvals: PendingApproval[];

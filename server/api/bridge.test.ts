@@ -94,7 +94,18 @@ const TOOL_KEYS = [
   'tool_call_id',
   'tracking',
 ];
-const SESSION_KEYS = ['changed_count', 'created_at', 'id', 'run_count', 'title', 'updated_at', 'workspace'];
+const SESSION_KEYS = [
+  'changed_count',
+  'created_at',
+  'failed_run_count',
+  'id',
+  'last_run_status',
+  'run_count',
+  'running_run_count',
+  'title',
+  'updated_at',
+  'workspace',
+];
 const keys = (o: object) => Object.keys(o).sort();
 
 describe('bridge: a tracked run end to end', () => {
@@ -191,6 +202,7 @@ describe('bridge: a tracked run end to end', () => {
       'changed_count',
       'files',
       'omitted_count',
+      'overlapping',
       'tracking',
       'truncated',
       'truncated_reasons',
@@ -384,6 +396,7 @@ describe('bridge: a tracked run end to end', () => {
       truncated: false,
       truncated_reasons: [],
       omitted_count: 0,
+      overlapping: false,
     });
     await c.waitFor('run.completed');
     expect(c.names()).not.toContain('workspace.diff.completed');
@@ -680,7 +693,8 @@ describe('retention and deletion', () => {
       (c: { change_id: string }) => c.change_id,
     );
     expect(ids).toEqual(['tool:t2', 'run:r2', 'tool:t3', 'run:r3']);
-    expect((await t.get('/api/hermes/sessions/s')).body.session.changed_count).toBe(2);
+    // Both kept runs changed a.txt: the session total names it once.
+    expect((await t.get('/api/hermes/sessions/s')).body.session.changed_count).toBe(1);
   });
 
   it('B22: the age sweep at start removes changes older than the retention days (fake clock)', async () => {

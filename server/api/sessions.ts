@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Bridge, DetailDocument, History } from '../runs/index.ts';
 import { deflatePiece, joinGzip } from './gzip-join.ts';
 import { idParam, intQuery } from './params.ts';
+import { sessionFilterQuery } from './session-filter.ts';
 
 export const SESSIONS_PAGE = { default: 50, max: 200 } as const;
 export const MESSAGES_PAGE = { default: 500, max: 1000 } as const;
@@ -45,7 +46,7 @@ export function sessionsRouter(history: History, bridge: Bridge): Router {
   router.get('/hermes/sessions', (req, res) => {
     const limit = intQuery(req.query.limit, 'limit', { min: 1, max: SESSIONS_PAGE.max }) ?? SESSIONS_PAGE.default;
     const before = intQuery(req.query.before, 'before', { min: 0 });
-    res.json(history.listSessions(limit, before));
+    res.json(history.listSessions(limit, before, sessionFilterQuery(req.query)));
   });
 
   router.get('/hermes/sessions/:id', (req, res) => {

@@ -80,21 +80,26 @@ describe('commit approval over REST', () => {
         { path: 'a.txt', additions: 2, deletions: 1, new: false },
         { path: 'new.txt', additions: 2, deletions: 0, new: true },
       ],
+      session_id: null,
+      session_title: null,
+      agent: null,
+      created_at: expect.any(Number),
+      expires_at: expect.any(Number),
     });
     // nothing is committed while it waits; a page opened now sees it
     expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
     const listed = (await t.get('/api/tools/approvals')).body.approvals;
-    expect(listed).toEqual([{ ...plan, created_at: expect.any(Number), expires_at: expect.any(Number) }]);
+    expect(listed).toEqual([plan]);
     expect(listed[0].expires_at - listed[0].created_at).toBe(20_000);
 
     const yes = await decide(t, plan.approval_id, { decision: 'approve' });
     expect(yes.status).toBe(200);
-    expect(yes.body).toEqual({ approval_id: plan.approval_id, decision: 'approve' });
+    expect(yes.body).toEqual({ approval_id: plan.approval_id, decision: 'approve', reason: null });
     const res = await pendingCommit;
     expect(res.status).toBe(200);
     expect(res.body.hash).toBe(r.git('rev-parse', 'HEAD').trim());
     await client.waitFor('tool.approval.resolved');
-    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'approve' }]);
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'approve', reason: null }]);
     expect((await t.get('/api/tools/approvals')).body.approvals).toEqual([]);
 
     // decided once: a late second click is told so (404 with the outcome); an unknown id is 404
@@ -120,9 +125,77 @@ describe('commit approval over REST', () => {
     expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
     expect(r.read('a.txt').toString()).toBe('one\nTWO\nthree\n'); // nothing lost
     await client.waitFor('tool.approval.resolved');
-    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'deny' }]);
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'deny', reason: null }]);
     const log = (await t.get('/api/tools/calls')).body.calls;
     expect(log[0]).toMatchObject({ tool: 'git_commit', ok: false, error_code: 'approval_denied' });
+  });
+
+  it("a denial's reason reaches the agent in git_commit's answer and the announced outcome", async () => {
+    const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    await t.post({ type: 'session.upsert', session_id: 's1', title: 'Parser fixes' });
+    const pendingCommit = tool(t, 'git_commit', {
+      tool_session: 'A',
+      session_id: 's1',
+      agent: 'claude-code',
+      message: 'Edit a',
+      paths: ['a.txt', 'new.txt'],
+    });
+    const plan = await requested(client);
+    // The person deciding sees who asks.
+    expect(plan).toMatchObject({ session_id: 's1', session_title: 'Parser fixes', agent: 'claude-code' });
+    const tooLong = await decide(t, plan.approval_id, { decision: 'deny', reason: 'x'.repeat(2001) });
+    expect(tooLong.status).toBe(400);
+    const no = await decide(t, plan.approval_id, { decision: 'deny', reason: '  Keep new.txt out of this commit. ' });
+    expect(no.body).toEqual({
+      approval_id: plan.approval_id,
+      decision: 'deny',
+      reason: 'Keep new.txt out of this commit.',
+    });
+    const res = await pendingCommit;
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({
+      code: 'approval_denied',
+      message: 'a person denied the commit: Keep new.txt out of this commit.',
+      details: { approval_id: plan.approval_id, reason: 'Keep new.txt out of this commit.' },
+    });
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+    await client.waitFor('tool.approval.resolved');
+    expect(resolvedEvents(client)).toEqual([
+      { approval_id: plan.approval_id, decision: 'deny', reason: 'Keep new.txt out of this commit.' },
+    ]);
+  });
+
+  it("an approved commit of a session appears in that session's timeline; a denied one does not", async () => {
+    const { t, r, client } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const body = { tool_session: 'A', session_id: 's1', message: 'Edit a', paths: ['a.txt', 'new.txt'] };
+    const first = tool(t, 'git_commit', body);
+    const denied = await requested(client);
+    await decide(t, denied.approval_id, { decision: 'deny' });
+    expect((await first).status).toBe(409);
+    // Positive control below: the same commit, approved, is told to the session.
+    expect((await t.get('/api/hermes/sessions/s1')).body.messages).toEqual([]);
+    expect((await tool(t, 'git_diff', { tool_session: 'A' })).status).toBe(200);
+    const second = tool(t, 'git_commit', body);
+    const [, again] = await client.waitFor('tool.approval.requested', 2);
+    await decide(t, (again!.payload as ApprovalRequestedPayload).approval_id, { decision: 'approve' });
+    const res = await second;
+    expect(res.status).toBe(200);
+    // The log shows what was asked and what was committed.
+    const logged = (await t.get('/api/tools/calls')).body.calls;
+    expect(logged[0]).toMatchObject({
+      tool: 'git_commit',
+      ok: true,
+      arguments: JSON.stringify(body),
+      commit: { hash: res.body.hash, summary: res.body.summary },
+    });
+    expect(logged[1]).toMatchObject({ tool: 'git_diff', commit: null });
+    expect(logged[2]).toMatchObject({ tool: 'git_commit', ok: false, commit: null });
+    const messages = (await t.get('/api/hermes/sessions/s1')).body.messages;
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ role: 'tool', session_id: 's1' });
+    expect(messages[0].content).toBe(
+      `Commit approved and made in ${r.dir.split('/').pop()}: [main ${res.body.hash.slice(0, 7)}] Edit a (2 files changed, +4 -1)`,
+    );
   });
 
   it('nobody decides: 409 approval_timeout after RUNDIFF_APPROVAL_TIMEOUT_MS, announced as timeout', async () => {
@@ -135,7 +208,7 @@ describe('commit approval over REST', () => {
     expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
     const plan = await requested(client);
     await client.waitFor('tool.approval.resolved');
-    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'timeout' }]);
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'timeout', reason: null }]);
   });
 
   it('an unreviewed commit is refused before anyone is asked; a change made while waiting is refused after approval', async () => {
@@ -169,7 +242,7 @@ describe('commit approval over REST', () => {
     const plan = await requested(client);
     req.destroy();
     await client.waitFor('tool.approval.resolved');
-    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'cancelled' }]);
+    expect(resolvedEvents(client)).toEqual([{ approval_id: plan.approval_id, decision: 'cancelled', reason: null }]);
     expect((await t.get('/api/tools/approvals')).body.approvals).toEqual([]);
   });
 

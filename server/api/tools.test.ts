@@ -271,6 +271,8 @@ describe('the tool-call log', () => {
     ]);
     for (const c of got) {
       expect(Object.keys(c).sort()).toEqual([
+        'arguments',
+        'commit',
         'created_at',
         'duration_ms',
         'error_code',

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import {
   ERROR_STATUS,
   GIT_TOOL_NAMES,
+  MAX_CALL_ARGUMENTS_CHARS,
+  MAX_DENY_REASON_CHARS,
+  type ApprovalRequester,
   type ErrorCode,
+  type GitCommitOutput,
   type GitToolName,
   type PendingApprovalsResponse,
   type ToolCallsResponse,
@@ -23,8 +27,8 @@ import {
 } from '../git/index.ts';
 import { runChanges, runChangesInput } from '../run-changes/index.ts';
 import type { Store } from '../store/index.ts';
-import { CALLS_PAGE, type CallLog } from '../tools-log/index.ts';
-import { isValidId } from '../runs/index.ts';
+import { argumentsText, CALLS_PAGE, commitOf, type CallLog } from '../tools-log/index.ts';
+import { isValidId, type Bridge } from '../runs/index.ts';
 import { intQuery } from './params.ts';
 import { restCatalog } from './tools-catalog.ts';
 
@@ -41,6 +45,9 @@ export interface ToolsRouterDeps {
   engine: CheckpointEngine;
   callLog: CallLog;
   approvals: Approvals;
+  /** Where an approved commit is told to its session's timeline (a message of the session). */
+  bridge?: Pick<Bridge, 'handle'>;
+  log?: (message: string) => void;
   /** REST tool sessions (`tool_session`). Default: a fresh bounded store. */
   toolSessions?: ToolSessionStore;
   now?: () => number;
@@ -87,6 +94,11 @@ const reportedCall = z.strictObject({
   ok: z.boolean(),
   error_code: z.enum(errorCodes).nullable(),
   duration_ms: z.number().min(0).max(86_400_000),
+  arguments: z.string().max(MAX_CALL_ARGUMENTS_CHARS).nullable().optional(),
+  commit: z
+    .strictObject({ hash: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), summary: z.string().max(4096) })
+    .nullable()
+    .optional(),
 });
 
 /** `POST /api/tools/approvals`: a commit plan from `rundiff mcp --server`, waiting for a decision. */
@@ -103,9 +115,16 @@ const commitPlan = z.strictObject({
       }),
     )
     .max(100_000),
+  /** Who asks (optional): shown to the person deciding. */
+  agent: z.string().min(1).max(200).optional(),
+  session_id: z.string().min(1).max(200).optional(),
 });
 
-const decisionBody = z.strictObject({ decision: z.enum(['approve', 'deny']) });
+const decisionBody = z.strictObject({
+  decision: z.enum(['approve', 'deny']),
+  /** Why a commit is denied; sent back to the agent in git_commit's answer. */
+  reason: z.string().max(MAX_DENY_REASON_CHARS).optional(),
+});
 
 function parse<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body ?? {});
@@ -119,7 +138,16 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   const toolSessions = deps.toolSessions ?? new ToolSessionStore();
   const roots = deps.config.workspaceRoots ?? [];
 
-  function record(result: ToolCallResult): void {
+  /** Who asks for a commit, for the person deciding: the session (with its title) and the agent. */
+  function requesterOf(sessionId: string | undefined, agent: string | undefined): ApprovalRequester {
+    return {
+      session_id: sessionId ?? null,
+      session_title: sessionId === undefined ? null : (deps.store.sessions.get(sessionId)?.title ?? null),
+      agent: agent ?? null,
+    };
+  }
+
+  function record(result: ToolCallResult, input: unknown): void {
     deps.callLog.record({
       tool: result.tool as GitToolName,
       repository: result.repository,
@@ -127,11 +155,13 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       error_code: result.ok ? null : result.error.code,
       duration_ms: result.duration_ms,
       created_at: now(),
+      arguments: argumentsText(input),
+      commit: commitOf(result.tool, result.ok, result.ok ? result.output : null),
     });
   }
 
   async function runGitTool(name: string, body: Record<string, unknown>, signal: AbortSignal): Promise<ToolCallResult> {
-    const { tool_session: rawToolSession, session_id: rawSessionId, ...input } = body;
+    const { tool_session: rawToolSession, session_id: rawSessionId, agent: rawAgent, ...input } = body;
     const toolSessionId = idField('tool_session', rawToolSession);
     if (toolSessionId === undefined && NEEDS_TOOL_SESSION.has(name)) {
       throw new AppError('invalid_input', `${name} needs tool_session: the id that scopes reviews and commits`, {
@@ -140,13 +170,36 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       });
     }
     const sessionId = idField('session_id', rawSessionId);
+    const agent = idField('agent', rawAgent);
     const requested = typeof input.repository === 'string' ? input.repository : undefined;
     const ctx: ToolContext = {
       session: toolSessionId === undefined ? new ToolSession() : toolSessions.get(toolSessionId),
       repositories: restCatalog(deps.store, deps.config, sessionId, requested),
-      ...(deps.config.requireCommitApproval ? { approve: (plan) => deps.approvals.request(plan, signal) } : {}),
+      ...(deps.config.requireCommitApproval
+        ? { approve: (plan) => deps.approvals.request(plan, signal, requesterOf(sessionId, agent)) }
+        : {}),
     };
-    return callTool(name, input, ctx);
+    const result = await callTool(name, input, ctx);
+    if (result.ok && result.tool === 'git_commit' && ctx.approve && sessionId !== undefined) {
+      await announceCommit(sessionId, result.repository, result.output as GitCommitOutput);
+    }
+    return result;
+  }
+
+  /**
+   * An approved commit joins its session's timeline as a message, so the session shows what was
+   * committed where. A session that is gone (or a refused message) leaves the commit as it is: it
+   * is logged, the caller still gets its answer.
+   */
+  async function announceCommit(sessionId: string, repository: string | null, out: GitCommitOutput): Promise<void> {
+    if (!deps.bridge || !deps.store.sessions.exists(sessionId)) return;
+    // git's own summary line: `[main 1a2b3c4] Fix the parser (2 files changed, +4 -1)`.
+    const content = `Commit approved and made${repository ? ` in ${repository}` : ''}: ${out.summary}`;
+    try {
+      await deps.bridge.handle({ type: 'message', session_id: sessionId, role: 'tool', content });
+    } catch (err) {
+      deps.log?.(`could not add commit ${out.hash} to session ${sessionId}: ${(err as Error).message}`);
+    }
   }
 
   async function runChangesTool(body: Record<string, unknown>): Promise<ToolCallResult> {
@@ -183,19 +236,19 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
 
   // A plan from a commit run elsewhere: answers at once when approval is off, else once decided.
   router.post('/approvals', async (req, res) => {
-    const plan = parse(commitPlan, req.body);
+    const { agent, session_id: sessionId, ...plan } = parse(commitPlan, req.body);
     if (!deps.config.requireCommitApproval) {
       res.json({ required: false });
       return;
     }
-    await deps.approvals.request(plan, clientGone(req, res));
+    await deps.approvals.request(plan, clientGone(req, res), requesterOf(sessionId, agent));
     res.json({ required: true, decision: 'approve' });
   });
 
   router.post('/approvals/:approval_id', (req, res) => {
     const id = idField('approval_id', req.params.approval_id)!;
-    const { decision } = parse(decisionBody, req.body);
-    res.json(deps.approvals.decide(id, decision));
+    const { decision, reason } = parse(decisionBody, req.body);
+    res.json(deps.approvals.decide(id, decision, reason));
   });
 
   router.post('/:name', async (req, res) => {
@@ -213,7 +266,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       const duration = Math.round((performance.now() - started) * 10) / 10;
       result = { ok: false, tool: name, error: toAppError(err), repository: null, duration_ms: duration };
     }
-    record(result);
+    record(result, req.body);
     if (!result.ok) throw result.error;
     res.json(result.output);
   });

@@ -31,8 +31,18 @@ describe('commit approvals', () => {
     const { approvals, requested } = setup(5_000);
     onTestFinished(() => approvals.close());
     void approvals.request(plan).catch(() => undefined);
-    expect(requested).toEqual([{ approval_id: expect.any(String), ...plan }]);
-    expect(approvals.pending()).toEqual([{ ...requested[0], created_at: 1_000, expires_at: 6_000 }]);
+    expect(requested).toEqual([
+      {
+        approval_id: expect.any(String),
+        ...plan,
+        session_id: null,
+        session_title: null,
+        agent: null,
+        created_at: 1_000,
+        expires_at: 6_000,
+      },
+    ]);
+    expect(approvals.pending()).toEqual(requested);
   });
 
   it('approve resolves, deny rejects approval_denied; each outcome is announced once and the id is then gone', async () => {

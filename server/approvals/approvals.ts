@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  ApprovalRequestedPayload,
-  ApprovalResolvedPayload,
-  CommitPlan,
-  PendingApproval,
+import {
+  MAX_DENY_REASON_CHARS,
+  type ApprovalRequestedPayload,
+  type ApprovalRequester,
+  type ApprovalResolvedPayload,
+  type CommitPlan,
+  type PendingApproval,
 } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 
@@ -25,7 +27,20 @@ export interface ApprovalsOptions {
 
 interface Waiting {
   pending: PendingApproval;
-  finish(outcome: ApprovalResolvedPayload['decision'], error: AppError | null): void;
+  finish(outcome: ApprovalResolvedPayload['decision'], error: AppError | null, reason?: string | null): void;
+}
+
+const NO_REQUESTER: ApprovalRequester = { session_id: null, session_title: null, agent: null };
+
+/** A denial's reason as sent back to the agent: trimmed, empty is none. */
+export function denyReason(reason: string | null | undefined): string | null {
+  const r = (reason ?? '').trim();
+  if (r.length > MAX_DENY_REASON_CHARS) {
+    throw new AppError('invalid_input', `reason must be at most ${MAX_DENY_REASON_CHARS} characters`, {
+      details: { field: 'reason' },
+    });
+  }
+  return r === '' ? null : r;
 }
 
 /** Outcomes remembered after the fact, so a late click is told what happened rather than "unknown". */
@@ -48,7 +63,7 @@ export function createApprovals(opts: ApprovalsOptions) {
    * Announces the plan and resolves once a person approves; rejects with `approval_denied`,
    * `approval_timeout`, or `approval_denied` when `signal` aborts (the caller disconnected).
    */
-  function request(plan: CommitPlan, signal?: AbortSignal): Promise<void> {
+  function request(plan: CommitPlan, signal?: AbortSignal, requester: Partial<ApprovalRequester> = {}): Promise<void> {
     const id = randomUUID();
     const t = now();
     const pending: PendingApproval = {
@@ -56,6 +71,8 @@ export function createApprovals(opts: ApprovalsOptions) {
       repository: plan.repository,
       message: plan.message,
       files: plan.files.map((f) => ({ path: f.path, additions: f.additions, deletions: f.deletions, new: f.new })),
+      ...NO_REQUESTER,
+      ...requester,
       created_at: t,
       expires_at: t + opts.timeoutMs,
     };
@@ -79,12 +96,12 @@ export function createApprovals(opts: ApprovalsOptions) {
         );
       const entry: Waiting = {
         pending,
-        finish(outcome, error) {
+        finish(outcome, error, reason = null) {
           if (!waiting.delete(id)) return;
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           remember(id, outcome);
-          opts.resolved({ approval_id: id, decision: outcome });
+          opts.resolved({ approval_id: id, decision: outcome, reason });
           if (error) reject(error);
           else resolve();
         },
@@ -96,17 +113,16 @@ export function createApprovals(opts: ApprovalsOptions) {
       }
       waiting.set(id, entry);
       signal?.addEventListener('abort', onAbort, { once: true });
-      opts.requested({
-        approval_id: id,
-        repository: pending.repository,
-        message: pending.message,
-        files: pending.files,
-      });
+      opts.requested({ ...pending, files: [...pending.files] });
     });
   }
 
-  /** A person's decision; `not_found` for an unknown id or one already decided, timed out or withdrawn. */
-  function decide(id: string, decision: ApprovalDecision): ApprovalResolvedPayload {
+  /**
+   * A person's decision; `not_found` for an unknown id or one already decided, timed out or withdrawn.
+   * A denial's reason goes back to the agent in the git_commit error (message and `details.reason`).
+   */
+  function decide(id: string, decision: ApprovalDecision, rawReason?: string | null): ApprovalResolvedPayload {
+    const reason = decision === 'deny' ? denyReason(rawReason) : null;
     const entry = waiting.get(id);
     if (!entry) {
       const before = decided.get(id);
@@ -122,12 +138,19 @@ export function createApprovals(opts: ApprovalsOptions) {
       decision,
       decision === 'approve'
         ? null
-        : new AppError('approval_denied', 'a person denied the commit', {
-            hint: 'Do not retry the same commit; ask what should change.',
-            details: { approval_id: id },
-          }),
+        : new AppError(
+            'approval_denied',
+            reason ? `a person denied the commit: ${reason}` : 'a person denied the commit',
+            {
+              hint: reason
+                ? 'Do not retry the same commit; change what the reason asks for first.'
+                : 'Do not retry the same commit; ask what should change.',
+              details: { approval_id: id, reason },
+            },
+          ),
+      reason,
     );
-    return { approval_id: id, decision };
+    return { approval_id: id, decision, reason };
   }
 
   return {

@@ -10,6 +10,8 @@ export interface BridgeClient {
   /** Human words for stderr: the server URL or the database file. */
   readonly target: string;
   send(event: BridgeEvent): Promise<unknown>;
+  /** The session's title (null: untitled), or undefined when no such session exists yet. */
+  sessionTitle(sessionId: string): Promise<string | null | undefined>;
   /** The stored rows of a change after `cursor` (a `next_file_cursor`); null when the change is unknown. */
   filesAfter(sessionId: string, changeId: string, cursor: string): Promise<ChangeFilesPage | null>;
   close(): Promise<void>;
@@ -61,6 +63,23 @@ export function httpFilesPager(
   };
 }
 
+/** A session's title from the server's REST route (one message, the least the route serves). */
+export function httpSessionTitle(
+  baseUrl: string,
+  token: string | null,
+): (sessionId: string) => Promise<string | null | undefined> {
+  return async (sessionId) => {
+    const route = `/api/hermes/sessions/${encodeURIComponent(sessionId)}?messages_limit=1`;
+    const res = await fetch(new URL(route, baseUrl), {
+      headers: authHeaders(token),
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (res.status === 404) return undefined;
+    if (!res.ok) throw new Error(`the session ${sessionId} could not be read (${res.status})`);
+    return ((await res.json()) as { session: { title: string | null } }).session.title;
+  };
+}
+
 /** A client for a reachable server, or null when nothing answers at `url`. */
 export async function connectServer(url: string, token: string | null): Promise<BridgeClient | null> {
   let health: Response;
@@ -79,6 +98,7 @@ export async function connectServer(url: string, token: string | null): Promise<
   return {
     target: url,
     send: httpBridgeSender(url, token),
+    sessionTitle: httpSessionTitle(url, token),
     filesAfter: httpFilesPager(url, token),
     close: async () => {},
   };

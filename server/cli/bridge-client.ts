@@ -10,6 +10,10 @@ export async function openDatabaseClient(dbPath: string): Promise<BridgeClient> 
   return {
     target: dbPath,
     send: (event) => rundiff.handle(event),
+    sessionTitle: async (sessionId) => {
+      const session = rundiff.store.sessions.get(sessionId);
+      return session ? session.title : undefined;
+    },
     filesAfter: async (sessionId, changeId, cursor) =>
       rundiff.store.changes.filesPage(sessionId, changeId, Number(cursor), FILES_PAGE_MAX),
     close: () => rundiff.close(),

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { ERROR_STATUS, type CommitPlan, type ErrorCode } from '../../shared/index.ts';
+import { ERROR_STATUS, type CommitPlan, type ErrorCode, type ToolCallRecord } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import type { ToolCallResult } from '../git/index.ts';
 
@@ -67,9 +67,13 @@ function errorFrom(answer: JsonAnswer): AppError {
 export interface RemoteServer {
   readonly url: string;
   /** Reports a call that ran here for the server's log; a failure is returned, never thrown. */
-  recordCall(result: ToolCallResult): Promise<Error | null>;
-  /** Asks the server whether a person must approve the plan, and waits for them when so. */
-  approve(plan: CommitPlan, signal?: AbortSignal): Promise<void>;
+  /** `details`: the call's arguments (bounded JSON) and a commit's hash and summary, for the log. */
+  recordCall(result: ToolCallResult, details?: Pick<ToolCallRecord, 'arguments' | 'commit'>): Promise<Error | null>;
+  /**
+   * Asks the server whether a person must approve the plan, and waits for them when so. `agent` (the
+   * MCP client's name) is shown to that person.
+   */
+  approve(plan: CommitPlan, signal?: AbortSignal, agent?: string): Promise<void>;
   /** `run_changes`, run (and logged) by the server. */
   runChanges(args: unknown): Promise<ToolCallResult>;
 }
@@ -84,7 +88,7 @@ export function createRemote(base: string, token: string | null): RemoteServer {
 
   return {
     url: base,
-    async recordCall(result) {
+    async recordCall(result, details) {
       try {
         const answer = await requestJson(
           at('api/tools/calls'),
@@ -95,6 +99,7 @@ export function createRemote(base: string, token: string | null): RemoteServer {
             ok: result.ok,
             error_code: result.ok ? null : result.error.code,
             duration_ms: result.duration_ms,
+            ...(details ?? {}),
           },
           { token, timeoutMs: 5_000 },
         );
@@ -103,11 +108,12 @@ export function createRemote(base: string, token: string | null): RemoteServer {
         return err instanceof Error ? err : new Error(String(err));
       }
     },
-    async approve(plan, signal) {
+    async approve(plan, signal, agent) {
       let answer: JsonAnswer;
+      const body = agent ? { ...plan, agent } : plan;
       try {
         // No client deadline: the server answers at its own RUNDIFF_APPROVAL_TIMEOUT_MS.
-        answer = await requestJson(at('api/tools/approvals'), 'POST', plan, { token, timeoutMs: null, signal });
+        answer = await requestJson(at('api/tools/approvals'), 'POST', body, { token, timeoutMs: null, signal });
       } catch (err) {
         // Fail closed: without an answer nobody can say the commit was allowed.
         throw unreachable(err, 'to ask for commit approval; nothing was committed');

@@ -56,11 +56,14 @@ async function server(env: Record<string, string> = {}): Promise<TestServer> {
 }
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
-function errorOf(result: Result): { code: string; message: string } {
+function errorOf(result: Result): { code: string; message: string; details?: Record<string, unknown> } {
   expect(result.isError).toBe(true);
   expect(result.structuredContent).toBeUndefined();
-  return (JSON.parse((result.content as { text: string }[])[0]!.text) as { error: { code: string; message: string } })
-    .error;
+  return (
+    JSON.parse((result.content as { text: string }[])[0]!.text) as {
+      error: { code: string; message: string; details?: Record<string, unknown> };
+    }
+  ).error;
 }
 
 describe('rundiff mcp --server', () => {
@@ -185,13 +188,20 @@ describe('rundiff mcp --server', () => {
       repository: path.basename(r.dir),
       message: 'No',
       files: [{ path: 'a.txt', additions: 1, deletions: 1, new: false }],
+      // The person deciding sees which client asks (its MCP name and version).
+      agent: 'test 1.0.0',
     });
     const no = await t.request('POST', `/api/tools/approvals/${plan.approval_id}`, {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'deny' }),
+      body: JSON.stringify({ decision: 'deny', reason: 'Split the refactor from the fix.' }),
     });
     expect(no.status).toBe(200);
-    expect(errorOf(await denied).code).toBe('approval_denied');
+    // The reason reaches the agent in the tool's answer.
+    expect(errorOf(await denied)).toMatchObject({
+      code: 'approval_denied',
+      message: 'a person denied the commit: Split the refactor from the fix.',
+      details: { reason: 'Split the refactor from the fix.' },
+    });
     expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
 
     const approved = client.callTool({ name: 'git_commit', arguments: { message: 'Yes', paths: ['a.txt'] } });

@@ -26,7 +26,7 @@ import {
 } from '../git/index.ts';
 import { runChangesInput, runChangesOutput, runChangesText } from '../run-changes/index.ts';
 import { openDatabase, type Db } from '../store/index.ts';
-import { createCallLog, type CallLog } from '../tools-log/index.ts';
+import { argumentsText, commitOf, createCallLog, type CallLog } from '../tools-log/index.ts';
 import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
@@ -178,9 +178,13 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   /** Every call of an offered tool is recorded: through the server, or into the database. */
-  const record = async (result: ToolCallResult): Promise<void> => {
+  const record = async (result: ToolCallResult, input: unknown): Promise<void> => {
+    const details = {
+      arguments: argumentsText(input),
+      commit: commitOf(result.tool, result.ok, result.ok ? result.output : null),
+    };
     if (remote) {
-      const failed = await remote.recordCall(result);
+      const failed = await remote.recordCall(result, details);
       if (failed) say(`could not record the call at ${remote.url}: ${failed.message}`);
       return;
     }
@@ -192,10 +196,21 @@ export async function run(argv: string[]): Promise<number> {
         error_code: result.ok ? null : result.error.code,
         duration_ms: result.duration_ms,
         created_at: Date.now(),
+        ...details,
       });
     } catch (err) {
       say(`could not record the call: ${(err as Error).message}`);
     }
+  };
+  /** The MCP client's own name (`claude-code 1.2.3`), at most 200 printable characters; none when absent. */
+  const clientName = (info: { name?: string; version?: string } | undefined): string | undefined => {
+    const name = [info?.name, info?.version].filter(Boolean).join(' ');
+    const clean = [...name]
+      .filter((c) => c >= ' ' && c !== '\u007f')
+      .join('')
+      .slice(0, 200)
+      .trim();
+    return clean === '' ? undefined : clean;
   };
   const server = new Server(
     { name: 'rundiff', version: VERSION },
@@ -215,9 +230,11 @@ export async function run(argv: string[]): Promise<number> {
       result = await remote.runChanges(input); // the server logs it
     } else {
       // With a server, a commit's plan goes to it first: it knows whether a person must approve.
-      const callCtx: ToolContext = remote ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal) } : ctx;
+      const callCtx: ToolContext = remote
+        ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal, clientName(server.getClientVersion())) }
+        : ctx;
       result = await callTool(name, input, callCtx);
-      if (findTool(name)) await record(result);
+      if (findTool(name)) await record(result, input);
     }
     const outcome = result.ok ? 'ok' : result.error.code;
     say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);

@@ -63,7 +63,8 @@ describe('rundiff run', () => {
     expect(res.stdout).toBe('done\n');
     const lines = res.stderr.trim().split('\n');
     expect(lines[0]).toBe('rundiff: session cli-1');
-    expect(lines.slice(1)).toEqual([
+    expect(lines[1]).toBe(`rundiff: ${t.server.url}/sessions/cli-1`);
+    expect(lines.slice(2)).toEqual([
       'Changed 4 files',
       'A added.txt +1 -0',
       'M edit.txt +1 -0',
@@ -188,6 +189,115 @@ describe('rundiff run', () => {
     );
     expect(ok.code).toBe(0);
     expect(ok.stderr).toContain('A ran.txt +1 -0');
+  });
+
+  it('--server without a scheme is an error (exit 2) while a server runs; nothing is recorded anywhere', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const db = path.join(dir, 'fallback.db');
+    const hostPort = new URL(t.server.url).host;
+    for (const bad of [hostPort, `ftp://${hostPort}`, 'not a url']) {
+      const res = await rundiff(['run', '--server', bad, '--db', db, '--', 'sh', '-c', 'echo ran > ran.txt'], {
+        cwd: dir,
+      });
+      expect({ bad, code: res.code }).toEqual({ bad, code: 2 });
+      expect(res.stderr).toMatch(/--server .* (is not a URL|must start with http:\/\/ or https:\/\/)/);
+      expect(res.stderr).not.toContain('no server at');
+    }
+    expect(fs.existsSync(path.join(dir, 'ran.txt'))).toBe(false);
+    expect(fs.existsSync(db)).toBe(false);
+    expect((await t.get('/api/hermes/sessions')).body.sessions).toEqual([]);
+    // Positive control: the same address with its scheme records on that server.
+    const ok = await rundiff(['run', '--server', `http://${hostPort}`, '--db', db, '--', 'true'], { cwd: dir });
+    expect(ok.code).toBe(0);
+    expect((await t.get('/api/hermes/sessions')).body.sessions).toHaveLength(1);
+  });
+
+  it('--session keeps the title of an existing session; a new or untitled one is named after the command', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const title = async (id: string) => (await t.get(`/api/hermes/sessions/${id}`)).body.session.title;
+    await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--', 'echo', 'first'], { cwd: dir });
+    expect(await title('keep')).toBe('echo first');
+    await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--', 'echo', 'second'], { cwd: dir });
+    expect(await title('keep')).toBe('echo first');
+    await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--title', 'Renamed', '--', 'true'], {
+      cwd: dir,
+    });
+    expect(await title('keep')).toBe('Renamed');
+    await t.post({ type: 'session.upsert', session_id: 'untitled' });
+    await rundiff(['run', '--server', t.server.url, '--session', 'untitled', '--', 'echo', 'named'], { cwd: dir });
+    expect(await title('untitled')).toBe('echo named');
+    const runs = (await t.get('/api/hermes/sessions/keep')).body.session.run_count;
+    expect(runs).toBe(3);
+  });
+
+  it('from a subfolder of a repository the whole repository is tracked, and stderr says so', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'top.txt': 'top\n', 'sub/inner.txt': 'inner\n' } });
+    cleanups.push(() => repo.cleanup());
+    const res = await rundiff(
+      [
+        'run',
+        '--server',
+        t.server.url,
+        '--session',
+        'sub',
+        '--',
+        'sh',
+        '-c',
+        'echo x >> ../top.txt && echo y >> inner.txt',
+      ],
+      { cwd: path.join(repo.dir, 'sub') },
+    );
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain(`rundiff: tracking the repository at ${repo.dir} (run from sub/)`);
+    expect(res.stderr).toContain('Changed 2 files\nM sub/inner.txt +1 -0\nM top.txt +1 -0');
+    expect((await t.get('/api/hermes/sessions/sub')).body.session.workspace).toBe(repo.dir);
+    // A subfolder named with --workspace is tracked as named, and stderr says it is only part of the repository.
+    const named = await rundiff(
+      [
+        'run',
+        '--server',
+        t.server.url,
+        '--workspace',
+        'sub',
+        '--',
+        'sh',
+        '-c',
+        'echo z >> top.txt && echo z >> sub/inner.txt',
+      ],
+      { cwd: repo.dir },
+    );
+    expect(named.stderr).toContain(
+      `rundiff: tracking only ${path.join(repo.dir, 'sub')}, part of the repository at ${repo.dir}; paths are relative to it`,
+    );
+    expect(named.stderr).toContain('Changed 1 file\nM inner.txt +1 -0');
+  });
+
+  it('a run that overlapped another says so on stderr; one that did not, does not', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    cleanups.push(() => repo.cleanup());
+    const alone = await rundiff(['run', '--server', t.server.url, '--', 'sh', '-c', 'echo 1 >> a.txt'], {
+      cwd: repo.dir,
+    });
+    expect(alone.stderr).toContain('M a.txt +1 -0');
+    expect(alone.stderr).not.toContain('at the same time');
+    // Another run is open in the same workspace for the whole command.
+    await t.post({ type: 'run.started', session_id: 'other', run_id: 'open', workspace: repo.dir });
+    const overlapped = await rundiff(['run', '--server', t.server.url, '--', 'sh', '-c', 'echo 2 >> a.txt'], {
+      cwd: repo.dir,
+    });
+    expect(overlapped.stderr).toContain(
+      'rundiff: another run or tool call was open in this workspace at the same time: the files above may include its edits',
+    );
   });
 
   it('usage errors exit 2 with help; --help prints it on stdout', async () => {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
-import path from 'node:path';
 import { runChangeId, type CompleteResponse } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, openDatabaseClient, ServerNeedsToken, type BridgeClient } from './bridge-client.ts';
 import { outcomeLine, summaryLines, withAllFiles } from './run-summary.ts';
+import { OVERLAP_LINE, parseServerUrl, sessionPageUrl, trackedFolder } from './run-target.ts';
 
 const HELP = `usage: rundiff run [--server URL] [--session ID] [--title T] [--workspace DIR] [--db FILE] -- CMD [ARGS...]
 
@@ -14,11 +14,13 @@ Runs CMD as one tracked run: rundiff checkpoints the workspace, runs CMD with yo
 (stdin/stdout/stderr are CMD's), then prints on stderr which files CMD changed. It exits with CMD's
 exit code; Ctrl-C and SIGTERM are passed to CMD.
 
-  --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
-                   sends RUNDIFF_TOKEN when set. With no server reachable, records into the database.
-  --session ID     add the run to this session (default: a new session)
-  --title T        the session's title (default: the command line)
-  --workspace DIR  the folder to track (default: the current folder)
+  --server URL     the rundiff server, with its scheme (default http://$RUNDIFF_HOST:$RUNDIFF_PORT,
+                   http://127.0.0.1:7420); sends RUNDIFF_TOKEN when set. With no server reachable,
+                   records into the database. Prints the session's page when a server records it.
+  --session ID     add the run to this session (default: a new session); its title is kept
+  --title T        the session's title (default: the command line, for a session without one)
+  --workspace DIR  the folder to track (default: the current folder, or the top level of the git
+                   repository it is in)
   --db FILE        the database used when no server is reachable (default: RUNDIFF_DB or
                    ~/.local/share/rundiff/rundiff.db)
 `;
@@ -28,6 +30,16 @@ function quoteArg(a: string): string {
 }
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
+
+/** The session's title; a failed read is reported and treated as "no title known" (kept untouched). */
+async function titleOf(client: BridgeClient, sessionId: string): Promise<string | null | undefined> {
+  try {
+    return await client.sessionTitle(sessionId);
+  } catch (err) {
+    say(`rundiff: could not read the session's title, leaving it as it is: ${(err as Error).message}`);
+    return '';
+  }
+}
 
 export async function run(argv: string[]): Promise<number> {
   let args;
@@ -54,13 +66,22 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const config = resolveConfig({ db: args.values.db });
-  const serverUrl =
-    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  const workspace = path.resolve(args.values.workspace ?? process.cwd());
+  let serverUrl: string;
+  try {
+    serverUrl =
+      args.values.server !== undefined
+        ? parseServerUrl(args.values.server)
+        : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    say(`rundiff run: ${err.message}`);
+    return 2;
+  }
+  const tracked = await trackedFolder(args.values.workspace ?? process.cwd(), args.values.workspace !== undefined);
+  const workspace = tracked.workspace;
   const sessionId = args.values.session ?? randomUUID();
   const runId = randomUUID();
   const commandLine = command.map(quoteArg).join(' ');
-  const title = args.values.title ?? commandLine.slice(0, 500);
 
   let client: BridgeClient | null;
   try {
@@ -73,10 +94,12 @@ export async function run(argv: string[]): Promise<number> {
     throw err;
   }
   say(`rundiff: session ${sessionId}`);
-  if (!client) {
+  if (client) say(`rundiff: ${sessionPageUrl(serverUrl, sessionId)}`);
+  else {
     say(`rundiff: no server at ${serverUrl}; recording into ${config.dbPath}`);
     client = await openDatabaseClient(config.dbPath);
   }
+  if (tracked.note) say(`rundiff: ${tracked.note}`);
 
   // Tracking never stops the command: a failed event is reported and the command still runs.
   let trackingOk = true;
@@ -90,7 +113,13 @@ export async function run(argv: string[]): Promise<number> {
     }
   };
 
-  await send({ type: 'session.upsert', session_id: sessionId, title, workspace });
+  // An existing session keeps its title: the command line names a new session only.
+  let title = args.values.title;
+  if (title === undefined) {
+    const existing = args.values.session === undefined ? undefined : await titleOf(client, sessionId);
+    if (existing === undefined || existing === null) title = commandLine.slice(0, 500);
+  }
+  await send({ type: 'session.upsert', session_id: sessionId, workspace, ...(title === undefined ? {} : { title }) });
   await send({ type: 'message', session_id: sessionId, role: 'user', content: commandLine, run_id: runId });
   await send({ type: 'run.started', session_id: sessionId, run_id: runId, workspace, source: 'run' });
 
@@ -145,8 +174,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   await client.close();
 
-  if (all) for (const line of summaryLines(all)) say(line);
-  else if (trackingOk) say(`rundiff: no change summary for ${runChangeId(runId)}`);
+  if (all) {
+    for (const line of summaryLines(all)) say(line);
+    if (all.tracking && all.overlapping) say(OVERLAP_LINE);
+  } else if (trackingOk) say(`rundiff: no change summary for ${runChangeId(runId)}`);
 
   if (signal) return 128 + (osConstants.signals[signal] ?? 1);
   return exit.code ?? 1;

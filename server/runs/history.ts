@@ -3,6 +3,7 @@ import type {
   ChangeSummary,
   FileWithPatch,
   SessionDetailResponse,
+  SessionFilter,
   SessionListResponse,
 } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
@@ -114,8 +115,8 @@ export function createHistory(store: Store) {
   }
 
   return {
-    listSessions(limit: number, before: number | null): SessionListResponse {
-      return store.sessions.page(limit, before);
+    listSessions(limit: number, before: number | null, filter: SessionFilter = {}): SessionListResponse {
+      return store.sessions.page(limit, before, filter);
     },
     /** The session detail as an object; null when the session does not exist. */
     sessionDetail(sessionId: string, messages: { limit: number; before: number | null }): SessionDetailResponse | null {

@@ -92,6 +92,7 @@ export function trackedCompletion(changeId: string, d: DeltaResult, stored: Chan
     truncated: d.truncated,
     truncated_reasons: [...d.truncated_reasons],
     omitted_count: d.omitted_count,
+    overlapping: d.overlapping,
     ...pagingOf(stored),
   };
 }

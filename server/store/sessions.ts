@@ -1,15 +1,25 @@
-import type { Session } from '../../shared/index.ts';
+import type { Session, SessionFilter, SessionStatusFilter } from '../../shared/index.ts';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.ts';
 import type { WriteClock } from './write-clock.ts';
 
 /** A session's row is its DTO: the counts are computed by the query. */
 type SessionRow = Session;
 
-// run_count / changed_count are derived, so they can never drift from the rows they count.
+// The counts are derived, so they can never drift from the rows they count.
+// changed_count: a path changed by several runs counts once, read from the session/path index alone
+// (run-level change ids are exactly those starting "run:", so no join to the change rows);
+// files a change did not store cannot be told apart, so its omitted_count is added as it is.
 const SESSION_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
   (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id) AS run_count,
-  (SELECT COALESCE(SUM(c.changed_count), 0) FROM workspace_run_changes c
-     WHERE c.session_id = s.id AND c.source <> 'tool') AS changed_count`;
+  (SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
+     WHERE f.session_id = s.id AND f.change_id >= 'run:' AND f.change_id < 'run;')
+  + (SELECT COALESCE(SUM(c.omitted_count), 0) FROM workspace_run_changes c
+     WHERE c.session_id = s.id AND c.source <> 'tool') AS changed_count,
+  (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id AND r.status = 'failed') AS failed_run_count,
+  (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id AND r.status = 'running') AS running_run_count,
+  (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.started_at DESC, r.seq DESC LIMIT 1)
+    AS last_run_status`;
 
 function toSession(row: SessionRow): Session {
   return {
@@ -20,7 +30,48 @@ function toSession(row: SessionRow): Session {
     updated_at: row.updated_at,
     run_count: row.run_count,
     changed_count: row.changed_count,
+    failed_run_count: row.failed_run_count,
+    running_run_count: row.running_run_count,
+    last_run_status: row.last_run_status,
   };
+}
+
+/** `%` and `_` in a search are literal characters, not wildcards. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const STATUS_CLAUSES: Record<SessionStatusFilter, string> = {
+  running: `EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status = 'running')`,
+  failed: `EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status = 'failed')`,
+  completed: `EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)
+    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status <> 'completed')`,
+  none: `NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)`,
+};
+
+/** The WHERE clauses and named parameters a filter adds; the shape keys the prepared statements. */
+function filterSql(filter: SessionFilter): { clauses: string[]; params: Record<string, string | number> } {
+  const clauses: string[] = [];
+  const params: Record<string, string | number> = {};
+  if (filter.q !== undefined && filter.q !== '') {
+    // LIKE folds ASCII case; ESCAPE makes the pattern's own % and _ literal.
+    clauses.push(`(s.title LIKE @q ESCAPE '\\' OR s.workspace LIKE @q ESCAPE '\\')`);
+    params.q = likePattern(filter.q);
+  }
+  if (filter.status !== undefined) clauses.push(STATUS_CLAUSES[filter.status]);
+  if (filter.workspace !== undefined) {
+    clauses.push('s.workspace = @workspace');
+    params.workspace = filter.workspace;
+  }
+  if (filter.from !== undefined) {
+    clauses.push('s.updated_at >= @from');
+    params.from = filter.from;
+  }
+  if (filter.to !== undefined) {
+    clauses.push('s.created_at <= @to');
+    params.to = filter.to;
+  }
+  return { clauses, params };
 }
 
 export interface SessionPage {
@@ -45,13 +96,32 @@ export function createSessionStore(db: Db, clock: WriteClock) {
   const adoptStmt = db.prepare<[string, string]>(
     'UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL',
   );
-  const pageStmt = db.prepare<[number, number], SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < ? ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`,
-  );
-  const tiesStmt = db.prepare<[number, string], SessionRow>(
-    `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at = ? AND s.id < ? ORDER BY s.id DESC`,
-  );
-  const olderStmt = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM sessions WHERE updated_at < ? LIMIT 1');
+  type PageStatements = {
+    page: Statement<Record<string, string | number>, SessionRow>;
+    ties: Statement<Record<string, string | number>, SessionRow>;
+    older: Statement<Record<string, string | number>, { one: number }>;
+  };
+  // One set of statements per combination of filters (at most 2^5), prepared on first use.
+  const pageStatements = new Map<string, PageStatements>();
+  function statementsFor(clauses: string[]): PageStatements {
+    const key = clauses.join('\n');
+    let found = pageStatements.get(key);
+    if (!found) {
+      const and = clauses.map((c) => ` AND ${c}`).join('');
+      found = {
+        page: db.prepare(
+          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < @before${and}
+           ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`,
+        ),
+        ties: db.prepare(
+          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at = @at AND s.id < @id${and} ORDER BY s.id DESC`,
+        ),
+        older: db.prepare(`SELECT 1 AS one FROM sessions s WHERE s.updated_at < @at${and} LIMIT 1`),
+      };
+      pageStatements.set(key, found);
+    }
+    return found;
+  }
   const deleteStmt = db.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
 
   return {
@@ -85,15 +155,17 @@ export function createSessionStore(db: Db, clock: WriteClock) {
       adoptStmt.run(workspace, id);
     },
     /**
-     * Newest `updated_at` first. Sessions sharing the boundary `updated_at` all go on this page, so a
+     * Newest `updated_at` first, only sessions matching every given filter. Sessions sharing the boundary `updated_at` all go on this page, so a
      * `before = next_before` cursor never skips one (a page may exceed `limit` by those ties).
      */
-    page(limit: number, before: number | null): SessionPage {
-      const rows = pageStmt.all(before ?? Number.MAX_SAFE_INTEGER, limit);
+    page(limit: number, before: number | null, filter: SessionFilter = {}): SessionPage {
+      const { clauses, params } = filterSql(filter);
+      const st = statementsFor(clauses);
+      const rows = st.page.all({ ...params, before: before ?? Number.MAX_SAFE_INTEGER, limit });
       const last = rows[rows.length - 1];
       if (!last || rows.length < limit) return { sessions: rows.map(toSession), next_before: null };
-      rows.push(...tiesStmt.all(last.updated_at, last.id));
-      const more = olderStmt.get(last.updated_at) !== undefined;
+      rows.push(...st.ties.all({ ...params, at: last.updated_at, id: last.id }));
+      const more = st.older.get({ ...params, at: last.updated_at }) !== undefined;
       return { sessions: rows.map(toSession), next_before: more ? last.updated_at : null };
     },
     /** Removes the session; its messages, runs, tool calls and changes go with it (cascade). */

@@ -254,7 +254,7 @@ describe('sessions and messages', () => {
     }
   });
 
-  it('session counts: run_count counts runs, changed_count sums run-level changes only', () => {
+  it('session counts: run_count counts runs, changed_count counts distinct paths of run-level changes only', () => {
     const s = tempStore();
     s.sessions.upsert('s1', { title: 'T' }, 5);
     s.runs.insertRun({
@@ -270,10 +270,18 @@ describe('sessions and messages', () => {
       tracking: false,
       reason: null,
     });
-    s.changes.insert(change('s1', 'r1', 10, { changed_count: 3 }), [file('a.txt')], 200);
+    s.changes.insert(change('s1', 'r1', 10, { changed_count: 2 }), [file('a.txt'), file('b.txt')], 200);
+    // A second run changing a.txt again: the total names each path once.
+    s.changes.insert(
+      change('s1', 'r2', 11, { changed_count: 2 }),
+      [file('a.txt', { change_type: 'modified' }), file('c.txt')],
+      200,
+    );
+    // Files past the stored-files limit cannot be told apart: they are added as counted.
+    s.changes.insert(change('s1', 'r3', 12, { changed_count: 5, omitted_count: 4 }), [file('a.txt')], 200);
     s.changes.insert(
       change('s1', 'r1', 9, { change_id: 'tool:t', source: 'tool', tool_call_id: 't', changed_count: 7 }),
-      [file('a.txt')],
+      [file('tool-only.txt')],
       200,
     );
     expect(s.sessions.get('s1')).toEqual({
@@ -283,10 +291,26 @@ describe('sessions and messages', () => {
       created_at: 5,
       updated_at: 5,
       run_count: 1,
-      changed_count: 3,
+      changed_count: 3 + 4,
+      failed_run_count: 0,
+      running_run_count: 1,
+      last_run_status: 'running',
     });
     s.sessions.upsert('s1', { workspace: '/w' }, 6);
     expect(s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });
+  });
+
+  it('the distinct-path total reads the session/path index, not every file row', () => {
+    const s = tempStore();
+    const plan = s.db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
+         WHERE f.session_id = ? AND f.change_id >= 'run:' AND f.change_id < 'run;'`,
+      )
+      .all('s') as { detail: string }[];
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(
+      /f USING COVERING INDEX idx_workspace_run_change_files_session_path/,
+    );
   });
 
   it('session pages are newest first and a cursor on updated_at never skips sessions that share it', () => {

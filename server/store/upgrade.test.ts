@@ -47,13 +47,30 @@ async function open(dbPath: string): Promise<TestServer> {
   return t;
 }
 
+/**
+ * Session summary fields this release changed on purpose: three were added (failed and running run
+ * counts, the latest run's status) and `changed_count` now counts distinct paths. They are compared
+ * by `sessionSummaries` below; every other byte of every answer must still be the release's.
+ */
+const SESSION_FIELDS_CHANGED = ['changed_count', 'failed_run_count', 'running_run_count', 'last_run_status'];
+const isSessionRead = (p: string) => /^\/api\/hermes\/sessions(\/[^/]+)?$/.test(p);
+
+/** The answer's text with the changed session fields left out (only for the list and detail reads). */
+function withoutChangedSessionFields(p: string, text: string): string {
+  if (!isSessionRead(p) || !text.startsWith('{')) return text;
+  const body = JSON.parse(text) as { sessions?: Record<string, unknown>[]; session?: Record<string, unknown> };
+  for (const s of [...(body.sessions ?? []), ...(body.session ? [body.session] : [])])
+    for (const f of SESSION_FIELDS_CHANGED) delete s[f];
+  return JSON.stringify(body);
+}
+
 /** Every recorded read whose answer differs now, as the exact text served then and now. */
 async function differences(t: TestServer): Promise<{ path: string; then: string; now: string }[]> {
   const out: { path: string; then: string; now: string }[] = [];
   for (const r of fixture.reads) {
     const res = await t.get(r.path);
-    const then = `${r.status} ${typeof r.body === 'string' ? r.body : JSON.stringify(r.body)}`;
-    const now = `${res.status} ${res.text}`;
+    const then = `${r.status} ${withoutChangedSessionFields(r.path, typeof r.body === 'string' ? r.body : JSON.stringify(r.body))}`;
+    const now = `${res.status} ${withoutChangedSessionFields(r.path, res.text)}`;
     if (now !== then) out.push({ path: r.path, then, now });
   }
   return out;
@@ -76,6 +93,27 @@ describe('a database made by the previous release', () => {
   it('upgrades in place: every REST answer of the history reads back byte for byte as the release served it', async () => {
     const t = await open(copyOfReleaseDb());
     expect(await differences(t)).toEqual([]);
+  });
+
+  it('upgrades in place: session totals count distinct paths and summaries gain run status counts', async () => {
+    const t = await open(copyOfReleaseDb());
+    const then = fixture.reads.find((r) => r.path === '/api/hermes/sessions')!.body as {
+      sessions: Record<string, unknown>[];
+    };
+    const now = (await t.get('/api/hermes/sessions')).body.sessions as Record<string, unknown>[];
+    const pick = (list: Record<string, unknown>[]) =>
+      Object.fromEntries(list.map((s) => [s.id, SESSION_FIELDS_CHANGED.map((f) => s[f])]));
+    // s-git: added.txt was changed by two runs (the release counted it twice, 6).
+    expect(pick(then.sessions)).toEqual({
+      's-untracked': [0, undefined, undefined, undefined],
+      's-plain': [2, undefined, undefined, undefined],
+      's-git': [6, undefined, undefined, undefined],
+    });
+    expect(pick(now)).toEqual({
+      's-untracked': [0, 0, 0, 'completed'],
+      's-plain': [2, 0, 0, 'completed'],
+      's-git': [5, 1, 1, 'running'],
+    });
   });
 
   it('upgrades in place: repeated starts and completions answer as the release answered, and change nothing', async () => {

@@ -11,6 +11,7 @@ import type {
   RevertRequest,
   RevertResponse,
   SessionDetailResponse,
+  SessionFilter,
   SessionListResponse,
 } from '../../../shared/index.ts';
 import { currentToken, setToken } from './token.ts';
@@ -90,7 +91,7 @@ async function getJson<T>(path: string): Promise<T> {
 }
 
 export const api = {
-  listSessions: (opts: { limit?: number; before?: number | null } = {}) =>
+  listSessions: (opts: { limit?: number; before?: number | null; filter?: SessionFilter } = {}) =>
     getJson<SessionListResponse>(urls.sessions(opts)),
   getSession: (id: string, opts: { messagesBefore?: number; messagesLimit?: number } = {}) =>
     getJson<SessionDetailResponse>(urls.session(id, opts)),

@@ -13,6 +13,9 @@ describe('REST urls', () => {
   it('builds list and paging queries', () => {
     expect(urls.sessions()).toBe('/api/hermes/sessions');
     expect(urls.sessions({ limit: 50, before: 123 })).toBe('/api/hermes/sessions?limit=50&before=123');
+    expect(urls.sessions({ limit: 50, filter: { q: 'a b&c', status: 'failed', from: 1, to: 2 } })).toBe(
+      '/api/hermes/sessions?limit=50&q=a+b%26c&status=failed&from=1&to=2',
+    );
     expect(urls.session('a', { messagesBefore: 9, messagesLimit: 500 })).toBe(
       '/api/hermes/sessions/a?messages_before=9&messages_limit=500',
     );

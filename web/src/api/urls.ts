@@ -1,3 +1,5 @@
+import type { SessionFilter } from '../../../shared/index.ts';
+
 /** REST paths of docs/contract.md section 3. Every id is percent-encoded (a change_id contains `:`). */
 const enc = encodeURIComponent;
 const base = '/api/hermes/sessions';
@@ -19,10 +21,11 @@ function rangeQuery(r: NetRangeQuery): string {
 export const urls = {
   health: () => '/api/health',
   demo: () => '/api/demo',
-  sessions: (opts: { limit?: number; before?: number | null } = {}) => {
+  sessions: (opts: { limit?: number; before?: number | null; filter?: SessionFilter } = {}) => {
     const q = new URLSearchParams();
     if (opts.limit !== undefined) q.set('limit', String(opts.limit));
     if (opts.before !== undefined && opts.before !== null) q.set('before', String(opts.before));
+    for (const [key, value] of Object.entries(opts.filter ?? {})) if (value !== undefined) q.set(key, String(value));
     const s = q.toString();
     return s ? `${base}?${s}` : base;
   },

@@ -1,6 +1,8 @@
 import { onBeforeUnmount, onMounted } from 'vue';
 
 const ROW_SELECTOR = '[data-testid="change-row-button"]';
+/** A file's whole row: its button and, when open, its patch. */
+const FILE_SELECTOR = '[data-testid="change-row"]';
 
 /** True when a key press belongs to something the user types into. */
 function typing(target: EventTarget | null): boolean {
@@ -10,7 +12,7 @@ function typing(target: EventTarget | null): boolean {
 
 /**
  * `j` / `k` move the focus to the next / previous file row of the page (Tab reaches them too, and
- * Enter or Space toggles one: they are buttons). With no row focused, `j` starts at the first row
+ * Enter or Space toggles one: they are buttons); from inside an open patch they move from its file. With no row focused, `j` starts at the first row
  * below the top of the viewport and `k` at the last one above its bottom.
  */
 export function useRowKeys(): void {
@@ -19,7 +21,11 @@ export function useRowKeys(): void {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     const rows = [...document.querySelectorAll<HTMLElement>(ROW_SELECTOR)];
     if (rows.length === 0) return;
-    const current = rows.indexOf(document.activeElement as HTMLElement);
+    // Focus inside an open patch (a line, a button of the patch) counts as being on its file's row.
+    const active = document.activeElement;
+    const current = rows.findIndex(
+      (r) => r === active || (active !== null && !!r.closest(FILE_SELECTOR)?.contains(active)),
+    );
     let next: number;
     if (current >= 0) next = e.key === 'j' ? Math.min(rows.length - 1, current + 1) : Math.max(0, current - 1);
     else if (e.key === 'j') {

@@ -1,9 +1,9 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { Session } from '../../../shared/index.ts';
+import type { Session, SessionFilter } from '../../../shared/index.ts';
 import { api, toApiError, type ApiError } from '../api/index.ts';
 import { getSocket, onResync, subscribeSessions } from '../socket/index.ts';
-import { appendPage, removeSession, sortSessions, upsertSession } from '../timeline/index.ts';
+import { appendPage, matchesFilter, removeSession, sortSessions, upsertSession } from '../timeline/index.ts';
 
 const PAGE_SIZE = 50;
 
@@ -16,35 +16,50 @@ export const useSessionsStore = defineStore('sessions', () => {
   const nextBefore = ref<number | null>(null);
   /** True once the server acknowledged the list subscription. */
   const live = ref(false);
+  /** The server-side filter the list shows (empty: every session). */
+  const filter = ref<SessionFilter>({});
   let started = false;
+  // A slower answer for an older filter must not replace the newer one's.
+  let loadSeq = 0;
 
   async function load(): Promise<void> {
     loading.value = true;
+    const seq = ++loadSeq;
     try {
-      const res = await api.listSessions({ limit: PAGE_SIZE });
+      const res = await api.listSessions({ limit: PAGE_SIZE, filter: filter.value });
+      if (seq !== loadSeq) return;
       sessions.value = sortSessions([...res.sessions]);
       nextBefore.value = res.next_before;
       error.value = null;
       loaded.value = true;
     } catch (err) {
-      error.value = toApiError(err);
+      if (seq === loadSeq) error.value = toApiError(err);
     } finally {
-      loading.value = false;
+      if (seq === loadSeq) loading.value = false;
     }
+  }
+
+  /** Shows only sessions matching `next`; reloads from the first page when it differs. */
+  function setFilter(next: SessionFilter): void {
+    if (JSON.stringify(next) === JSON.stringify(filter.value) && (loaded.value || loading.value)) return;
+    filter.value = next;
+    if (started) void load();
   }
 
   async function loadMore(): Promise<void> {
     if (nextBefore.value === null || loading.value) return;
     loading.value = true;
+    const seq = loadSeq;
     try {
-      const res = await api.listSessions({ limit: PAGE_SIZE, before: nextBefore.value });
+      const res = await api.listSessions({ limit: PAGE_SIZE, before: nextBefore.value, filter: filter.value });
+      if (seq !== loadSeq) return;
       sessions.value = appendPage(sessions.value, res.sessions);
       nextBefore.value = res.next_before;
       error.value = null;
     } catch (err) {
-      error.value = toApiError(err);
+      if (seq === loadSeq) error.value = toApiError(err);
     } finally {
-      loading.value = false;
+      if (seq === loadSeq) loading.value = false;
     }
   }
 
@@ -68,7 +83,9 @@ export const useSessionsStore = defineStore('sessions', () => {
       // page appears when its page is loaded, unless its new activity moves it into the window.
       const last = sessions.value[sessions.value.length - 1];
       if (nextBefore.value !== null && last && session.updated_at < last.updated_at && !byId(session.id)) return;
-      sessions.value = upsertSession(sessions.value, session);
+      // A session that stops (or starts) matching the filter leaves (or joins) the list live.
+      if (!matchesFilter(session, filter.value)) sessions.value = removeSession(sessions.value, session.id);
+      else sessions.value = upsertSession(sessions.value, session);
     });
     socket.on('session.deleted', ({ session_id }) => {
       sessions.value = removeSession(sessions.value, session_id);
@@ -80,5 +97,5 @@ export const useSessionsStore = defineStore('sessions', () => {
     void load();
   }
 
-  return { sessions, loaded, loading, error, nextBefore, live, load, loadMore, remove, byId, start };
+  return { sessions, loaded, loading, error, nextBefore, live, filter, load, loadMore, setFilter, remove, byId, start };
 });

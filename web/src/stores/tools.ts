@@ -10,8 +10,8 @@ import type {
 import { ApiError, apiFetch, toApiError } from '../api/index.ts';
 import { getSocket, onResync, subscribeSessions } from '../socket/index.ts';
 
-/** A plan waiting for a decision; `expires_at` is unknown for one announced live (the event has no deadline). */
-export type ShownApproval = ApprovalRequestedPayload & { expires_at: number | null };
+/** A plan waiting for a decision, as announced (with who asks and its deadline). */
+export type ShownApproval = ApprovalRequestedPayload;
 
 const CALLS_LIMIT = 50;
 
@@ -65,14 +65,16 @@ export const useToolsStore = defineStore('tools', () => {
     approvals.value = approvals.value.filter((a) => a.approval_id !== id);
   }
 
-  async function decide(id: string, decision: 'approve' | 'deny'): Promise<void> {
+  /** A denial may carry a reason: the agent reads it in its git_commit answer. */
+  async function decide(id: string, decision: 'approve' | 'deny', reason = ''): Promise<void> {
     deciding.value = id;
     decideError.value = null;
+    const body = decision === 'deny' && reason.trim() !== '' ? { decision, reason: reason.trim() } : { decision };
     try {
       await apiFetch(`/api/tools/approvals/${encodeURIComponent(id)}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ decision }),
+        body: JSON.stringify(body),
       });
       remove(id);
     } catch (err) {
@@ -91,7 +93,7 @@ export const useToolsStore = defineStore('tools', () => {
     started = true;
     const socket = getSocket();
     socket.on('tool.approval.requested', (p) => {
-      approvals.value = addApproval(approvals.value, { ...p, files: [...p.files], expires_at: null });
+      approvals.value = addApproval(approvals.value, { ...p, files: [...p.files] });
     });
     socket.on('tool.approval.resolved', (p) => {
       remove(p.approval_id);

@@ -12,3 +12,7 @@ export * from './progress.ts';
 export * from './revert.ts';
 export * from './windowing.ts';
 export * from './file-tree.ts';
+export * from './session-filter.ts';
+export * from './change-owner.ts';
+export * from './command-outcome.ts';
+export * from './approval-text.ts';

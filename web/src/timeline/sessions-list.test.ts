@@ -10,6 +10,9 @@ const s = (id: string, updated_at: number): Session => ({
   updated_at,
   run_count: 0,
   changed_count: 0,
+  failed_run_count: 0,
+  running_run_count: 0,
+  last_run_status: null,
 });
 
 describe('sessions list', () => {

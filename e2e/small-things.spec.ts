@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { expectNoAxeViolations } from './axe.ts';
+import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+
+const base = servers.main;
+
+/** `rundiff run` against the e2e server, as a user runs it. */
+function rundiffRun(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.resolve('bin/rundiff.js'), 'run', '--server', base, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+test("a failed command's exit line has one label and one duration", async ({ page }) => {
+  const ws = workspace({ 'a.txt': 'a\n' });
+  const sid = uid('exit');
+  try {
+    const res = await rundiffRun(['--session', sid, '--', 'sh', '-c', 'echo b > a.txt; exit 3'], ws.dir);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toContain(`rundiff: ${base}/sessions/${sid}`);
+    await openSession(page, base, sid);
+    const marker = page.getByTestId('run-marker');
+    await expect(marker.getByTestId('run-label')).toHaveText('Run failed');
+    await expect(marker.getByTestId('run-error')).toHaveText(/^exit 3 in \d+\.\d s$/);
+    // The outcome is said once: no "Assistant" reply repeats it.
+    await expect(page.locator('[data-testid="message"][data-role="assistant"]')).toHaveCount(0);
+    // Positive control: the command line the user typed is still shown.
+    await expect(page.locator('[data-testid="message"][data-role="user"]')).toContainText('exit 3');
+    const durations = (await marker.innerText()).match(/\d+(\.\d+)? (ms|s)\b/g) ?? [];
+    expect(durations).toHaveLength(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+async function twoFileRun(page: Page) {
+  const ws = workspace({ 'a.txt': 'one\ntwo\n', 'b.txt': 'three\n' });
+  const sid = uid('keys');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Keys', workspace: ws.dir });
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: 'r1' });
+  ws.write('a.txt', 'one\n2\n');
+  ws.write('b.txt', 'three\nfour\n');
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: 'r1' });
+  await openSession(page, base, sid);
+  return { ws, change: 'run:r1' };
+}
+
+test('? shows the keyboard shortcuts; Escape closes them and gives the focus back', async ({ page }) => {
+  const { ws, change } = await twoFileRun(page);
+  try {
+    const first = row(page, change, 'a.txt').getByTestId('change-row-button');
+    await first.focus();
+    await page.keyboard.press('?');
+    const dialog = page.getByTestId('shortcuts-dialog');
+    await expect(dialog).toBeVisible();
+    await expect(dialog).toContainText('Next changed file');
+    await expect(page.getByTestId('shortcuts-close')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    await expect(first).toBeFocused();
+    // Typed into a field, ? is just a character.
+    await page.goto(`${base}/`);
+    await page.getByTestId('session-search').fill('');
+    await page.getByTestId('session-search').press('?');
+    await expect(page.getByTestId('shortcuts-dialog')).toBeHidden();
+    await expect(page.getByTestId('session-search')).toHaveValue('?');
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('j inside an open patch moves to the next file, not back to the first row on screen', async ({ page }) => {
+  const { ws, change } = await twoFileRun(page);
+  try {
+    const a = row(page, change, 'a.txt');
+    await a.getByTestId('change-row-button').click();
+    await expect(a.getByTestId('patch')).toBeVisible();
+    // Focus somewhere inside the open patch: its layout toggle.
+    await a.getByTestId('layout-split').focus();
+    await page.keyboard.press('j');
+    await expect(row(page, change, 'b.txt').getByTestId('change-row-button')).toBeFocused();
+    await page.keyboard.press('k');
+    await expect(a.getByTestId('change-row-button')).toBeFocused();
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('dark theme: the pressed layout button and line numbers of added and removed rows pass contrast', async ({
+  page,
+}) => {
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const { ws, change } = await twoFileRun(page);
+  try {
+    const a = row(page, change, 'a.txt');
+    await a.getByTestId('change-row-button').click();
+    await expect(a.getByTestId('patch')).toBeVisible();
+    await expectNoAxeViolations(page, '[data-testid="layout-unified"]');
+    await expectNoAxeViolations(page, '[data-testid="patch"] td.ln');
+    await a.getByTestId('layout-split').click();
+    await expectNoAxeViolations(page, '[data-testid="layout-split"]');
+    await expectNoAxeViolations(page, '[data-testid="patch"] td.ln');
+  } finally {
+    ws.cleanup();
+  }
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { changeOwnerLabel } from './change-owner.ts';
+
+describe('change block owner label', () => {
+  it('names the run, with its source when it is not a plain run, and cuts generated ids', () => {
+    const uuid = '0b6f1c2d-1111-4222-8333-444455556666';
+    expect(changeOwnerLabel({ source: 'run', run_id: uuid, tool_call_id: null })).toEqual({
+      text: 'Run 0b6f1c2d',
+      title: `run ${uuid}`,
+    });
+    expect(changeOwnerLabel({ source: 'coding-agent', run_id: 'r1', tool_call_id: null }).text).toBe(
+      'Run r1 (coding-agent)',
+    );
+  });
+
+  it('names the tool call, its tool when known, and its run', () => {
+    expect(changeOwnerLabel({ source: 'tool', run_id: 'r1', tool_call_id: 't1' }, 'edit_file')).toEqual({
+      text: 'Tool call edit_file · t1 in run r1',
+      title: 'tool call t1 of run r1',
+    });
+    expect(changeOwnerLabel({ source: 'tool', run_id: 'r1', tool_call_id: 't1' }).text).toBe('Tool call t1 in run r1');
+  });
+});
