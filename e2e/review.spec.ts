@@ -373,7 +373,7 @@ test('wider layout: at 1280 px a 70-character line fits one side of the split vi
   }
 });
 
-test('context and whole file stay hidden while the server keeps no file contents', async ({ page }) => {
+test('context above and below a hunk and the whole file come from the stored contents', async ({ page }) => {
   const { ws, sid, change } = await recordRun({ 'a.txt': lines(40) }, (w) =>
     w.write('a.txt', lines(40).replace('line 30\n', 'line thirty\n')),
   );
@@ -382,15 +382,16 @@ test('context and whole file stay hidden while the server keeps no file contents
     const asked = page.waitForResponse((r) => /\/files\/[^/]+\/content\?side=after$/.test(r.url()));
     const file = row(page, change, 'a.txt');
     await file.getByTestId('change-row-button').click();
-    // The viewer asks for the recorded file once; this server answers that it has none...
-    expect((await asked).status()).toBe(404);
+    // The viewer asks once for the file as the change recorded it; the server keeps it.
+    expect((await asked).status()).toBe(200);
     const patch = file.getByTestId('patch');
     await expect(patch.locator('tr.pl-add')).toContainText('line thirty');
-    // ...so the gap above the hunk is a count, not a button, and there is no whole-file view.
-    await expect(patch.locator('.hunk-skip')).toHaveText('⋯ 26 unchanged lines above');
-    await expect(patch.getByTestId('patch-expand')).toHaveCount(0);
-    await expect(patch.getByTestId('patch-expand-below')).toHaveCount(0);
-    await expect(file.getByTestId('whole-file')).toHaveCount(0);
+    await expect(patch.getByText('line 40', { exact: true })).toHaveCount(0);
+    await patch.getByTestId('patch-expand-below').click();
+    await expect(patch.getByText('line 40', { exact: true })).toHaveCount(1);
+    await expect(patch.getByText('line 2', { exact: true })).toHaveCount(0);
+    await file.getByTestId('whole-file').click();
+    await expect(patch.getByText('line 2', { exact: true })).toHaveCount(1);
   } finally {
     ws.cleanup();
   }
