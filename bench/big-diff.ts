@@ -5,6 +5,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { computeDelta } from '../server/delta/index.ts';
 import { createGitDiffEngine } from '../server/git/index.ts';
+import { median } from './stats.ts';
 
 /**
  * Large-file diff benchmark: a 500 KiB file whose every line changed, diffed by the engine alone
@@ -23,12 +24,6 @@ export interface BigDiffBenchResult {
   maxBatchDiffMs: number;
   maxComputeDeltaMs: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function gitNoIndexMs(dir: string): Promise<number> {
   const t0 = performance.now();

@@ -8,6 +8,7 @@ import type { DeltaFile, FileSide } from '../server/delta/index.ts';
 import { fillContents, prepareContents, recordContents } from '../server/runs/contents.ts';
 import { toNewFile } from '../server/runs/index.ts';
 import { openStore, type NewChange, type Store } from '../server/store/index.ts';
+import { median } from './stats.ts';
 
 /**
  * The content store's cost at completion: storing a change's rows alone (the baseline, as before
@@ -26,12 +27,6 @@ export interface ContentsBenchResult {
   /** The longest the main thread was blocked while a change with contents was stored. */
   longestBlockMs: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 function side(bytes: Buffer): FileSide {
   return { bytes, size: bytes.length, mode: '100644' };

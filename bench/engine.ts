@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult } from '../server/checkpoint/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../server/workspace/index.ts';
 import { ensureTrees, git, gitEnv } from './trees.ts';
+import { median } from './stats.ts';
 
 /**
  * Engine benchmark: checkpoint and completion (50 modified / 10 added / 5 deleted / 3 renamed) on
@@ -28,12 +29,6 @@ export interface EngineBenchResult {
   };
   memory: { cleanGitCheckpointBytes: number; plainCheckpointRssBytes: number };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;

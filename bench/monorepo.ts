@@ -8,7 +8,8 @@ import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { createEngine, type DeltaResult } from '../server/checkpoint/index.ts';
 import { parseIndexFile } from '../server/checkpoint/index-snapshot.ts';
 import { resolveWorkspace } from '../server/workspace/index.ts';
-import { BENCH_ROOT, git, gitEnv, layout } from './trees.ts';
+import { BENCH_ROOT, git, gitEnv, layout, writeTree } from './trees.ts';
+import { median } from './stats.ts';
 
 /**
  * Monorepo benchmark on DEFAULT settings: a git repository of N tracked files (100,000 by default;
@@ -34,28 +35,8 @@ export interface MonorepoBenchResult {
   outcome: string;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
-
-function writeFiles(root: string, files: string[], minBytes: number, maxBytes: number): void {
-  const old = new Date(Date.now() - 24 * 3600_000);
-  let seed = 7;
-  for (const rel of files) {
-    const abs = path.join(root, rel);
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
-    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-    const n = minBytes + (seed % (maxBytes - minBytes));
-    const line = `export const v${seed} = ${JSON.stringify(rel)};\n`;
-    fs.writeFileSync(abs, line.repeat(Math.ceil(n / line.length)).slice(0, n - 1) + '\n');
-    fs.utimesSync(abs, old, old);
-  }
-}
 
 export function ensureMonorepo(count: number, log: (s: string) => void): { dir: string; files: string[] } {
   const dir = path.join(BENCH_ROOT, `monorepo-${count}`);
@@ -64,12 +45,13 @@ export function ensureMonorepo(count: number, log: (s: string) => void): { dir: 
   if (!fs.existsSync(ready)) {
     log(`generating a ${count}-file repository in ${dir} (once; takes a while)...`);
     fs.rmSync(dir, { recursive: true, force: true });
-    writeFiles(dir, files, 1024, 4096);
-    writeFiles(
+    writeTree(dir, files, 1024, 4096, 7);
+    writeTree(
       dir,
       Array.from({ length: 10_000 }, (_, i) => `node_modules/pkg${Math.floor(i / 20)}/lib/i${i}.js`),
       100,
       400,
+      8,
     );
     fs.writeFileSync(path.join(dir, '.gitignore'), 'node_modules/\n');
     git(dir, 'init', '-q', '-b', 'main');

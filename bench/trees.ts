@@ -53,7 +53,7 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: gitEnv(), encoding: 'utf8', maxBuffer: 1 << 28 });
 }
 
-function writeTree(root: string, files: string[], minBytes: number, maxBytes: number, seed: number): void {
+export function writeTree(root: string, files: string[], minBytes: number, maxBytes: number, seed: number): void {
   const rand = rng(seed);
   for (const rel of files) {
     const abs = path.join(root, rel);

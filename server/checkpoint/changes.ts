@@ -21,6 +21,7 @@ import {
   type IgnoreState,
 } from './model.ts';
 import { span, traced } from './trace.ts';
+import { oidHex, sideFromRead } from './read-side.ts';
 import { runScanPhase } from './workspace-scan.ts';
 import { createYielder } from './yield.ts';
 
@@ -47,9 +48,6 @@ export interface ChangesResult {
   /** git's ignore decisions at completion (the next checkpoint of this folder starts from them). */
   ignore: IgnoreState | null;
 }
-
-const hex = (oids: Uint8Array, i: number): string =>
-  Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
 
 export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
   const f = cp.files;
@@ -129,28 +127,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       }),
     );
   }
-  const curSide = (j: number, ni: number): FileSide | null => {
-    const r = cur!;
-    if (r.missing[j]) return null;
-    const mode = modeText(now.mode[ni]!);
-    // There but not readable: a side without content, never taken for a deleted file.
-    if (r.unreadable[j]) return { bytes: null, unavailable: 'unreadable', size: r.size[j]!, mode };
-    const oid = r.hashed[j] ? hex(r.oids, j) : undefined;
-    if (r.offset[j]! >= 0) {
-      const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
-      return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
-    }
-    const side: FileSide = {
-      bytes: null,
-      unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot',
-      size: r.size[j]!,
-      mode,
-    };
-    if (side.unavailable === 'no_snapshot') addReason(reasons, 'memory_cap');
-    if (oid) side.oid = oid;
-    if (r.binary[j]) side.binaryAttr = true;
-    return side;
-  };
+  const curSide = (j: number, ni: number): FileSide | null => sideFromRead(cur!, j, modeText(now.mode[ni]!), reasons);
 
   // Start sides; blobs are fetched afterwards in one batch per repository.
   const blobWanted = new Map<number, string[]>();
@@ -162,7 +139,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
       return { bytes, size: bytes.length, mode };
     }
     const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
-    if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
+    if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) side.oid = oidHex(f.oids, ci);
     if (origin === ORIGIN_BLOB) {
       if (f.size[ci]! > MAX_DIFF_READ_BYTES) side.unavailable = 'too_large';
       else {
@@ -199,7 +176,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
           ? snap.equals(after.bytes)
           : after.oid !== undefined && after.oid === blobId(snap).toString('hex');
       } else if (origin === ORIGIN_BLOB || origin === ORIGIN_HASH) {
-        same = after.oid !== undefined && after.oid === hex(f.oids, ci);
+        same = after.oid !== undefined && after.oid === oidHex(f.oids, ci);
       }
     }
     if (!same) changes.push({ path: f.paths[ci]!, before: startSide(ci), after });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TruncatedReason } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import { findRepo, listIgnored, type IndexEntry } from '../git/index.ts';
+import { findRepo, listIgnored, type IndexEntry, type RepoInfo } from '../git/index.ts';
 import { listIndexFast } from './index-listing.ts';
 import type { PathKey } from '../paths/index.ts';
 import type { GitArea, IgnoreState } from './model.ts';
@@ -79,16 +79,16 @@ export async function nestedArea(
   root: string,
   rel: PathKey,
   timeoutMs: number,
-): Promise<{ area: GitArea; gitDir: string } | null> {
+): Promise<{ area: GitArea; gitDir: string; repo: RepoInfo } | null> {
   const cwd = path.join(root, Buffer.from(rel, 'latin1').toString());
-  const info = await findRepo(cwd, { timeoutMs });
-  if (!info) return null;
+  const repo = await findRepo(cwd, { timeoutMs });
+  if (!repo) return null;
   let real: string;
   try {
     real = fs.realpathSync(cwd);
   } catch {
     return null;
   }
-  if (info.topLevel !== real) return null;
-  return { area: { prefix: rel + '/', cwd }, gitDir: info.gitDir };
+  if (repo.topLevel !== real) return null;
+  return { area: { prefix: rel + '/', cwd }, gitDir: repo.gitDir, repo };
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { filterOverridesFor, findRepo, runGit, type GitConfigPair } from '../git/index.ts';
+import { filterOverridesFor, runGit, type GitConfigPair } from '../git/index.ts';
+import { nestedArea } from './git-listing.ts';
 import { splitNul } from '../paths/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import { emptyIndex, parseIndexFile, UnreadableIndexError, type IndexSnapshot } from './index-snapshot.ts';
@@ -281,22 +282,15 @@ export function indexOf(area: RepoArea, cache: IndexCache): { ix: IndexSnapshot;
 
 /** A folder git lists whole (or a submodule's): an area of its own when it is the top level of a repository. */
 export async function nestedRepoArea(root: string, rel: PathKey, timeoutMs: number): Promise<RepoArea | null> {
-  const cwd = path.join(root, Buffer.from(rel, 'latin1').toString());
-  const info = await findRepo(cwd, { timeoutMs });
-  if (!info) return null;
-  let real: string;
-  try {
-    real = fs.realpathSync(cwd);
-  } catch {
-    return null;
-  }
-  if (info.topLevel !== real) return null;
+  const found = await nestedArea(root, rel, timeoutMs);
+  if (!found) return null;
+  const { repo } = found;
   return {
-    prefix: rel + '/',
-    cwd,
-    gitDir: info.gitDir,
-    commonDir: info.commonDir || info.gitDir,
-    workTree: info.topLevel,
+    prefix: found.area.prefix,
+    cwd: found.area.cwd,
+    gitDir: repo.gitDir,
+    commonDir: repo.commonDir || repo.gitDir,
+    workTree: repo.topLevel,
     topPrefix: '',
   };
 }

@@ -22,6 +22,7 @@ import {
 } from './model.ts';
 import { byFolder, recentSince, reportable, statKeys } from './oracle-capture.ts';
 import { inUnlisted, listWorkspace, ownerOf, type AreaState, type OracleListing } from './oracle-listing.ts';
+import { oidHex, sideFromRead } from './read-side.ts';
 import { span, traced } from './trace.ts';
 import { createYielder } from './yield.ts';
 
@@ -142,9 +143,6 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
   const readPos = new Map<number, number>();
   readIdx.forEach((ni, j) => readPos.set(ni, j));
 
-  const hex = (oids: Uint8Array, i: number): string =>
-    Buffer.from(oids.buffer, oids.byteOffset + i * 20, 20).toString('hex');
-
   // Start sides: the bytes read at the checkpoint, or the index blob git vouched for then.
   const startBlob = new Map<PathKey, BlobSide>();
   const startSide = (p: PathKey): FileSide | null => {
@@ -160,7 +158,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
       }
       if (f.size[ci]! < 0) return null; // gone before it could be read
       const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
-      if (origin === ORIGIN_HASH) side.oid = hex(f.oids, ci);
+      if (origin === ORIGIN_HASH) side.oid = oidHex(f.oids, ci);
       if (f.binary[ci]) side.binaryAttr = true;
       side.unavailable =
         f.lack[ci] === LACK_TOO_LARGE ? 'too_large' : f.lack[ci] === LACK_UNREADABLE ? 'unreadable' : 'no_snapshot';
@@ -214,25 +212,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     if (ni === undefined) return null;
     const j = readPos.get(ni);
     if (j === undefined) return 'unchanged';
-    const r = cur!;
-    if (r.missing[j]) return null;
-    const mode = modeText(now.mode[ni]!);
-    if (r.unreadable[j]) return { bytes: null, unavailable: 'unreadable', size: r.size[j]!, mode };
-    const oid = r.hashed[j] ? hex(r.oids, j) : undefined;
-    if (r.offset[j]! >= 0) {
-      const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
-      return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
-    }
-    const side: FileSide = {
-      bytes: null,
-      unavailable: r.size[j]! > MAX_DIFF_READ_BYTES ? 'too_large' : 'no_snapshot',
-      size: r.size[j]!,
-      mode,
-    };
-    if (side.unavailable === 'no_snapshot') addReason(reasons, 'memory_cap');
-    if (oid) side.oid = oid;
-    if (r.binary[j]) side.binaryAttr = true;
-    return side;
+    return sideFromRead(cur!, j, modeText(now.mode[ni]!), reasons);
   };
 
   const changes: CandidateChange[] = [];
