@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
@@ -392,6 +393,74 @@ test('context above and below a hunk and the whole file come from the stored con
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(0);
     await file.getByTestId('whole-file').click();
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+/** What the test reads of an <img> (the root tsconfig has no DOM lib). */
+interface ImageLike {
+  naturalWidth: number;
+  naturalHeight: number;
+}
+
+/** A w x h PNG of one colour (RGB), encoded here so the test needs no image files. */
+function png(w: number, h: number, rgb: [number, number, number]): Buffer {
+  const table = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (b: Buffer) => {
+    let c = 0xffffffff;
+    for (const x of b) c = table[(c ^ x) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), body.length + 4);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(h, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: w }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: h }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+test('a changed image shows its before and after from the stored contents; an added one has no before', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await recordRun({ 'logo.png': png(3, 2, [200, 0, 0]) }, (w) => {
+    w.write('logo.png', png(5, 4, [0, 0, 200]));
+    w.write('icons/new.png', png(2, 2, [0, 150, 0]));
+  });
+  try {
+    await openSession(page, base, sid);
+    const logo = row(page, change, 'logo.png');
+    await logo.getByTestId('change-row-button').click();
+    const before = logo.getByTestId('image-before');
+    const after = logo.getByTestId('image-after');
+    await expect(before).toBeVisible();
+    await expect(after).toBeVisible();
+    // Really decoded images of the recorded sizes, not placeholders.
+    expect(await before.evaluate((img: ImageLike) => [img.naturalWidth, img.naturalHeight])).toEqual([3, 2]);
+    expect(await after.evaluate((img: ImageLike) => [img.naturalWidth, img.naturalHeight])).toEqual([5, 4]);
+    await expect(before).toHaveAttribute('alt', 'logo.png, before the change');
+    const added = row(page, change, 'icons/new.png');
+    await added.getByTestId('change-row-button').click();
+    await expect(added.getByTestId('image-before-none')).toHaveText('No image kept');
+    expect(await added.getByTestId('image-after').evaluate((img: ImageLike) => img.naturalWidth)).toBe(2);
   } finally {
     ws.cleanup();
   }

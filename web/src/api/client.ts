@@ -118,6 +118,30 @@ export const api = {
       throw err;
     }
   },
+  /**
+   * One recorded side of an image as a `data:` URL (the page's policy allows those, not `blob:`),
+   * or null when that side has no stored bytes or they are not an image type.
+   */
+  getImageSide: async (
+    sessionId: string,
+    changeId: string,
+    fileId: string,
+    side: ContentSide,
+  ): Promise<string | null> => {
+    let res: Response;
+    try {
+      res = await apiFetch(urls.fileBytes(sessionId, changeId, fileId, side));
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return null;
+      throw err;
+    }
+    const type = res.headers.get('Content-Type') ?? '';
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(type)) return null;
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    return `data:${type};base64,${btoa(text)}`;
+  },
   /** Starts the scripted demo (or joins the one playing): `POST /api/demo`. */
   startDemo: async (): Promise<{ session_id: string; already_running: boolean }> => {
     const res = await apiFetch(urls.demo(), {

@@ -48,6 +48,9 @@ export const urls = {
   /** One recorded side of a changed file (`.../files/:fileId/content?side=`). */
   fileContent: (sessionId: string, changeId: string, fileId: string, side: 'before' | 'after') =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}/content?side=${side}`,
+  /** The same side's raw bytes (`&encoding=raw`), typed by their magic bytes (images for previews). */
+  fileBytes: (sessionId: string, changeId: string, fileId: string, side: 'before' | 'after') =>
+    `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}/content?side=${side}&encoding=raw`,
   patch: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
   netChange: (sessionId: string, range: NetRangeQuery = {}) =>
