@@ -3,6 +3,8 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
+import { median } from './stats.ts';
+import { post } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -23,20 +25,6 @@ const ROUNDS = 5;
 const SIZES = [300, 10_000] as const;
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SECTION = '## Web: every changed path';
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
-async function post(base: string, event: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${base}/api/bridge/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(event),
-  });
-  if (!res.ok) throw new Error(`${String(event.type)}: ${res.status} ${await res.text()}`);
-}
 
 /** A session whose one run rewrites every file of an `n`-file repository (100 files a folder). */
 async function changeOf(base: string, n: number): Promise<{ sid: string; repo: TempRepo }> {

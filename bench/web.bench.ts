@@ -4,6 +4,8 @@ import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { createTempRepo } from '../server/test-support/temp-repo.ts';
+import { median } from './stats.ts';
+import { post } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -20,20 +22,6 @@ const ROUNDS = 7;
 const TARGET_FIRST_LINE_MS = 300;
 const TARGET_LONG_TASK_MS = 200;
 const ROOT = path.resolve(import.meta.dirname, '..');
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
-
-async function post(base: string, event: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${base}/api/bridge/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(event),
-  });
-  if (!res.ok) throw new Error(`${String(event.type)}: ${res.status} ${await res.text()}`);
-}
 
 interface Size {
   name: string;
