@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 import { createEngine } from './registry.ts';
+import { createIndexCache } from './git-oracle.ts';
 import { changedEntries, cleanEntry, parseIndexFile, UnreadableIndexError } from './index-snapshot.ts';
 import { parseStatusV2 } from './status-listing.ts';
 
@@ -221,6 +222,27 @@ describe('large repositories on default settings', () => {
 });
 
 describe('index file and status parsing', () => {
+  test('the cache of parsed indexes stays within its byte bound, oldest first, and keeps the newest even alone over it', () => {
+    const repo = createTempRepo({
+      files: Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}.txt`, 'x\n'])),
+    });
+    onTestFinished(() => repo.cleanup());
+    const ix = parseIndexFile(fs.readFileSync(path.join(repo.dir, '.git/index')), '');
+    const cache = createIndexCache(ix.bytes * 2);
+    cache.remember('a', '1', ix);
+    cache.remember('b', '1', ix);
+    expect(cache.heldBytes()).toBe(ix.bytes * 2);
+    cache.remember('c', '1', ix);
+    expect(cache.heldBytes()).toBe(ix.bytes * 2);
+    expect(cache.get('a', '1')).toBeNull();
+    expect(cache.get('c', '1')).toBe(ix);
+    const tight = createIndexCache(1);
+    tight.remember('a', '1', ix);
+    tight.remember('b', '1', ix);
+    expect(tight.get('a', '1')).toBeNull();
+    expect(tight.get('b', '1')).toBe(ix);
+  });
+
   test('entries below a folder are kept relative to it; the comparison finds what differs', () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'sub/b.txt': 'b\n', 'sub/c.txt': 'c\n' } });
     onTestFinished(() => repo.cleanup());

@@ -244,20 +244,34 @@ export interface IndexCache {
 
 /** Repositories whose last listing is kept. */
 const INDEX_CACHE_REPOS = 16;
+/** Bytes of parsed indexes the cache keeps at most (a 500,000-file index parses to ~27 MiB). */
+export const INDEX_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
-export function createIndexCache(): IndexCache {
+export function createIndexCache(maxBytes = INDEX_CACHE_MAX_BYTES): IndexCache & { heldBytes(): number } {
   const last = new Map<string, { identity: string; ix: IndexSnapshot }>();
+  let held = 0;
+  const drop = (key: string) => {
+    const old = last.get(key);
+    if (old) held -= old.ix.bytes;
+    last.delete(key);
+  };
   return {
     get: (key, identity) => {
       const hit = last.get(key);
       return hit && hit.identity === identity ? hit.ix : null;
     },
     remember: (key, identity, ix) => {
-      last.delete(key);
+      drop(key);
       last.set(key, { identity, ix });
-      while (last.size > INDEX_CACHE_REPOS) last.delete(last.keys().next().value!);
+      held += ix.bytes;
+      // Oldest first, but never the one just parsed: live checkpoints keep theirs by reference.
+      while (last.size > 1 && (last.size > INDEX_CACHE_REPOS || held > maxBytes)) drop(last.keys().next().value!);
     },
-    clear: () => last.clear(),
+    clear: () => {
+      last.clear();
+      held = 0;
+    },
+    heldBytes: () => held,
   };
 }
 
