@@ -95,7 +95,11 @@ test('a change block folds away and back, and closes all its open patches at onc
   try {
     await openSession(page, base, sid);
     const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
-    for (const p of ['a.txt', 'b.txt']) await row(page, change, p).getByTestId('change-row-button').click();
+    // One at a time: the first patch opening moves the second row, so its click waits for that.
+    for (const p of ['a.txt', 'b.txt']) {
+      await row(page, change, p).getByTestId('change-row-button').click();
+      await expect(row(page, change, p).getByTestId('patch')).toBeVisible();
+    }
     await expect(block.getByTestId('patch')).toHaveCount(2);
     await block.getByTestId('collapse-patches').click();
     await expect(block.getByTestId('patch')).toHaveCount(0);
