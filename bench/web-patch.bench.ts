@@ -4,11 +4,11 @@ import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
 import { median } from './stats.ts';
-import { post } from './web-support.ts';
+import { post, recordLongTasks } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, document: any, requestAnimationFrame: any, PerformanceObserver: any;
+declare const window: any, document: any, requestAnimationFrame: any;
 
 /**
  * Web benchmark of a long patch: a 300-line patch (the baseline) and a 4,000-line one, each opened
@@ -58,14 +58,7 @@ test('web: scrolling a 300-line and a 4,000-line patch to its end', async ({ bro
       for (let round = 0; round <= ROUNDS; round++) {
         const context = await browser.newContext();
         const page = await context.newPage();
-        await page.addInitScript(() => {
-          const w = window as unknown as { longTasks: { start: number; duration: number }[] };
-          w.longTasks = [];
-          type Entry = { startTime: number; duration: number };
-          new PerformanceObserver((list: { getEntries(): Entry[] }) => {
-            for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
-          }).observe({ type: 'longtask', buffered: true });
-        });
+        await recordLongTasks(page);
         await page.goto(`${base}/sessions/${sid}`);
         const row = page.locator('[data-testid="change-row"][data-path="src/long.ts"]');
         await row.getByTestId('change-row-button').click();

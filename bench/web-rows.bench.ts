@@ -4,11 +4,11 @@ import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
 import { median } from './stats.ts';
-import { post } from './web-support.ts';
+import { post, recordLongTasks } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 /* eslint-disable @typescript-eslint/no-explicit-any */
-declare const window: any, document: any, requestAnimationFrame: any, PerformanceObserver: any;
+declare const window: any, document: any, requestAnimationFrame: any;
 declare const MutationObserver: any, KeyboardEvent: any;
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
@@ -59,14 +59,7 @@ test('web: Show all and End on a 300-file and a 10,000-file change', async ({ br
       for (let round = 0; round <= ROUNDS; round++) {
         const context = await browser.newContext();
         const page = await context.newPage();
-        await page.addInitScript(() => {
-          const w = window as unknown as { longTasks: { start: number; duration: number }[] };
-          w.longTasks = [];
-          type Entry = { startTime: number; duration: number };
-          new PerformanceObserver((list: { getEntries(): Entry[] }) => {
-            for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
-          }).observe({ type: 'longtask', buffered: true });
-        });
+        await recordLongTasks(page);
         await page.goto(`${base}/sessions/${sid}`);
         await expect(page.getByTestId('change-show-all')).toHaveText(`Show all ${n} files`);
         await expect(page.getByTestId('timeline')).toHaveAttribute('data-subscribed', 'true');

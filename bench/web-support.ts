@@ -1,3 +1,5 @@
+import type { Page } from '@playwright/test';
+
 /** Posts one bridge event to a running server (the web benchmarks seed their sessions this way). */
 export async function post(base: string, event: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${base}/api/bridge/events`, {
@@ -6,4 +8,23 @@ export async function post(base: string, event: Record<string, unknown>): Promis
     body: JSON.stringify(event),
   });
   if (!res.ok) throw new Error(`${String(event.type)}: ${res.status} ${await res.text()}`);
+}
+
+// Browser globals, for code that runs in the page (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const window: any, PerformanceObserver: any;
+
+/**
+ * Collects the page's long tasks into `window.longTasks` ({start, duration}) from its first script
+ * on; a benchmark reads them back inside its own `page.evaluate`.
+ */
+export async function recordLongTasks(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as { longTasks: { start: number; duration: number }[] };
+    w.longTasks = [];
+    type Entry = { startTime: number; duration: number };
+    new PerformanceObserver((list: { getEntries(): Entry[] }) => {
+      for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
 }

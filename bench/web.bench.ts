@@ -5,11 +5,11 @@ import { expect, test } from '@playwright/test';
 import * as prettier from 'prettier';
 import { createTempRepo } from '../server/test-support/temp-repo.ts';
 import { median } from './stats.ts';
-import { post } from './web-support.ts';
+import { post, recordLongTasks } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, document: any, requestAnimationFrame: any, PerformanceObserver: any;
+declare const window: any, document: any, requestAnimationFrame: any;
 
 /**
  * Web benchmark: a click on a row whose stored patch is at the 128 KiB per-file cap. Measures, in
@@ -69,14 +69,7 @@ test('web: first line and longest task for a 128 KiB patch', async ({ browser, b
     for (let round = 0; round <= ROUNDS; round++) {
       const context = await browser.newContext();
       const page = await context.newPage();
-      await page.addInitScript(() => {
-        const w = window as unknown as { longTasks: { start: number; duration: number }[] };
-        w.longTasks = [];
-        type Entry = { startTime: number; duration: number };
-        new PerformanceObserver((list: { getEntries(): Entry[] }) => {
-          for (const e of list.getEntries()) w.longTasks.push({ start: e.startTime, duration: e.duration });
-        }).observe({ type: 'longtask', buffered: true });
-      });
+      await recordLongTasks(page);
       await page.goto(`${base}/sessions/${sid}`);
       const rowButton = page.locator(
         '[data-testid="change-row"][data-path="src/big.ts"] [data-testid="change-row-button"]',
