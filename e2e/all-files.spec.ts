@@ -6,7 +6,7 @@ import { bridge, openSession, ownServer, row, servers, uid, workspace } from './
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-declare const window: any, document: any, MutationObserver: any;
+declare const window: any, document: any, MutationObserver: any, requestAnimationFrame: any;
 /** The scroll box, as page code sees it. */
 interface ScrollBox {
   scrollTop: number;
@@ -87,8 +87,11 @@ test('a 300-file change: "Changed 300 files", the rest loads as the list scrolls
 
     // Scroll the box step by step to its end, each step waiting until the rows in view are loaded.
     for (let step = 0; step < 60; step++) {
-      const atEnd = await viewport.evaluate((el: ScrollBox) => {
+      // Two frames after the scroll: the list has rendered the rows (or placeholders) for the new
+      // range before the placeholder check below, so it never passes on the old range's rows.
+      const atEnd = await viewport.evaluate(async (el: ScrollBox) => {
         el.scrollTop += el.clientHeight;
+        await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         return el.scrollTop + el.clientHeight >= el.scrollHeight - 1;
       });
       await expect(block.getByTestId('change-row-placeholder')).toHaveCount(0);
