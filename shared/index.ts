@@ -7,3 +7,4 @@ export * from './socket.ts';
 export * from './git-tools.ts';
 export * from './pick.ts';
 export * from './revert.ts';
+export * from './review.ts';

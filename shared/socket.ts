@@ -1,5 +1,6 @@
 /** socket.io event maps of docs/contract.md section 4 (default namespace). */
 import type { ChangeSummary, FileSummary, Message, Run, Session, ToolCall } from './dto.ts';
+import type { CommentDeletedPayload, CommentUpdatedPayload, ReviewUpdatedPayload } from './review.ts';
 
 /** The fields of a changed file in `workspace.diff.completed`, in the order they are sent. */
 export const DIFF_COMPLETED_FILE_FIELDS = [
@@ -121,6 +122,9 @@ export interface ServerToClientEvents {
   'session.deleted': (p: { session_id: string }) => void;
   'tool.approval.requested': (p: ApprovalRequestedPayload) => void;
   'tool.approval.resolved': (p: ApprovalResolvedPayload) => void;
+  'comment.updated': (p: CommentUpdatedPayload) => void;
+  'comment.deleted': (p: CommentDeletedPayload) => void;
+  'review.updated': (p: ReviewUpdatedPayload) => void;
 }
 
 export interface ClientToServerEvents {
