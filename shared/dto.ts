@@ -79,6 +79,23 @@ export interface SessionFilter {
   to?: number;
 }
 
+/** One workspace of `GET /api/hermes/workspaces`: a path sessions name and how many do. */
+export interface WorkspaceCount {
+  workspace: string;
+  session_count: number;
+}
+
+/** Distinct workspaces listed at most by `GET /api/hermes/workspaces` (the most used first). */
+export const WORKSPACES_MAX = 500;
+
+/** `GET /api/hermes/workspaces`: the workspaces of every stored session, for the sessions filter. */
+export interface WorkspacesResponse {
+  /** In path order. */
+  workspaces: WorkspaceCount[];
+  /** More distinct workspaces exist than `WORKSPACES_MAX`: the least used were left out. */
+  truncated: boolean;
+}
+
 export interface Message {
   id: string;
   session_id: string;
