@@ -10,3 +10,4 @@ export { useHideWhitespace } from './useHideWhitespace.ts';
 export { useFileView, type FileView } from './useFileView.ts';
 export { useFileLink, type FileLink } from './useFileLink.ts';
 export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';
+export { useHideViewed } from './useHideViewed.ts';
