@@ -203,6 +203,7 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
           els.map((e) => {
             const copy = e.cloneNode(true);
             for (const hidden of copy.querySelectorAll('.sr-only')) hidden.remove();
+            for (const box of copy.querySelectorAll('.viewed-toggle')) box.remove();
             return copy.textContent.replace(/\s+/g, ' ').trim();
           }),
       );
