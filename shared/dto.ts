@@ -175,6 +175,22 @@ export interface FileWithPatch extends FileSummary {
   patch: string | null;
 }
 
+/**
+ * Why `?whitespace=ignore` answered the stored patch instead: the content store holds no bytes
+ * for a side (`not_stored`), a side is binary or not UTF-8 text, the diff did not finish within
+ * the per-file budget (`too_complex`), or the row has no stored patch to begin with (`no_patch`).
+ */
+export type WhitespaceFallback = 'not_stored' | 'binary' | 'not_utf8' | 'too_complex' | 'no_patch';
+
+/** `GET .../files/:fileId`: one file with its patch; the `whitespace_*` fields only with `?whitespace=ignore`. */
+export interface FileResponse {
+  file: FileWithPatch;
+  /** True: `file.patch` was computed again from the stored sides with all whitespace ignored. */
+  whitespace_ignored?: boolean;
+  /** With `whitespace_ignored: false`, why the stored patch was sent. */
+  whitespace_reason?: WhitespaceFallback | null;
+}
+
 /** Which recorded side of a changed file: at the checkpoint (`before`) or at completion (`after`). */
 export type ContentSide = 'before' | 'after';
 

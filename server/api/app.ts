@@ -157,7 +157,12 @@ export function createApp(deps: AppDeps): Express {
   api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
-  api.use(changesRouter(deps.history));
+  api.use(
+    changesRouter(
+      deps.history,
+      deps.netChange && { contents: deps.netChange.store.contents, limits: deps.netChange.limits, log },
+    ),
+  );
   api.use(viewedRouter(deps.bridge));
   api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
