@@ -4,6 +4,7 @@ import type {
   ContentSide,
   ErrorBody,
   FileContent,
+  FileResponse,
   FileWithPatch,
   HealthResponse,
   NetChange,
@@ -104,6 +105,9 @@ export const api = {
     getJson<ChangeFilesPage>(urls.files(sessionId, changeId, page)),
   getFile: async (sessionId: string, changeId: string, fileId: string) =>
     (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  /** The same file with its patch computed again ignoring whitespace, where the server can. */
+  getFileIgnoringWhitespace: (sessionId: string, changeId: string, fileId: string) =>
+    getJson<FileResponse>(`${urls.file(sessionId, changeId, fileId)}?whitespace=ignore`),
   /**
    * One recorded side of a changed file, or null when this server keeps no file contents (it
    * answers 404 or 501 for the route): context expansion and the whole-file view then stay hidden.

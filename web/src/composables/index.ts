@@ -1,5 +1,5 @@
 /** Composables returning plain objects of refs. */
-export { forgetPatches, usePatch, type PatchState } from './usePatch.ts';
+export { forgetPatches, usePatch, useWhitespacePatch, type PatchState, type WhitespacePatchState } from './usePatch.ts';
 export { useNow } from './useNow.ts';
 export { usePatchLayout } from './usePatchLayout.ts';
 export { copyText, useCopy } from './useCopy.ts';
