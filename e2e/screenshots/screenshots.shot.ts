@@ -67,6 +67,17 @@ test('screenshots of the demo session', async ({ page }) => {
   await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
   await login.screenshot({ path: path.join(OUT, 'patch-split.png') });
 
+  // Review: the run's files as a tree, two marked viewed (dimmed, counted in the heading).
+  await login.getByTestId('change-row-button').click();
+  await block.getByTestId('view-tree').click();
+  await expect(block.getByTestId('file-tree')).toBeVisible();
+  for (const box of (await block.getByTestId('viewed-toggle').all()).slice(0, 2)) await box.check();
+  await expect(block.getByTestId('change-viewed-count')).toHaveText(/^2 of \d+ viewed$/);
+  await block.scrollIntoViewIfNeeded();
+  await page.mouse.move(5, 795);
+  await block.screenshot({ path: path.join(OUT, 'review.png') });
+  await block.getByTestId('view-flat').click();
+
   // Dark theme: the same session, system colour scheme dark.
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.evaluate(() => localStorage.setItem('rundiff.patchLayout', 'split'));
