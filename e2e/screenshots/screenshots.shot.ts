@@ -24,9 +24,17 @@ async function playDemo(page: Page): Promise<string> {
   return id;
 }
 
+/**
+ * Opens src/Login.vue's patch. A page opened on a URL that links the file opens it by itself, so
+ * the row is clicked only while it is closed.
+ */
 async function expandLogin(page: Page): Promise<void> {
   const login = page.locator('[data-change-id="run:r1"] [data-testid="change-row"][data-path="src/Login.vue"]');
-  await login.getByTestId('change-row-button').click();
+  const button = login.getByTestId('change-row-button');
+  await expect(async () => {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    await expect(button).toHaveAttribute('aria-expanded', 'true', { timeout: 1_000 });
+  }).toPass();
   await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
 }
 
