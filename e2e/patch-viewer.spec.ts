@@ -54,10 +54,14 @@ test('keyboard: j/k move between file rows, Tab reaches each, Enter and Space to
     await page.keyboard.press('k');
     expect(await focusedPath(page)).toBe('notes.txt');
 
-    // Tab from the first row reaches the next rows in order.
+    // Tab from the first row reaches its Viewed box, then the next rows in order.
     await page.keyboard.press('k');
     await page.keyboard.press('Tab');
+    await expect(page.locator(':focus')).toHaveAttribute('data-testid', 'viewed-toggle');
+    expect(await focusedPath(page)).toBe('docs/guide.md');
+    await page.keyboard.press('Tab');
     expect(await focusedPath(page)).toBe('notes.txt');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     expect(await focusedPath(page)).toBe('src/price.ts');
 

@@ -79,6 +79,23 @@ export interface SessionFilter {
   to?: number;
 }
 
+/** One workspace of `GET /api/hermes/workspaces`: a path sessions name and how many do. */
+export interface WorkspaceCount {
+  workspace: string;
+  session_count: number;
+}
+
+/** Distinct workspaces listed at most by `GET /api/hermes/workspaces` (the most used first). */
+export const WORKSPACES_MAX = 500;
+
+/** `GET /api/hermes/workspaces`: the workspaces of every stored session, for the sessions filter. */
+export interface WorkspacesResponse {
+  /** In path order. */
+  workspaces: WorkspaceCount[];
+  /** More distinct workspaces exist than `WORKSPACES_MAX`: the least used were left out. */
+  truncated: boolean;
+}
+
 export interface Message {
   id: string;
   session_id: string;
@@ -156,6 +173,22 @@ export const FILE_SUMMARY_FIELDS = fieldsOf<Omit<FileSummary, 'id' | 'path_base6
 
 export interface FileWithPatch extends FileSummary {
   patch: string | null;
+}
+
+/**
+ * Why `?whitespace=ignore` answered the stored patch instead: the content store holds no bytes
+ * for a side (`not_stored`), a side is binary or not UTF-8 text, the diff did not finish within
+ * the per-file budget (`too_complex`), or the row has no stored patch to begin with (`no_patch`).
+ */
+export type WhitespaceFallback = 'not_stored' | 'binary' | 'not_utf8' | 'too_complex' | 'no_patch';
+
+/** `GET .../files/:fileId`: one file with its patch; the `whitespace_*` fields only with `?whitespace=ignore`. */
+export interface FileResponse {
+  file: FileWithPatch;
+  /** True: `file.patch` was computed again from the stored sides with all whitespace ignored. */
+  whitespace_ignored?: boolean;
+  /** With `whitespace_ignored: false`, why the stored patch was sent. */
+  whitespace_reason?: WhitespaceFallback | null;
 }
 
 /** Which recorded side of a changed file: at the checkpoint (`before`) or at completion (`after`). */

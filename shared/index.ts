@@ -8,3 +8,4 @@ export * from './git-tools.ts';
 export * from './pick.ts';
 export * from './revert.ts';
 export * from './review.ts';
+export * from './viewed.ts';

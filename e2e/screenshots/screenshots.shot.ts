@@ -24,9 +24,17 @@ async function playDemo(page: Page): Promise<string> {
   return id;
 }
 
+/**
+ * Opens src/Login.vue's patch. A page opened on a URL that links the file opens it by itself, so
+ * the row is clicked only while it is closed.
+ */
 async function expandLogin(page: Page): Promise<void> {
   const login = page.locator('[data-change-id="run:r1"] [data-testid="change-row"][data-path="src/Login.vue"]');
-  await login.getByTestId('change-row-button').click();
+  const button = login.getByTestId('change-row-button');
+  await expect(async () => {
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+    await expect(button).toHaveAttribute('aria-expanded', 'true', { timeout: 1_000 });
+  }).toPass();
   await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
 }
 
@@ -66,6 +74,17 @@ test('screenshots of the demo session', async ({ page }) => {
   await login.getByTestId('layout-split').click();
   await expect(login.getByTestId('patch')).toHaveAttribute('data-highlighted', 'true');
   await login.screenshot({ path: path.join(OUT, 'patch-split.png') });
+
+  // Review: the run's files as a tree, two marked viewed (dimmed, counted in the heading).
+  await login.getByTestId('change-row-button').click();
+  await block.getByTestId('view-tree').click();
+  await expect(block.getByTestId('file-tree')).toBeVisible();
+  for (const box of (await block.getByTestId('viewed-toggle').all()).slice(0, 2)) await box.check();
+  await expect(block.getByTestId('change-viewed-count')).toHaveText(/^2 of \d+ viewed$/);
+  await block.scrollIntoViewIfNeeded();
+  await page.mouse.move(5, 795);
+  await block.screenshot({ path: path.join(OUT, 'review.png') });
+  await block.getByTestId('view-flat').click();
 
   // Dark theme: the same session, system colour scheme dark.
   await page.emulateMedia({ colorScheme: 'dark' });

@@ -16,7 +16,9 @@ import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type Secur
 import { netChangeRouter } from './net-change.ts';
 import { revertRouter } from './revert.ts';
 import { sessionsRouter } from './sessions.ts';
+import { viewedRouter } from './viewed.ts';
 import { webRouter } from './web.ts';
+import { workspacesRouter } from './workspaces.ts';
 
 export interface AppDeps {
   bridge: Bridge;
@@ -155,7 +157,14 @@ export function createApp(deps: AppDeps): Express {
   api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
-  api.use(changesRouter(deps.history));
+  api.use(
+    changesRouter(
+      deps.history,
+      deps.netChange && { contents: deps.netChange.store.contents, limits: deps.netChange.limits, log },
+    ),
+  );
+  api.use(viewedRouter(deps.bridge));
+  api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
   if (deps.netChange) {
     api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));

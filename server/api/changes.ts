@@ -3,10 +3,20 @@ import { FILES_PAGE_DEFAULT, FILES_PAGE_MAX } from '../../shared/index.ts';
 import { wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import type { History } from '../runs/index.ts';
+import type { Limits } from '../../shared/index.ts';
+import type { ContentStore } from '../store/index.ts';
+import { fileIgnoringWhitespace } from './file-whitespace.ts';
 import { changeIdParam, idParam, intQuery } from './params.ts';
 
+/** What `?whitespace=ignore` reads: the stored sides and the per-file bounds. */
+export interface WhitespaceDeps {
+  contents: ContentStore | null;
+  limits: Pick<Limits, 'diffTimeoutMs' | 'maxFilePatchBytes'>;
+  log: (message: string) => void;
+}
+
 /** A session's stored changes: summaries, one file with its patch, and the whole-run patch. */
-export function changesRouter(history: History): Router {
+export function changesRouter(history: History, whitespace?: WhitespaceDeps): Router {
   const router = Router();
   const base = '/hermes/sessions/:id/workspace-run-changes';
 
@@ -42,10 +52,20 @@ export function changesRouter(history: History): Router {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
     const fileId = idParam(req.params.fileId, 'fileId');
+    const mode = req.query.whitespace;
+    if (mode !== undefined && mode !== 'ignore')
+      throw new AppError('invalid_input', 'whitespace must be "ignore" (or left out for the stored patch)', {
+        details: { field: 'whitespace' },
+      });
     const file = history.file(id, changeId, fileId);
     if (!file)
       throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
-    res.json({ file });
+    if (mode !== 'ignore') {
+      res.json({ file });
+      return;
+    }
+    const deps = whitespace ?? { contents: null, limits: { diffTimeoutMs: 0, maxFilePatchBytes: 0 }, log: () => {} };
+    res.json(fileIgnoringWhitespace(file, { sessionId: id, changeId }, deps.contents, deps.limits, deps.log));
   });
 
   router.get(`${base}/:changeId/patch`, (req, res) => {

@@ -53,7 +53,7 @@ export function countHunkLines(hunks: Buffer): { additions: number; deletions: n
  * git's default hunk-header function name: the nearest line above the hunk that starts with a
  * letter, `_` or `$`, cut to 80 bytes, trailing whitespace dropped.
  */
-function funcName(oldLines: string[], hunkFirstLine: number): string {
+export function funcName(oldLines: readonly string[], hunkFirstLine: number): string {
   for (let l = hunkFirstLine - 1; l >= 0; l--) {
     const rec = oldLines[l]!;
     if (/^[A-Za-z_$]/.test(rec)) return rec.slice(0, 80).replace(/[ \t\n\v\f\r]+$/, '');

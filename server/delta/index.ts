@@ -3,3 +3,4 @@ export { wholeRunPatch, type FilePatchRow } from './whole-run-patch.ts';
 export { blobId, countLines, isBinaryContent, BINARY_SNIFF_BYTES } from './content.ts';
 export { cutToBytes, toPatchText } from './patch-text.ts';
 export type * from './types.ts';
+export { ignoreWhitespaceHunks, type WhitespaceHunks } from './ignore-whitespace.ts';

@@ -10,6 +10,8 @@ import type {
   StartResponse,
   ToolCompletedEvent,
   ToolStartedEvent,
+  ViewedRequest,
+  ViewedResponse,
 } from '../../shared/index.ts';
 import { runActivity, toolActivity } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
@@ -20,6 +22,7 @@ import { message } from './messages.ts';
 import type { RunObserver } from './observers.ts';
 import { sessionUpsert } from './sessions.ts';
 import { start } from './start.ts';
+import { listViewed, setViewed } from './viewed.ts';
 
 export type { BridgeDeps } from './context.ts';
 export type { RunObserver } from './observers.ts';
@@ -79,6 +82,12 @@ export function createBridge(deps: BridgeDeps) {
     deleteSession: (sessionId: string): boolean => deleteSession(ctx, sessionId),
     sweepOld: (): number => sweepOld(ctx),
     addObservers: (more: RunObserver[]): void => ctx.observers.add(more),
+    /** Viewed marks: the session's (null when unknown), and marking or unmarking one file row. */
+    viewed: {
+      list: (sessionId: string): ViewedResponse | null => listViewed(ctx, sessionId),
+      set: (sessionId: string, target: ViewedRequest, viewed: boolean): ViewedResponse | null =>
+        setViewed(ctx, sessionId, target, viewed),
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { fillContents, prepareContents, recordContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
 import { emitSession } from './sessions.ts';
+import { emitViewed } from './viewed.ts';
 
 export interface Closing {
   status: 'completed' | 'failed';
@@ -87,6 +88,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
     const contents =
       d && d.changed_count > 0 ? await prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
     let pending: PendingContent[] = [];
+    let viewedReset = 0;
     const outcome = storeCompletion(ctx, a, () => {
       // The session (and record) may be new here: a completion without a start, or a session
       // deleted while the delta was computed. Sessions are created by the first event naming them.
@@ -100,6 +102,8 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
           ctx.config.limits.maxChangesPerSession,
         );
         pending = recordContents(store, { sessionId, changeId }, contents, ctx.log);
+        // A file changed again is no longer viewed: its marks go with the same transaction.
+        viewedReset = store.viewed.resetByChange(sessionId, changeId);
       }
       const response = d
         ? trackedCompletion(changeId, d, stored)
@@ -121,6 +125,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
 
     if (outcome.stored)
       ctx.emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));
+    if (viewedReset > 0) emitViewed(ctx, sessionId, 'reset');
     emitClosed(ctx.emitter, a, store.runs.get(kind, sessionId, id)!.record);
     emitSession(ctx, sessionId);
     return outcome.response;

@@ -1,10 +1,12 @@
-import type {
-  ChangeFilesPage,
-  ChangeSummary,
-  FileWithPatch,
-  SessionDetailResponse,
-  SessionFilter,
-  SessionListResponse,
+import {
+  WORKSPACES_MAX,
+  type ChangeFilesPage,
+  type ChangeSummary,
+  type FileWithPatch,
+  type SessionDetailResponse,
+  type SessionFilter,
+  type SessionListResponse,
+  type WorkspacesResponse,
 } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 
@@ -117,6 +119,10 @@ export function createHistory(store: Store) {
   return {
     listSessions(limit: number, before: number | null, filter: SessionFilter = {}): SessionListResponse {
       return store.sessions.page(limit, before, filter);
+    },
+    /** Distinct workspaces of the stored sessions (the sessions list's workspace filter offers them). */
+    workspaces(): WorkspacesResponse {
+      return store.sessions.workspaces(WORKSPACES_MAX);
     },
     /** The session detail as an object; null when the session does not exist. */
     sessionDetail(sessionId: string, messages: { limit: number; before: number | null }): SessionDetailResponse | null {

@@ -1,4 +1,10 @@
-import type { Session, SessionFilter, SessionStatusFilter } from '../../shared/index.ts';
+import type {
+  Session,
+  SessionFilter,
+  SessionStatusFilter,
+  WorkspaceCount,
+  WorkspacesResponse,
+} from '../../shared/index.ts';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.ts';
 import type { WriteClock } from './write-clock.ts';
@@ -93,6 +99,11 @@ export function createSessionStore(db: Db, clock: WriteClock) {
        workspace = CASE WHEN @set_workspace THEN excluded.workspace ELSE workspace END,
        updated_at = MAX(updated_at, excluded.updated_at)`,
   );
+  // The most used first, one past the bound to tell whether some were left out.
+  const workspacesStmt = db.prepare<[number], WorkspaceCount>(
+    `SELECT workspace, COUNT(*) AS session_count FROM sessions WHERE workspace IS NOT NULL
+     GROUP BY workspace ORDER BY session_count DESC, workspace LIMIT ?`,
+  );
   const adoptStmt = db.prepare<[string, string]>(
     'UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL',
   );
@@ -167,6 +178,14 @@ export function createSessionStore(db: Db, clock: WriteClock) {
       rows.push(...st.ties.all({ ...params, at: last.updated_at, id: last.id }));
       const more = st.older.get({ ...params, at: last.updated_at }) !== undefined;
       return { sessions: rows.map(toSession), next_before: more ? last.updated_at : null };
+    },
+    /** Distinct workspaces of the stored sessions with their session counts, in path order; at most `max`. */
+    workspaces(max: number): WorkspacesResponse {
+      const rows = workspacesStmt.all(max + 1);
+      const kept = rows
+        .slice(0, max)
+        .sort((a, b) => (a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : 0));
+      return { workspaces: kept, truncated: rows.length > max };
     },
     /** Removes the session; its messages, runs, tool calls and changes go with it (cascade). */
     delete(id: string): boolean {

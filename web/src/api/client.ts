@@ -4,6 +4,7 @@ import type {
   ContentSide,
   ErrorBody,
   FileContent,
+  FileResponse,
   FileWithPatch,
   HealthResponse,
   NetChange,
@@ -13,6 +14,9 @@ import type {
   SessionDetailResponse,
   SessionFilter,
   SessionListResponse,
+  ViewedRequest,
+  ViewedResponse,
+  WorkspacesResponse,
 } from '../../../shared/index.ts';
 import { currentToken, setToken } from './token.ts';
 import { patchFileName, urls, type NetRangeQuery } from './urls.ts';
@@ -101,6 +105,9 @@ export const api = {
     getJson<ChangeFilesPage>(urls.files(sessionId, changeId, page)),
   getFile: async (sessionId: string, changeId: string, fileId: string) =>
     (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  /** The same file with its patch computed again ignoring whitespace, where the server can. */
+  getFileIgnoringWhitespace: (sessionId: string, changeId: string, fileId: string) =>
+    getJson<FileResponse>(`${urls.file(sessionId, changeId, fileId)}?whitespace=ignore`),
   /**
    * One recorded side of a changed file, or null when this server keeps no file contents (it
    * answers 404 or 501 for the route): context expansion and the whole-file view then stay hidden.
@@ -166,6 +173,24 @@ export const api = {
     });
     return (await res.json()) as RevertResponse;
   },
+  /** The session's viewed marks and the rows they cover. */
+  getViewed: (sessionId: string) => getJson<ViewedResponse>(urls.viewed(sessionId)),
+  /** Marks (`viewed`) or unmarks one file row; answers the session's marks after the call. */
+  setViewed: async (sessionId: string, target: ViewedRequest, viewed: boolean): Promise<ViewedResponse> => {
+    const res = viewed
+      ? await apiFetch(urls.viewed(sessionId), {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: JSON.stringify(target),
+        })
+      : await apiFetch(urls.unviewed(sessionId, target.change_id, target.file_id), {
+          method: 'DELETE',
+          headers: { Accept: 'application/json' },
+        });
+    return (await res.json()) as ViewedResponse;
+  },
+  /** Every workspace the stored sessions name, for the sessions list's filter. */
+  workspaces: () => getJson<WorkspacesResponse>(urls.workspaces()),
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });
   },

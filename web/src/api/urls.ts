@@ -59,6 +59,12 @@ export const urls = {
     `${base}/${enc(sessionId)}/net-change/files/${enc(fileId)}${rangeQuery(range)}`,
   revert: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/revert`,
+  /** The session's viewed marks (GET, PUT with a body). */
+  viewed: (sessionId: string) => `${base}/${enc(sessionId)}/viewed`,
+  /** Unmarking one file row: DELETE names it in the query. */
+  unviewed: (sessionId: string, changeId: string, fileId: string) =>
+    `${base}/${enc(sessionId)}/viewed?${new URLSearchParams({ change_id: changeId, file_id: fileId }).toString()}`,
+  workspaces: () => '/api/hermes/workspaces',
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */

@@ -1,5 +1,5 @@
 /** Composables returning plain objects of refs. */
-export { forgetPatches, usePatch, type PatchState } from './usePatch.ts';
+export { forgetPatches, usePatch, useWhitespacePatch, type PatchState, type WhitespacePatchState } from './usePatch.ts';
 export { useNow } from './useNow.ts';
 export { usePatchLayout } from './usePatchLayout.ts';
 export { copyText, useCopy } from './useCopy.ts';
@@ -10,3 +10,4 @@ export { useHideWhitespace } from './useHideWhitespace.ts';
 export { useFileView, type FileView } from './useFileView.ts';
 export { useFileLink, type FileLink } from './useFileLink.ts';
 export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';
+export { useHideViewed } from './useHideViewed.ts';

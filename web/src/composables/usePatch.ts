@@ -1,5 +1,5 @@
 import { ref, type Ref } from 'vue';
-import type { FileWithPatch } from '../../../shared/index.ts';
+import type { FileResponse, FileWithPatch } from '../../../shared/index.ts';
 import { api, toApiError, type ApiError } from '../api/index.ts';
 
 export interface PatchState {
@@ -35,7 +35,42 @@ export function usePatch(sessionId: string, changeId: string, fileId: string): P
   return entry;
 }
 
+export interface WhitespacePatchState {
+  /** The server's answer: `whitespace_ignored` says whether its patch ignores whitespace. */
+  data: Ref<FileResponse | null>;
+  loading: Ref<boolean>;
+}
+
+const whitespaceCache = new Map<string, WhitespacePatchState>();
+
+/**
+ * One file's patch with whitespace ignored by the server (`?whitespace=ignore`), fetched once and
+ * cached like the stored patch. A failure leaves `data` null: the caller keeps hiding whitespace
+ * itself within the stored hunks.
+ */
+export function useWhitespacePatch(sessionId: string, changeId: string, fileId: string): WhitespacePatchState {
+  const key = JSON.stringify([sessionId, changeId, fileId]);
+  const cached = whitespaceCache.get(key);
+  if (cached && (cached.data.value !== null || cached.loading.value)) return cached;
+  const entry: WhitespacePatchState = cached ?? { data: ref(null), loading: ref(false) };
+  whitespaceCache.set(key, entry);
+  entry.loading.value = true;
+  api
+    .getFileIgnoringWhitespace(sessionId, changeId, fileId)
+    .then((answer) => {
+      entry.data.value = answer;
+    })
+    .catch((err: unknown) => {
+      console.warn(`rundiff: whitespace=ignore for ${fileId}: ${toApiError(err).message}`);
+    })
+    .finally(() => {
+      entry.loading.value = false;
+    });
+  return entry;
+}
+
 /** Drops the cached patches of a session (it was deleted or left). */
 export function forgetPatches(sessionId: string): void {
-  for (const key of [...cache.keys()]) if ((JSON.parse(key) as string[])[0] === sessionId) cache.delete(key);
+  for (const map of [cache, whitespaceCache])
+    for (const key of [...map.keys()]) if ((JSON.parse(key) as string[])[0] === sessionId) map.delete(key);
 }

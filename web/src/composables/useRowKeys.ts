@@ -4,21 +4,34 @@ const ROW_SELECTOR = '[data-testid="change-row-button"]';
 /** A file's whole row: its button and, when open, its patch. */
 const FILE_SELECTOR = '[data-testid="change-row"]';
 
-/** True when a key press belongs to something the user types into. */
+const VIEWED_SELECTOR = '[data-testid="viewed-toggle"]';
+
+/** True when a key press belongs to something the user types into (a checkbox takes no letters). */
 function typing(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLInputElement && target.type === 'checkbox') return false;
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
+/** `v`: toggles Viewed on the file the focus is on (its row, its Viewed box or inside its open patch). */
+function toggleViewed(e: KeyboardEvent): void {
+  const row = document.activeElement?.closest(FILE_SELECTOR);
+  const box = row?.querySelector<HTMLInputElement>(VIEWED_SELECTOR);
+  if (!box || box.disabled) return;
+  e.preventDefault();
+  box.click();
+}
+
 /**
- * `j` / `k` move the focus to the next / previous file row of the page (Tab reaches them too, and
+ * `v` marks the focused file viewed (or not). `j` / `k` move the focus to the next / previous file row of the page (Tab reaches them too, and
  * Enter or Space toggles one: they are buttons); from inside an open patch they move from its file. With no row focused, `j` starts at the first row
  * below the top of the viewport and `k` at the last one above its bottom.
  */
 export function useRowKeys(): void {
   const onKey = (e: KeyboardEvent) => {
-    if (e.key !== 'j' && e.key !== 'k') return;
+    if (e.key !== 'j' && e.key !== 'k' && e.key !== 'v') return;
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    if (e.key === 'v') return toggleViewed(e);
     const rows = [...document.querySelectorAll<HTMLElement>(ROW_SELECTOR)];
     if (rows.length === 0) return;
     // Focus inside an open patch (a line, a button of the patch) counts as being on its file's row.

@@ -3,3 +3,4 @@ export { useAuthStore } from './auth.ts';
 export { useConnectionStore } from './connection.ts';
 export { useSessionStore } from './session.ts';
 export { useSessionsStore } from './sessions.ts';
+export { useViewedStore } from './viewed.ts';

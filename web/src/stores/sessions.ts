@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { Session, SessionFilter } from '../../../shared/index.ts';
+import type { Session, SessionFilter, WorkspaceCount } from '../../../shared/index.ts';
 import { api, toApiError, type ApiError } from '../api/index.ts';
 import { getSocket, onResync, subscribeSessions } from '../socket/index.ts';
 import { appendPage, matchesFilter, removeSession, sortSessions, upsertSession } from '../timeline/index.ts';
@@ -18,6 +18,8 @@ export const useSessionsStore = defineStore('sessions', () => {
   const live = ref(false);
   /** The server-side filter the list shows (empty: every session). */
   const filter = ref<SessionFilter>({});
+  /** Every workspace the stored sessions name (not only the loaded ones), for the workspace filter. */
+  const workspaces = ref<WorkspaceCount[]>([]);
   let started = false;
   // A slower answer for an older filter must not replace the newer one's.
   let loadSeq = 0;
@@ -36,6 +38,18 @@ export const useSessionsStore = defineStore('sessions', () => {
       if (seq === loadSeq) error.value = toApiError(err);
     } finally {
       if (seq === loadSeq) loading.value = false;
+    }
+  }
+
+  let workspacesSeq = 0;
+  async function loadWorkspaces(): Promise<void> {
+    const seq = ++workspacesSeq;
+    try {
+      const res = await api.workspaces();
+      if (seq === workspacesSeq) workspaces.value = res.workspaces;
+    } catch (err) {
+      // The filter then offers the workspaces of the loaded sessions only.
+      console.warn(`rundiff: workspaces: ${toApiError(err).message}`);
     }
   }
 
@@ -84,18 +98,40 @@ export const useSessionsStore = defineStore('sessions', () => {
       const last = sessions.value[sessions.value.length - 1];
       if (nextBefore.value !== null && last && session.updated_at < last.updated_at && !byId(session.id)) return;
       // A session that stops (or starts) matching the filter leaves (or joins) the list live.
+      if (session.workspace !== null && !workspaces.value.some((w) => w.workspace === session.workspace))
+        void loadWorkspaces();
       if (!matchesFilter(session, filter.value)) sessions.value = removeSession(sessions.value, session.id);
       else sessions.value = upsertSession(sessions.value, session);
     });
     socket.on('session.deleted', ({ session_id }) => {
       sessions.value = removeSession(sessions.value, session_id);
+      void loadWorkspaces();
     });
-    onResync(() => void load());
+    onResync(() => {
+      void load();
+      void loadWorkspaces();
+    });
     void subscribeSessions().then(() => {
       live.value = true;
     });
     void load();
+    void loadWorkspaces();
   }
 
-  return { sessions, loaded, loading, error, nextBefore, live, filter, load, loadMore, setFilter, remove, byId, start };
+  return {
+    workspaces,
+    sessions,
+    loaded,
+    loading,
+    error,
+    nextBefore,
+    live,
+    filter,
+    load,
+    loadMore,
+    setFilter,
+    remove,
+    byId,
+    start,
+  };
 });

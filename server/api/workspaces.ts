@@ -1,0 +1,11 @@
+import { Router } from 'express';
+import type { History } from '../runs/index.ts';
+
+/** The distinct workspaces of the stored sessions, with how many sessions name each. */
+export function workspacesRouter(history: History): Router {
+  const router = Router();
+  router.get('/hermes/workspaces', (_req, res) => {
+    res.json(history.workspaces());
+  });
+  return router;
+}
