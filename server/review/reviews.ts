@@ -214,7 +214,12 @@ export function createReviews(deps: ReviewsDeps) {
     return { reviews, comments };
   }
 
-  return {
+  function inWorkspaces(sessionId: string, workspaces: readonly string[]): boolean {
+    const ws = store.sessions.get(sessionId)?.workspace ?? null;
+    return ws !== null && workspaces.some((w) => isInside(w, ws));
+  }
+
+  const api = {
     /** `GET .../review`: every comment (with where it stands now) and every review, oldest first. */
     view(sessionId: string): SessionReviewResponse {
       sessionOrThrow(sessionId);
@@ -396,14 +401,43 @@ export function createReviews(deps: ReviewsDeps) {
 
     markDelivered,
 
-    /** Sessions with pending reviews whose workspace is one of `workspaces` or inside one. */
-    sessionsWithPendingIn(workspaces: readonly string[]): string[] {
-      return store.reviews.sessionsWithPending().filter((id) => {
-        const ws = store.sessions.get(id)?.workspace ?? null;
-        return ws !== null && workspaces.some((w) => isInside(w, ws));
-      });
+    /**
+     * Every pending review of the sessions working in `workspaces` (a session's workspace is one of
+     * them or inside one), one delivery per session, marked delivered by `via` to `to`.
+     */
+    deliverTo(workspaces: readonly string[], via: DeliveryChannel, to: string | null): Delivery[] {
+      const out: Delivery[] = [];
+      for (const sessionId of store.reviews.sessionsWithPending()) {
+        if (!inWorkspaces(sessionId, workspaces)) continue;
+        const d = api.pendingDelivery(sessionId);
+        if (!d) continue;
+        const done = markDelivered(
+          sessionId,
+          d.reviews.map((r) => r.id),
+          via,
+          to,
+        );
+        out.push({ ...d, reviews: done.reviews, comments: done.comments });
+      }
+      return out;
+    },
+
+    /** Marks comments of sessions working in `workspaces` addressed; ids not found there are listed back. */
+    addressIn(
+      workspaces: readonly string[],
+      ids: readonly string[],
+    ): { comments: ReviewComment[]; not_found: string[] } {
+      const comments: ReviewComment[] = [];
+      const notFound: string[] = [];
+      for (const id of ids) {
+        const c = store.reviews.commentById(id);
+        if (!c || !inWorkspaces(c.session_id, workspaces)) notFound.push(id);
+        else comments.push(api.address(c.session_id, id));
+      }
+      return { comments, not_found: notFound };
     },
   };
+  return api;
 }
 
 export type Reviews = ReturnType<typeof createReviews>;

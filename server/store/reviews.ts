@@ -87,6 +87,9 @@ export function createReviewStore(db: Db, clock: WriteClock) {
   const getComment = db.prepare<[string, string], CommentRow>(
     `SELECT ${COMMENT_COLUMNS} FROM review_comments WHERE session_id = ? AND id = ?`,
   );
+  const getCommentById = db.prepare<[string], CommentRow>(
+    `SELECT ${COMMENT_COLUMNS} FROM review_comments WHERE id = ?`,
+  );
   const insertComment = db.prepare(
     `INSERT INTO review_comments (${COMMENT_COLUMNS}) VALUES (@id, @session_id, @change_id, @file_id, @path, @side,
        @start_line, @end_line, @lines, @change_finished_at, @change_seq, @body, @state, @review_id, @created_at,
@@ -96,9 +99,9 @@ export function createReviewStore(db: Db, clock: WriteClock) {
     'UPDATE review_comments SET body = ?, updated_at = ? WHERE session_id = ? AND id = ?',
   );
   const deleteComment = db.prepare<[string, string]>('DELETE FROM review_comments WHERE session_id = ? AND id = ?');
-  const markAddressed = db.prepare<[number, string, string]>(
-    `UPDATE review_comments SET state = 'addressed', addressed_at = ?1, updated_at = ?1
-     WHERE session_id = ?2 AND id = ?3`,
+  const markAddressed = db.prepare<{ at: number; session_id: string; id: string }>(
+    `UPDATE review_comments SET state = 'addressed', addressed_at = @at, updated_at = @at
+     WHERE session_id = @session_id AND id = @id`,
   );
   const drafts = db
     .prepare<[string], string>(`SELECT id FROM review_comments WHERE session_id = ? AND state = 'draft' ORDER BY seq`)
@@ -109,9 +112,9 @@ export function createReviewStore(db: Db, clock: WriteClock) {
   const commentsOfReview = db.prepare<[string], CommentRow>(
     `SELECT ${COMMENT_COLUMNS} FROM review_comments WHERE review_id = ? ORDER BY seq`,
   );
-  const deliverComments = db.prepare<[number, string, string]>(
-    `UPDATE review_comments SET state = 'delivered', delivered_at = ?1, delivered_via = ?2, updated_at = ?1
-     WHERE review_id = ?3 AND state = 'pending'`,
+  const deliverComments = db.prepare<{ at: number; via: string; review_id: string }>(
+    `UPDATE review_comments SET state = 'delivered', delivered_at = @at, delivered_via = @via, updated_at = @at
+     WHERE review_id = @review_id AND state = 'pending'`,
   );
 
   const listReviews = db.prepare<[string], StoredReview>(
@@ -161,6 +164,11 @@ export function createReviewStore(db: Db, clock: WriteClock) {
       const row = getComment.get(sessionId, id);
       return row ? toComment(row) : null;
     },
+    /** A comment by its id alone (ids are unique across sessions). */
+    commentById(id: string): StoredComment | null {
+      const row = getCommentById.get(id);
+      return row ? toComment(row) : null;
+    },
     insertComment(c: StoredComment): void {
       clock.bump(c.session_id);
       insertComment.run({ ...c, lines: JSON.stringify(c.lines) });
@@ -175,7 +183,7 @@ export function createReviewStore(db: Db, clock: WriteClock) {
     },
     addressComment(sessionId: string, id: string, now: number): void {
       clock.bump(sessionId);
-      markAddressed.run(now, sessionId, id);
+      markAddressed.run({ at: now, session_id: sessionId, id });
     },
     draftIds(sessionId: string): string[] {
       return drafts.all(sessionId);
@@ -211,7 +219,7 @@ export function createReviewStore(db: Db, clock: WriteClock) {
     deliver(sessionId: string, id: string, at: number, via: DeliveryChannel, to: string | null): boolean {
       clock.bump(sessionId);
       if (deliverReview.run(at, via, to, id).changes === 0) return false;
-      deliverComments.run(at, via, id);
+      deliverComments.run({ at, via, review_id: id });
       return true;
     },
     deleteReview(sessionId: string, id: string): void {
