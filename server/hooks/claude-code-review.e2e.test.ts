@@ -117,4 +117,83 @@ describe.skipIf(!claudeCodeSupported)('a review sent back to Claude Code (real C
     ]);
     expect(after.comments.map((c) => [c.state, c.delivered_via])).toEqual([['delivered', 'hook']]);
   }, 240_000);
+
+  it('"deliver now": a review sent while the agent works reaches it when it stops, and it goes on with the review', async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    const serverUrl = `http://127.0.0.1:${server.server.port}`;
+    const repo = createTempRepo({ files: { 'src/app.txt': 'alpha\nbeta\n' } });
+    cleanups.push(() => repo.cleanup());
+    const home = createTempDir('rundiff-agent-home-');
+    cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+    const ws = repo.dir;
+    const install = await installClaudeCodeHooks(ws, serverUrl, home);
+    expect(install, install.stderr).toMatchObject({ code: 0 });
+    const post = (p: string, body: unknown) =>
+      server.request('POST', p, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+    let sent: Review | null = null;
+    const model = await startScriptedAnthropic(
+      [
+        {
+          match: 'only prompt',
+          turns: [
+            { tool: 'Read', input: { file_path: path.join(ws, 'src/app.txt') } },
+            {
+              tool: 'Edit',
+              input: { file_path: path.join(ws, 'src/app.txt'), old_string: 'beta', new_string: 'gamma' },
+            },
+            { text: 'Done editing.' },
+          ],
+        },
+        // The Stop hook's answer comes back to the model as the next instruction.
+        { match: 'gamma-ray-7731', turns: [{ text: 'Review handled.' }] },
+      ],
+      {
+        // Once the edit is reported (its change stored), the person comments on it and sends the
+        // review with "deliver now" while the agent is still working.
+        beforeAnswer: async () => {
+          const edit = model.toolUses.find((t) => t.name === 'Edit');
+          if (sent !== null || !edit) return;
+          const list = (await server.get('/api/hermes/sessions')).body as SessionListResponse;
+          const base = `/api/hermes/sessions/${encodeURIComponent(list.sessions[0]!.id)}`;
+          const changeId = `tool:${edit.id}`;
+          const files = (await server.get(`${base}/workspace-run-changes/${encodeURIComponent(changeId)}/files`)).body
+            .files as { id: string }[];
+          const made = await post(`${base}/comments`, {
+            change_id: changeId,
+            file_id: files[0]!.id,
+            side: 'after',
+            start_line: 2,
+            end_line: 2,
+            body: COMMENT,
+          });
+          expect(made.status, made.text).toBe(201);
+          sent = (await post(`${base}/reviews`, { mode: 'now' })).body.review as Review;
+        },
+      },
+    );
+    cleanups.push(() => model.close());
+
+    const out = await runClaudeCode('The only prompt.', { bin, cwd: ws, home, modelUrl: model.url });
+    expect(out, out.stderr).toMatchObject({ code: 0 });
+    expect(sent).not.toBeNull();
+    // The agent went on after its stop: the model was asked again, with the review, and answered it.
+    expect(out.stdout.trim()).toBe('Review handled.');
+    const withReview = model.requests.filter((r) => r.main && JSON.stringify(r.body).includes('gamma-ray-7731'));
+    expect(withReview.length).toBeGreaterThan(0);
+
+    const list = (await server.get('/api/hermes/sessions')).body as SessionListResponse;
+    const after = (await server.get(`/api/hermes/sessions/${encodeURIComponent(list.sessions[0]!.id)}/review`))
+      .body as SessionReviewResponse;
+    expect(after.reviews).toEqual([
+      expect.objectContaining({
+        id: sent!.id,
+        mode: 'now',
+        state: 'delivered',
+        delivered_via: 'hook',
+        delivered_to: 'claude-code',
+      }),
+    ]);
+  }, 240_000);
 });
