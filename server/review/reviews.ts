@@ -15,7 +15,7 @@ import { AppError } from '../errors.ts';
 import { isInside } from '../paths/index.ts';
 import type { BridgeEmitter } from '../runs/index.ts';
 import type { Store, StoredComment, StoredReview } from '../store/index.ts';
-import { linesAt, reanchor, type Reanchored } from './anchor.ts';
+import { linesAt, reanchor, type Reanchored, type SideLines } from './anchor.ts';
 import { readSideLines } from './side-lines.ts';
 import { reviewText } from './text.ts';
 
@@ -60,7 +60,8 @@ export function createReviews(deps: ReviewsDeps) {
     if (!store.sessions.exists(sessionId)) throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`);
   }
 
-  function place(c: StoredComment): Reanchored {
+  /** `read`: one side's lines, read at most once per placement pass (comments share files). */
+  function place(c: StoredComment, read: (changeId: string, fileId: string) => SideLines | null): Reanchored {
     return reanchor(
       {
         path: c.path,
@@ -71,10 +72,7 @@ export function createReviews(deps: ReviewsDeps) {
         seq: c.change_seq,
       },
       (path) => store.reviews.touches(c.session_id, path),
-      (t) => {
-        const read = readSideLines(store, c.session_id, t.change_id, t.file_id, 'after');
-        return read?.ok ? read.side : null;
-      },
+      (t) => read(t.change_id, t.file_id),
     );
   }
 
@@ -82,7 +80,16 @@ export function createReviews(deps: ReviewsDeps) {
     const version = store.clock.version(sessionId);
     const hit = placed.get(sessionId);
     if (hit && hit.version === version && comments.every((c) => hit.byId.has(c.id))) return hit.byId;
-    const byId = new Map(comments.map((c) => [c.id, place(c)]));
+    const sides = new Map<string, SideLines | null>();
+    const read = (changeId: string, fileId: string): SideLines | null => {
+      const key = `${changeId}\u0000${fileId}`;
+      if (!sides.has(key)) {
+        const got = readSideLines(store, sessionId, changeId, fileId, 'after');
+        sides.set(key, got?.ok ? got.side : null);
+      }
+      return sides.get(key)!;
+    };
+    const byId = new Map(comments.map((c) => [c.id, place(c, read)]));
     placed.delete(sessionId);
     placed.set(sessionId, { version, byId });
     for (const key of placed.keys()) {
@@ -119,10 +126,11 @@ export function createReviews(deps: ReviewsDeps) {
   }
 
   function commentDto(sessionId: string, id: string): ReviewComment {
-    const all = store.reviews.comments(sessionId);
-    const c = all.find((x) => x.id === id);
+    const c = store.reviews.comment(sessionId, id);
     if (!c) throw new AppError('not_found', `no comment ${JSON.stringify(id)} in session ${JSON.stringify(sessionId)}`);
-    return toComment(c, placements(sessionId, all).get(id)!);
+    const hit = placed.get(sessionId);
+    const where = hit && hit.version === store.clock.version(sessionId) ? hit.byId.get(id) : undefined;
+    return toComment(c, where ?? placements(sessionId, store.reviews.comments(sessionId)).get(id)!);
   }
 
   function reviewDto(r: StoredReview): Review {
