@@ -116,29 +116,29 @@ export function createReviews(deps: ReviewsDeps) {
   /**
    * After a comment of a pending review changed (edited, deleted, addressed): the review's text is
    * rebuilt, or the review removed when nothing is left to send. Delivered reviews never change.
+   * Runs inside the caller's transaction; answers what to tell the subscribers once it committed.
    */
-  function refreshPending(sessionId: string, reviewId: string | null): void {
-    if (reviewId === null) return;
+  function refreshPending(sessionId: string, reviewId: string | null): () => void {
+    const nothing = () => {};
+    if (reviewId === null) return nothing;
     const r = store.reviews.review(sessionId, reviewId);
-    if (!r || r.state !== 'pending') return;
+    if (!r || r.state !== 'pending') return nothing;
     const comments = store.reviews.commentsOf(reviewId);
     if (r.note.trim() === '' && !comments.some((c) => c.state === 'pending')) {
       // Comments already addressed keep their state; they only leave the removed review (its
       // foreign key sets their review_id to null).
       store.reviews.deleteReview(sessionId, reviewId);
-      for (const c of comments)
-        emitter.toSession(sessionId, 'comment.updated', {
-          session_id: sessionId,
-          comment: commentDto(sessionId, c.id),
-        });
-      emitter.toSession(sessionId, 'review.deleted', { session_id: sessionId, review_id: reviewId });
-      return;
+      return () => {
+        for (const c of comments) emitComment(sessionId, c.id);
+        emitter.toSession(sessionId, 'review.deleted', { session_id: sessionId, review_id: reviewId });
+      };
     }
     store.reviews.setText(sessionId, reviewId, textOf(r.note, comments));
-    emitter.toSession(sessionId, 'review.updated', {
-      session_id: sessionId,
-      review: reviewDto(store.reviews.review(sessionId, reviewId)!),
-    });
+    return () =>
+      emitter.toSession(sessionId, 'review.updated', {
+        session_id: sessionId,
+        review: reviewDto(store.reviews.review(sessionId, reviewId)!),
+      });
   }
 
   function stored(sessionId: string, id: string): StoredComment {
@@ -258,21 +258,24 @@ export function createReviews(deps: ReviewsDeps) {
       const text = checkBody(body);
       if (c.state === 'delivered' || c.state === 'addressed')
         throw fieldError('body', `the comment was already ${c.state}: what the agent received cannot change`);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.editComment(sessionId, id, text, now());
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
-      return emitComment(sessionId, id);
+      const comment = emitComment(sessionId, id);
+      tell();
+      return comment;
     },
 
     deleteComment(sessionId: string, id: string): void {
       sessionOrThrow(sessionId);
       const c = stored(sessionId, id);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.deleteComment(sessionId, id);
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
       emitter.toSession(sessionId, 'comment.deleted', { session_id: sessionId, comment_id: id });
+      tell();
     },
 
     /** Done: by the person, or by the agent (MCP, REST). */
@@ -280,11 +283,13 @@ export function createReviews(deps: ReviewsDeps) {
       sessionOrThrow(sessionId);
       const c = stored(sessionId, id);
       if (c.state === 'addressed') return commentDto(sessionId, id);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.addressComment(sessionId, id, now());
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
-      return emitComment(sessionId, id);
+      const comment = emitComment(sessionId, id);
+      tell();
+      return comment;
     },
 
     /** "Send to agent": every draft of the session goes pending in one new review. */
