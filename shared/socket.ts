@@ -1,6 +1,11 @@
 /** socket.io event maps of docs/contract.md section 4 (default namespace). */
 import type { ChangeSummary, FileSummary, Message, Run, Session, ToolCall } from './dto.ts';
-import type { CommentDeletedPayload, CommentUpdatedPayload, ReviewUpdatedPayload } from './review.ts';
+import type {
+  CommentDeletedPayload,
+  CommentUpdatedPayload,
+  ReviewDeletedPayload,
+  ReviewUpdatedPayload,
+} from './review.ts';
 import type { ViewedUpdatedPayload } from './viewed.ts';
 
 /** The fields of a changed file in `workspace.diff.completed`, in the order they are sent. */
@@ -126,6 +131,7 @@ export interface ServerToClientEvents {
   'comment.updated': (p: CommentUpdatedPayload) => void;
   'comment.deleted': (p: CommentDeletedPayload) => void;
   'review.updated': (p: ReviewUpdatedPayload) => void;
+  'review.deleted': (p: ReviewDeletedPayload) => void;
   'viewed.updated': (p: ViewedUpdatedPayload) => void;
 }
 

@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './database.ts';
 import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import { createMessageStore } from './messages.ts';
+import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionStore } from './sessions.ts';
 import { createViewedStore } from './viewed.ts';
@@ -32,6 +33,7 @@ export type {
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
 export type { MarkOutcome, ViewedStore } from './viewed.ts';
+export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
 export type { WriteClock } from './write-clock.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
@@ -45,6 +47,8 @@ export interface Store {
   contents: ReturnType<typeof createContentStore>;
   /** Viewed marks on a session's changed files. */
   viewed: ReturnType<typeof createViewedStore>;
+  /** Review comments and the reviews that send them to the agent. */
+  reviews: ReturnType<typeof createReviewStore>;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
   clock: WriteClock;
   /** Runs `fn` in one transaction (a savepoint when nested). */
@@ -62,6 +66,7 @@ export function createStore(db: Db): Store {
     changes: createChangeStore(db, clock),
     contents: createContentStore(db),
     viewed: createViewedStore(db),
+    reviews: createReviewStore(db, clock),
     clock,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => {
