@@ -16,7 +16,15 @@ import type {
 } from '../../shared/index.ts';
 import type { NewChange, NewFile } from './changes.ts';
 import type { FileContentInput, PendingContent, StoredContent } from './contents.ts';
-import type { ActivityKind, ActivityRecords, Finish, NewActivity, NewToolCall, Recorded, StartOutcome } from './runs.ts';
+import type {
+  ActivityKind,
+  ActivityRecords,
+  Finish,
+  NewActivity,
+  NewToolCall,
+  Recorded,
+  StartOutcome,
+} from './runs.ts';
 import type { SessionPage } from './sessions.ts';
 import type { MarkOutcome } from './viewed.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
