@@ -119,7 +119,7 @@ CREATE TABLE workspace_run_change_files (
   patch TEXT COLLATE "C",
   patch_bytes BIGINT NOT NULL DEFAULT 0,
   truncated INTEGER NOT NULL DEFAULT 0,
-  binary INTEGER NOT NULL DEFAULT 0,
+  "binary" INTEGER NOT NULL DEFAULT 0,
   omitted_reason TEXT COLLATE "C",
   created_at BIGINT NOT NULL,
   FOREIGN KEY (session_id, change_id) REFERENCES workspace_run_changes(session_id, change_id) ON DELETE CASCADE

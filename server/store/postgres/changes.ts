@@ -36,7 +36,11 @@ const CHANGE_FIELDS = [
   'created_at',
 ] as const satisfies readonly (keyof NewChange)[];
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
-const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'].join(', ');
+// `binary` is a keyword in PostgreSQL: the column is quoted wherever it is named.
+const quote = (c: string) => (c === 'binary' ? '"binary"' : c);
+const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64']
+  .map(quote)
+  .join(', ');
 const FILE_INSERT_COLUMNS = [
   'id',
   'change_id',
@@ -170,7 +174,7 @@ export function createPgChanges(x: Exec): ChangesApi {
             }
           });
           await q.query(
-            `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.join(', ')})
+            `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.map(quote).join(', ')})
              VALUES ${valuesRows(chunk.length, FILE_INSERT_COLUMNS.length)}`,
             values,
           );

@@ -105,9 +105,10 @@ export function createPgContents(x: Exec): ContentsApi {
           const known = await q.query('SELECT 1 FROM content_blobs WHERE sha256 = $1 FOR SHARE', [c.sha256]);
           if ((known.rowCount ?? 0) === 0) {
             if (!(await makeRoom(q, c.data.length, maxBytes, seq))) {
-              await q.query(`UPDATE change_file_contents SET ${side}_sha256 = NULL, ${side}_reason = 'budget' WHERE file_id = $1`, [
-                fileId,
-              ]);
+              await q.query(
+                `UPDATE change_file_contents SET ${side}_sha256 = NULL, ${side}_reason = 'budget' WHERE file_id = $1`,
+                [fileId],
+              );
               continue;
             }
             await q.query(
@@ -116,10 +117,10 @@ export function createPgContents(x: Exec): ContentsApi {
               [c.sha256, c.size, c.data.length, c.codec, c.data, now],
             );
           }
-          await q.query(`UPDATE change_file_contents SET ${side}_sha256 = $1, ${side}_reason = NULL WHERE file_id = $2`, [
-            c.sha256,
-            fileId,
-          ]);
+          await q.query(
+            `UPDATE change_file_contents SET ${side}_sha256 = $1, ${side}_reason = NULL WHERE file_id = $2`,
+            [c.sha256, fileId],
+          );
         }
       }),
     settlePending: (sessionId, changeId, reason) =>

@@ -2,7 +2,10 @@ import pg from 'pg';
 
 /** Anything that runs a query: the pool (each call on any free connection) or one held client. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
 }
 
 /**

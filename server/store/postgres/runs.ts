@@ -8,12 +8,36 @@ const TABLES: Record<ActivityKind, { name: string; id: string; fields: readonly 
   run: {
     name: 'runs',
     id: 'run_id',
-    fields: ['run_id', 'session_id', 'status', 'source', 'workspace', 'started_at', 'finished_at', 'error', 'change_id', 'tracking', 'reason'],
+    fields: [
+      'run_id',
+      'session_id',
+      'status',
+      'source',
+      'workspace',
+      'started_at',
+      'finished_at',
+      'error',
+      'change_id',
+      'tracking',
+      'reason',
+    ],
   },
   tool: {
     name: 'tool_calls',
     id: 'tool_call_id',
-    fields: ['tool_call_id', 'run_id', 'session_id', 'name', 'status', 'started_at', 'finished_at', 'error', 'change_id', 'tracking', 'reason'],
+    fields: [
+      'tool_call_id',
+      'run_id',
+      'session_id',
+      'name',
+      'status',
+      'started_at',
+      'finished_at',
+      'error',
+      'change_id',
+      'tracking',
+      'reason',
+    ],
   },
 };
 
@@ -24,10 +48,15 @@ function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>)
   return out as unknown as ActivityRecords[K];
 }
 
-const parse = <T>(text: unknown): T | null => (text === null || text === undefined ? null : (JSON.parse(String(text)) as T));
+const parse = <T>(text: unknown): T | null =>
+  text === null || text === undefined ? null : (JSON.parse(String(text)) as T);
 
 export function createPgRuns(x: Exec): RunsApi {
-  async function get<K extends ActivityKind>(kind: K, sessionId: string, id: string): Promise<Recorded<ActivityRecords[K]> | null> {
+  async function get<K extends ActivityKind>(
+    kind: K,
+    sessionId: string,
+    id: string,
+  ): Promise<Recorded<ActivityRecords[K]> | null> {
     const t = TABLES[kind];
     const { rows } = await x.q.query(
       `SELECT ${t.fields.join(', ')}, workspace, start_response, complete_response FROM ${t.name}

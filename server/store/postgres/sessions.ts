@@ -34,7 +34,7 @@ function filterSql(filter: SessionFilter, first: number): { sql: string; values:
   };
   if (filter.q !== undefined && filter.q !== '') {
     // SQLite's LIKE folds ASCII letters only; lower() under the columns' "C" collation does the same.
-    const p = param(likePattern(filter.q).toLowerCase());
+    const p = param(likePattern(filter.q).replace(/[A-Z]/g, (c) => c.toLowerCase()));
     clauses.push(`(lower(s.title) LIKE ${p} ESCAPE '\\' OR lower(s.workspace) LIKE ${p} ESCAPE '\\')`);
   }
   if (filter.status !== undefined) clauses.push(STATUS_CLAUSES[filter.status]);
@@ -72,7 +72,14 @@ export function createPgSessions(x: Exec): SessionsApi {
              title = CASE WHEN $4 THEN excluded.title ELSE sessions.title END,
              workspace = CASE WHEN $5 THEN excluded.workspace ELSE sessions.workspace END,
              updated_at = GREATEST(sessions.updated_at, excluded.updated_at)`,
-          [id, fields.title ?? null, fields.workspace ?? null, fields.title !== undefined, fields.workspace !== undefined, now],
+          [
+            id,
+            fields.title ?? null,
+            fields.workspace ?? null,
+            fields.title !== undefined,
+            fields.workspace !== undefined,
+            now,
+          ],
         );
       }),
     adoptWorkspace: (id, workspace) =>
