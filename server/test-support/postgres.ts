@@ -109,8 +109,17 @@ function readLog(file: string): string {
   }
 }
 
+export interface StartPostgresOptions {
+  /**
+   * Keep fsync on (commits still do not wait for the disk: synchronous_commit off, as SQLite's WAL
+   * with synchronous NORMAL). Off by default: test data is thrown away. The bench turns it on so the
+   * engines are compared on like terms.
+   */
+  fsync?: boolean;
+}
+
 /** Starts a new server in a new temp folder. */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(opts: StartPostgresOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-pg-')));
   const dataDir = path.join(dir, 'data');
@@ -150,11 +159,11 @@ export async function startPostgres(): Promise<TestPostgres> {
       '-k',
       dir,
       '-c',
-      'fsync=off',
+      `fsync=${opts.fsync ? 'on' : 'off'}`,
       '-c',
       'synchronous_commit=off',
       '-c',
-      'full_page_writes=off',
+      `full_page_writes=${opts.fsync ? 'on' : 'off'}`,
       '-c',
       'max_connections=200',
       '-c',
