@@ -9,8 +9,13 @@ import type {
   NetChange,
   NetFileSummary,
   RevertRequest,
+  NewCommentBody,
   RevertResponse,
+  Review,
+  ReviewComment,
+  DeliveryMode,
   SessionDetailResponse,
+  SessionReviewResponse,
   SessionFilter,
   SessionListResponse,
 } from '../../../shared/index.ts';
@@ -90,6 +95,16 @@ async function getJson<T>(path: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+/** A JSON request with a JSON answer (`POST`, `PATCH`). */
+async function sendJson<T>(path: string, method: string, body: unknown): Promise<T> {
+  const res = await apiFetch(path, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as T;
+}
+
 export const api = {
   listSessions: (opts: { limit?: number; before?: number | null; filter?: SessionFilter } = {}) =>
     getJson<SessionListResponse>(urls.sessions(opts)),
@@ -166,6 +181,21 @@ export const api = {
     });
     return (await res.json()) as RevertResponse;
   },
+  /** The session's review comments and sent reviews, oldest first. */
+  getReview: (sessionId: string) => getJson<SessionReviewResponse>(urls.review(sessionId)),
+  /** A new draft comment (the server reads the lines' text from the stored change). */
+  addComment: async (sessionId: string, body: NewCommentBody) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.comments(sessionId), 'POST', body)).comment,
+  editComment: async (sessionId: string, commentId: string, body: string) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.comment(sessionId, commentId), 'PATCH', { body })).comment,
+  deleteComment: async (sessionId: string, commentId: string): Promise<void> => {
+    await apiFetch(urls.comment(sessionId, commentId), { method: 'DELETE' });
+  },
+  markAddressed: async (sessionId: string, commentId: string) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.commentAddressed(sessionId, commentId), 'POST', {})).comment,
+  /** "Send to agent": every draft comment of the session, with the note, in one new pending review. */
+  sendReview: (sessionId: string, body: { note: string; mode: DeliveryMode }) =>
+    sendJson<{ review: Review; comments: ReviewComment[] }>(urls.reviews(sessionId), 'POST', body),
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });
   },

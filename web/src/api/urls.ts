@@ -59,6 +59,13 @@ export const urls = {
     `${base}/${enc(sessionId)}/net-change/files/${enc(fileId)}${rangeQuery(range)}`,
   revert: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/revert`,
+  /** A session's review comments and the reviews sent (contract.md section 3c). */
+  review: (sessionId: string) => `${base}/${enc(sessionId)}/review`,
+  comments: (sessionId: string) => `${base}/${enc(sessionId)}/comments`,
+  comment: (sessionId: string, commentId: string) => `${base}/${enc(sessionId)}/comments/${enc(commentId)}`,
+  commentAddressed: (sessionId: string, commentId: string) =>
+    `${base}/${enc(sessionId)}/comments/${enc(commentId)}/addressed`,
+  reviews: (sessionId: string) => `${base}/${enc(sessionId)}/reviews`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */
