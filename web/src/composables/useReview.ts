@@ -76,10 +76,23 @@ function listen(): void {
   s.on('review.updated', (p) => {
     if (ours(p.session_id)) applyReview(state, p.review);
   });
+  // A later change of the session can make comments outdated (or show where their lines are now).
+  s.on('workspace.diff.completed', (p) => {
+    if (ours(p.session_id)) refetchSoon(p.session_id);
+  });
   // Events missed while disconnected: the whole review is fetched again.
   onResync(() => {
     if (sessionId.value !== null) void fetchReview(sessionId.value);
   });
+}
+
+let refetchTimer: ReturnType<typeof setTimeout> | undefined;
+/** One refetch for a burst of changes (tool calls of one run complete close together). */
+function refetchSoon(id: string): void {
+  clearTimeout(refetchTimer);
+  refetchTimer = setTimeout(() => {
+    if (sessionId.value === id) void fetchReview(id);
+  }, 200);
 }
 
 async function fetchReview(id: string): Promise<void> {
@@ -111,6 +124,7 @@ function open(id: string): void {
 
 function close(): void {
   generation++;
+  clearTimeout(refetchTimer);
   sessionId.value = null;
   Object.assign(state, emptyReviewState());
   composers.clear();
