@@ -13,7 +13,15 @@ const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.
 /** Checkpoints, deltas, git, workspaces and the two leaves below them. */
 const ENGINE = ['server/checkpoint', 'server/delta', 'server/git', 'server/workspace', 'server/fs', 'server/paths'];
 const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
-const RUNS = ['server/runs', 'server/run-changes', 'server/live', 'server/hooks', 'server/revert', 'server/net-change'];
+const RUNS = [
+  'server/runs',
+  'server/run-changes',
+  'server/live',
+  'server/hooks',
+  'server/revert',
+  'server/net-change',
+  'server/review',
+];
 
 /**
  * What each part may import (besides its own files and npm packages). A key is a folder or a single
@@ -53,6 +61,8 @@ export const MAY_IMPORT = {
   'server/revert': [...BASE, ...ENGINE, ...STORAGE, 'server/runs'],
   // A session's net change over a range of runs, from the stored rows and kept contents.
   'server/net-change': [...BASE, ...ENGINE, ...STORAGE],
+  // Review comments on a change's lines and their delivery to the agent, from the stored rows.
+  'server/review': [...BASE, ...STORAGE, 'server/paths', 'server/runs'],
   // Agent hooks: pure per-agent mappings of hook payloads to bridge events, and their session state.
   'server/hooks': [...BASE, 'server/paths', 'server/runs'],
   'server/jobs': [...BASE, ...ENGINE, ...STORAGE, ...RUNS],

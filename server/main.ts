@@ -13,6 +13,7 @@ import type { CheckpointEngine } from './checkpoint/types.ts';
 import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './jobs/index.ts';
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
 import { createReverter, type Reverter } from './revert/index.ts';
+import { createReviews, type Reviews } from './review/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
 import { openStore, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
@@ -52,6 +53,8 @@ export interface ServerContext {
   approvals: Approvals;
   /** Undoing stored changes. */
   reverter: Reverter;
+  /** Review comments and their delivery to the agent. */
+  reviews: Reviews;
 }
 
 export interface RunningServer extends ServerContext {
@@ -136,7 +139,8 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     ...(opts.now ? { now: opts.now } : {}),
   });
   const reverter = createReverter({ store, bridge, engine, config, log });
-  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals, reverter });
+  const reviews = createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) });
+  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals, reverter, reviews });
   const full = ctx as ServerContext;
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
   const live = createLiveFeedObserver({
@@ -160,6 +164,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
     reverter,
+    reviews,
     netChange: { store, limits: config.limits },
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     log,

@@ -114,6 +114,11 @@ export interface CommentDeletedPayload {
   session_id: string;
   comment_id: string;
 }
+/** A pending review left with nothing to send (its last comment deleted, no note) is removed. */
+export interface ReviewDeletedPayload {
+  session_id: string;
+  review_id: string;
+}
 export interface ReviewUpdatedPayload {
   session_id: string;
   review: Review;

@@ -1,6 +1,11 @@
 /** socket.io event maps of docs/contract.md section 4 (default namespace). */
 import type { ChangeSummary, FileSummary, Message, Run, Session, ToolCall } from './dto.ts';
-import type { CommentDeletedPayload, CommentUpdatedPayload, ReviewUpdatedPayload } from './review.ts';
+import type {
+  CommentDeletedPayload,
+  CommentUpdatedPayload,
+  ReviewDeletedPayload,
+  ReviewUpdatedPayload,
+} from './review.ts';
 
 /** The fields of a changed file in `workspace.diff.completed`, in the order they are sent. */
 export const DIFF_COMPLETED_FILE_FIELDS = [
@@ -125,6 +130,7 @@ export interface ServerToClientEvents {
   'comment.updated': (p: CommentUpdatedPayload) => void;
   'comment.deleted': (p: CommentDeletedPayload) => void;
   'review.updated': (p: ReviewUpdatedPayload) => void;
+  'review.deleted': (p: ReviewDeletedPayload) => void;
 }
 
 export interface ClientToServerEvents {

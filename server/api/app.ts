@@ -14,6 +14,8 @@ import { hooksRouter } from './hooks.ts';
 import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import { netChangeRouter } from './net-change.ts';
+import type { Reviews } from '../review/index.ts';
+import { reviewsRouter } from './reviews.ts';
 import { revertRouter } from './revert.ts';
 import { sessionsRouter } from './sessions.ts';
 import { webRouter } from './web.ts';
@@ -34,6 +36,8 @@ export interface AppDeps {
   reverter?: Reverter;
   /** The store and limits behind `GET .../net-change` (a session's net change); absent, no such route. */
   netChange?: { store: Store; limits: Readonly<Limits> };
+  /** Review comments and reviews (section 3c); absent, no such routes and hooks answer `{}`. */
+  reviews?: Reviews;
   /** The content store's use, shown by `GET /api/health`. */
   contentStats?: () => ContentStoreStats;
   log?: (message: string) => void;
@@ -150,7 +154,14 @@ export function createApp(deps: AppDeps): Express {
   );
   const parseBody = jsonBody(deps.maxBodyBytes);
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
-  api.use(hooksRouter({ runtime: createHookRuntime({ bridge: deps.bridge, log }), parseBody, log }));
+  api.use(
+    hooksRouter({
+      runtime: createHookRuntime({ bridge: deps.bridge, log }),
+      parseBody,
+      log,
+      ...(deps.reviews ? { reviews: deps.reviews } : {}),
+    }),
+  );
   api.use(parseBody);
   api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
@@ -161,6 +172,7 @@ export function createApp(deps: AppDeps): Express {
     api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
     api.use(fileContentRouter(deps.history, deps.netChange.store.contents));
   }
+  if (deps.reviews) api.use(reviewsRouter(deps.reviews));
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);

@@ -1,19 +1,25 @@
 import { Router, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
-import type { HookRuntime } from '../hooks/index.ts';
+import type { HookOutcome, HookRuntime } from '../hooks/index.ts';
+import type { Reviews } from '../review/index.ts';
 
 /**
- * `POST /api/hooks/:agent`: an agent's raw hook payload. A known agent always gets 200 `{}` (the
- * neutral answer every supported agent reads as "carry on"), whatever happened: a hook must never
- * fail or steer the agent, so failures (a body that does not parse, a refused event) are logged
- * instead. The answer waits until every event is stored, so a tool's checkpoint exists before the
- * agent runs the tool. The body goes through the same parser as every route; its errors are caught
- * here rather than answered.
+ * `POST /api/hooks/:agent`: an agent's raw hook payload. A known agent always gets 200, whatever
+ * happened: a hook must never fail the agent, so failures (a body that does not parse, a refused
+ * event) are logged instead. The answer is `{}` (the neutral answer every supported agent reads as
+ * "carry on") unless the session has a review waiting and this payload's answer can carry it (the
+ * prompt hook of an agent that can add context to a prompt; with `mode: "now"`, a stop hook that can
+ * keep the agent going): then it is the agent's own answer shape with the review's text as one JSON
+ * string, and the review is marked delivered once that answer has been sent. The answer waits until
+ * every event is stored, so a tool's checkpoint exists before the agent runs the tool. The body goes
+ * through the same parser as every route; its errors are caught here rather than answered.
  */
 export function hooksRouter(deps: {
   runtime: HookRuntime;
   parseBody: RequestHandler;
   log: (m: string) => void;
+  /** Pending reviews to hand over; absent, every answer is `{}`. */
+  reviews?: Pick<Reviews, 'pendingDelivery' | 'markDelivered'>;
 }): Router {
   const router = Router();
   router.post('/hooks/:agent', (req, res, next) => {
@@ -22,19 +28,52 @@ export function hooksRouter(deps: {
       next(new AppError('not_found', `no hooks for agent ${JSON.stringify(agent)}`));
       return;
     }
-    const neutral = () => {
+    const send = (body: Record<string, unknown>) => {
       if (!req.complete) res.set('Connection', 'close');
-      res.status(200).json({});
+      res.status(200).json(body);
+    };
+    /** The answer for this payload: a pending review in the agent's answer shape, else `{}`. */
+    const answer = (outcome: HookOutcome) => {
+      const reply = deps.runtime.replyOf(agent);
+      const sessionId = outcome.sessionId;
+      if (!reply || !deps.reviews || sessionId === null) return send({});
+      let body: Record<string, unknown> = {};
+      let delivered: (() => void) | null = null;
+      try {
+        const slot = reply.slot(req.body);
+        const pending = slot ? deps.reviews.pendingDelivery(sessionId, { nowOnly: slot === 'stop' }) : null;
+        if (slot && pending) {
+          body = reply.answer(slot, pending.text);
+          const ids = pending.reviews.map((r) => r.id);
+          delivered = () => deps.reviews!.markDelivered(sessionId, ids, 'hook', agent);
+        }
+      } catch (err) {
+        deps.log(`hook ${agent} (${sessionId}): no review sent: ${err instanceof Error ? err.message : String(err)}`);
+        body = {};
+        delivered = null;
+      }
+      if (delivered) {
+        const mark = delivered;
+        // Delivered only once the answer has gone out whole; an agent that went away gets it next time.
+        res.once('finish', () => {
+          try {
+            mark();
+          } catch (err) {
+            deps.log(`hook ${agent} (${sessionId}): review sent but not marked delivered: ${String(err)}`);
+          }
+        });
+      }
+      send(body);
     };
     deps.parseBody(req, res, (err?: unknown) => {
       if (err !== undefined) {
         deps.log(`hook ${agent}: payload not read: ${err instanceof Error ? err.message : String(err)}`);
-        neutral();
+        send({});
         return;
       }
-      deps.runtime.handle(agent, req.body).then(neutral, (e: unknown) => {
+      deps.runtime.handle(agent, req.body).then(answer, (e: unknown) => {
         deps.log(`hook ${agent}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        neutral();
+        send({});
       });
     });
   });

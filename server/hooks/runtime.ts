@@ -2,7 +2,14 @@ import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
 import { hookSessionId } from './agents/common.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
-import { HOOK_AGENTS, initialHookState, type AgentMapper, type HookAgent, type HookMapping } from './types.ts';
+import {
+  HOOK_AGENTS,
+  initialHookState,
+  type AgentMapper,
+  type HookAgent,
+  type HookMapping,
+  type HookReply,
+} from './types.ts';
 
 export interface HookRuntimeDeps {
   bridge: Pick<Bridge, 'handle'>;
@@ -95,7 +102,13 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     return outcome;
   }
 
-  return { handle, knows: (agent: string): boolean => mapperOf(agent) !== undefined, states };
+  return {
+    handle,
+    knows: (agent: string): boolean => mapperOf(agent) !== undefined,
+    /** How the agent's hook answers can carry text to it, when they can. */
+    replyOf: (agent: string): HookReply | undefined => mapperOf(agent)?.reply,
+    states,
+  };
 }
 
 export type HookRuntime = ReturnType<typeof createHookRuntime>;

@@ -47,8 +47,28 @@ export interface HookMapping {
   state: HookSessionState;
 }
 
+/**
+ * Where a hook's answer can carry a review to the agent: `prompt`, the answer to the hook that runs
+ * when a prompt is submitted adds context to that prompt; `stop`, the answer to the hook that runs
+ * when the agent finishes its turn asks it to continue.
+ */
+export type ReplySlot = 'prompt' | 'stop';
+
+/** How an agent's hook answers can carry text to the agent (only agents with a documented way have one). */
+export interface HookReply {
+  /** Pure: which slot this payload's answer is, or null when its answer cannot carry text. */
+  slot(payload: unknown): ReplySlot | null;
+  /**
+   * The answer carrying `text` in that slot, as an object: the server serialises it with
+   * JSON.stringify, so the text is one JSON string value and cannot add other fields.
+   */
+  answer(slot: ReplySlot, text: string): Record<string, unknown>;
+}
+
 export interface AgentMapper {
   agent: HookAgent;
+  /** How this agent's hook answers can carry a review; absent when they cannot. */
+  reply?: HookReply;
   /** The version of the agent's hook format this mapping was written and checked against. */
   checkedVersion: string;
   /** Pure: one parsed hook payload and the session's state so far -> what it means. Never throws. */

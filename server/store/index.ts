@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './database.ts';
 import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import { createMessageStore } from './messages.ts';
+import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionStore } from './sessions.ts';
 import { createWriteClock, type WriteClock } from './write-clock.ts';
@@ -30,6 +31,7 @@ export type {
 } from './runs.ts';
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
+export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
 export type { WriteClock } from './write-clock.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
@@ -41,6 +43,8 @@ export interface Store {
   changes: ReturnType<typeof createChangeStore>;
   /** Before/after bytes of changed files, for undoing runs. */
   contents: ReturnType<typeof createContentStore>;
+  /** Review comments and the reviews that send them to the agent. */
+  reviews: ReturnType<typeof createReviewStore>;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
   clock: WriteClock;
   /** Runs `fn` in one transaction (a savepoint when nested). */
@@ -57,6 +61,7 @@ export function createStore(db: Db): Store {
     runs: createRunStore(db, clock),
     changes: createChangeStore(db, clock),
     contents: createContentStore(db),
+    reviews: createReviewStore(db, clock),
     clock,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => {

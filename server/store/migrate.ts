@@ -10,7 +10,11 @@ export interface Migration {
 
 const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.sql$/;
 
-/** Reads `NNNN_name.sql` files in version order; a gap or a duplicate number is a packaging error. */
+/**
+ * Reads `NNNN_name.sql` files in version order. A duplicate number is a packaging error; a gap is
+ * not (migrations are written on parallel branches, each taking its own number, and each stands
+ * alone), so a migration is applied whenever the database has not seen its number.
+ */
 export function readMigrations(dir: URL | string): Migration[] {
   const folder = dir instanceof URL ? fileURLToPath(dir) : dir;
   const found: Migration[] = [];
@@ -21,10 +25,8 @@ export function readMigrations(dir: URL | string): Migration[] {
   }
   found.sort((a, b) => a.version - b.version);
   found.forEach((m, i) => {
-    if (m.version !== i + 1)
-      throw new Error(
-        `migrations must be numbered 0001, 0002, ... without gaps; found ${m.version} at position ${i + 1}`,
-      );
+    if (m.version < 1 || (i > 0 && found[i - 1]!.version === m.version))
+      throw new Error(`migrations must have distinct numbers from 0001; found ${m.version} twice or out of range`);
   });
   return found;
 }
@@ -44,10 +46,11 @@ export function applyMigrations(db: Database.Database, dir: URL | string): numbe
   const applied = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
   );
-  const newest = Math.max(0, ...applied);
-  if (newest > migrations.length) {
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = [...applied].filter((v) => !known.has(v));
+  if (unknown.length > 0) {
     throw new Error(
-      `the database is at schema version ${newest}, newer than this rundiff knows (${migrations.length}); upgrade rundiff`,
+      `the database has schema version ${Math.max(...unknown)}, newer than this rundiff knows (it knows ${[...known].join(', ')}); upgrade rundiff`,
     );
   }
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');

@@ -1,4 +1,5 @@
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
+import { geminiReply } from './replies.ts';
 import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf } from './kit.ts';
 
 /**
@@ -67,5 +68,6 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
 export const geminiMapper: AgentMapper = {
   agent: 'gemini',
   checkedVersion: '@google/gemini-cli 0.61.0',
+  reply: geminiReply,
   map: (payload, state) => safely(state, () => map(payload, state)),
 };
