@@ -89,10 +89,15 @@ test('comment on an added and a removed line, edit, delete, reload, send, see it
     await expect(composer).toContainText('Comment on line 2 (after)');
     await expect(composer.getByTestId('comment-text')).toBeFocused();
     await composer.getByTestId('comment-text').fill('Why round here? <b>not html</b>');
-    await expect(composer.getByTestId('comment-count')).toContainText('32 / 8,000');
+    await expect(composer.getByTestId('comment-count')).toContainText('31 / 8,000');
     await page.keyboard.press('Control+Enter');
     await expect(price.getByTestId('comment-composer')).toHaveCount(0);
-    const added = price.getByTestId('comment-card').filter({ hasText: 'Why round here?' });
+    const addedId = await price
+      .getByTestId('comment-card')
+      .filter({ hasText: 'Why round here?' })
+      .getAttribute('data-comment-id');
+    // By id: while it is edited its text is in a text box, not in the card's text.
+    const added = price.locator(`[data-testid="comment-card"][data-comment-id="${addedId}"]`);
     await expect(added).toHaveAttribute('data-state', 'draft');
     await expect(added.getByTestId('comment-state')).toHaveText('Draft');
     // Plain text: the markup is shown as typed, not rendered.
@@ -274,7 +279,11 @@ test('errors say why and keep the typed text: no server, a refused edit, a body 
     await expect(price.getByTestId('comment-submit')).toBeEnabled();
     await text.fill('Keep me');
     await price.getByTestId('comment-submit').click();
-    const card = price.getByTestId('comment-card').filter({ hasText: 'Keep me' });
+    const cardId = await price
+      .getByTestId('comment-card')
+      .filter({ hasText: 'Keep me' })
+      .getAttribute('data-comment-id');
+    const card = price.locator(`[data-testid="comment-card"][data-comment-id="${cardId}"]`);
     await expect(card).toBeVisible();
 
     // Sent, then edited while the agent receives it: the server refuses (400) and the new text stays.
