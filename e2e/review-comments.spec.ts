@@ -315,6 +315,61 @@ test('errors say why and keep the typed text: no server, a refused edit, a body 
   }
 });
 
+test('a comment far down a windowed patch: shown when its rows render, live on another page, reached from the panel and by a link', async ({
+  page,
+  context,
+}) => {
+  const ws = workspace({ 'README.md': 'x\n' });
+  const sid = uid('s');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Long patch', workspace: ws.dir });
+  const runId = uid('r');
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: runId });
+  ws.write('src/long.ts', Array.from({ length: 600 }, (_, i) => `export const v${i + 1} = ${i + 1};\n`).join(''));
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: runId });
+  const change = `run:${runId}`;
+  try {
+    const other = await context.newPage();
+    await openSession(other, base, sid);
+    await openSession(page, base, sid);
+    const long = row(page, change, 'src/long.ts');
+    await long.getByTestId('change-row-button').click();
+    const patch = long.getByTestId('patch');
+    await expect(patch).toHaveAttribute('data-rendered', 'true');
+    expect(Number(await patch.getAttribute('data-blocks'))).toBeGreaterThan(4);
+    const far = gutter(long, 'after', 550);
+    await expect(far).toHaveCount(0); // not rendered: outside the window
+    for (let i = 0; i < 80 && (await far.count()) === 0; i++) await page.mouse.wheel(0, 600);
+    await far.scrollIntoViewIfNeeded();
+    await far.hover();
+    await far.click();
+    await long.getByTestId('comment-text').fill('Line 550 needs a name');
+    await long.getByTestId('comment-submit').click();
+    await expect(long.getByTestId('comment-card')).toContainText('Line 550 needs a name');
+
+    // The other page learns it live: its row counts it.
+    await expect(row(other, change, 'src/long.ts').getByTestId('change-row-comments')).toHaveText('1 comment');
+
+    // From the top of a fresh page, the panel's link opens the file and brings the line into view.
+    const fileId = await long.getAttribute('data-file-id');
+    await page.goto(`${base}/sessions/${encodeURIComponent(sid)}`);
+    await expect(page.getByTestId('timeline')).toHaveAttribute('data-loaded', 'true');
+    await page.getByTestId('review-toggle').click();
+    await page.getByTestId('review-item-link').click();
+    await expect(far).toBeFocused();
+    await expect(long.getByTestId('comment-card')).toBeInViewport();
+    expect(new URL(page.url()).searchParams.get('line')).toBe('550');
+
+    // The same place as a link, opened cold.
+    await page.goto(
+      `${base}/sessions/${encodeURIComponent(sid)}?change=${encodeURIComponent(change)}&file=${encodeURIComponent(fileId!)}&side=after&line=550`,
+    );
+    await expect(far).toBeFocused();
+    await expect(long.getByTestId('comment-card')).toBeInViewport();
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
   test.use({ bypassCSP: true });
