@@ -164,14 +164,33 @@ async function main() {
   }
   if (answer.error) note(`${server}: ${answer.error.message}`);
   else if (answer.status !== 200) note(`${server} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+  else if (carriesSomething(answer.body)) reply = answer.body;
 }
 
-// Whatever happened, the agent carries on: exit 0, and on stdout only the neutral answer an agent
-// that expects one reads.
+/**
+ * A server answer worth passing on: a JSON object with at least one field (a review for the agent,
+ * in its own answer shape). It is printed exactly as received; `{}` and anything else are not.
+ */
+function carriesSomething(body) {
+  try {
+    const parsed = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.keys(parsed).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The server's answer to print on stdout, when it carries something for the agent. */
+let reply = null;
+
+// Whatever happened, the agent carries on: exit 0, and on stdout only the server's answer when it
+// carries something (exactly as the server sent it), else the neutral answer an agent that expects
+// one reads.
 const agent = parse(process.argv.slice(2)).agent;
 main()
   .catch((err) => note(err instanceof Error ? err.message : String(err)))
   .finally(() => {
-    if (JSON_REPLY_AGENTS.has(agent)) process.stdout.write('{}\n');
+    if (reply !== null) process.stdout.write(`${reply}\n`);
+    else if (JSON_REPLY_AGENTS.has(agent)) process.stdout.write('{}\n');
     process.exitCode = 0;
   });

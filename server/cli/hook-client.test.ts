@@ -74,6 +74,46 @@ describe('bin/rundiff-hook.js', () => {
     expect(d.messages.map((m: { content: string }) => m.content)).toEqual(['hi']);
   });
 
+  it("prints the server's answer exactly when it carries a pending review (Codex prompt hook), nothing otherwise", async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    cleanups.push(() => repo.cleanup());
+    const env = tempHome();
+    const hook = (payload: Record<string, unknown>) =>
+      runHook(
+        ['codex', '--server', t.server.url],
+        JSON.stringify({ session_id: 'rv', cwd: repo.dir, ...payload }),
+        env,
+      );
+    const first = await hook({ hook_event_name: 'UserPromptSubmit', turn_id: 't1', prompt: 'edit' });
+    repo.write('a.txt', 'a changed\n');
+    await hook({ hook_event_name: 'Stop' });
+    // Positive control: nothing pending, nothing printed.
+    expect(first).toEqual({ code: 0, stdout: '', stderr: '' });
+    const base = '/api/hermes/sessions/codex%3Arv';
+    const fileId = (await t.get(`${base}/workspace-run-changes/run%3At1/files`)).body.files[0].id as string;
+    const post = (p: string, body: unknown) =>
+      t.request('POST', p, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const made = await post(`${base}/comments`, {
+      change_id: 'run:t1',
+      file_id: fileId,
+      side: 'after',
+      start_line: 1,
+      end_line: 1,
+      body: 'Say why "changed" \\ here.',
+    });
+    expect(made.status).toBe(201);
+    const text = (await post(`${base}/reviews`, {})).body.review.text as string;
+
+    const next = await hook({ hook_event_name: 'UserPromptSubmit', turn_id: 't2', prompt: 'next' });
+    expect(next.code).toBe(0);
+    const expected = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: text },
+    });
+    expect(next.stdout).toBe(`${expected}\n`);
+  });
+
   it('sends RUNDIFF_TOKEN to a server that requires it', async () => {
     const t = await startTestServer({ env: { RUNDIFF_TOKEN: 'tok-123' } });
     cleanups.push(() => t.close());

@@ -1,9 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
-import { ERROR_STATUS, type CommitPlan, type ErrorCode, type ToolCallRecord } from '../../shared/index.ts';
+import {
+  ERROR_STATUS,
+  type CommitPlan,
+  type ErrorCode,
+  type ReviewComment,
+  type ToolCallRecord,
+} from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import type { ToolCallResult } from '../git/index.ts';
+import type { Delivery } from '../review/index.ts';
 
 /**
  * `rundiff mcp --server URL`: the git tools run here, on this process's `--workspace` folders (the
@@ -76,6 +83,13 @@ export interface RemoteServer {
   approve(plan: CommitPlan, signal?: AbortSignal, agent?: string): Promise<void>;
   /** `run_changes`, run (and logged) by the server. */
   runChanges(args: unknown): Promise<ToolCallResult>;
+  /** The pending reviews of sessions in `workspaces`, marked delivered by `mcp` to `agent`. */
+  deliverReviews(workspaces: readonly string[], agent: string | undefined): Promise<Delivery[]>;
+  /** Marks comments of sessions in `workspaces` addressed. */
+  addressComments(
+    workspaces: readonly string[],
+    ids: readonly string[],
+  ): Promise<{ comments: ReviewComment[]; not_found: string[] }>;
 }
 
 export function createRemote(base: string, token: string | null): RemoteServer {
@@ -86,8 +100,27 @@ export function createRemote(base: string, token: string | null): RemoteServer {
       details: { server: base, cause: err instanceof Error ? err.message : String(err) },
     });
 
+  /** A JSON POST whose 200 answer is returned; anything else throws the server's error. */
+  async function postJson<T>(p: string, body: unknown, what: string): Promise<T> {
+    let answer: JsonAnswer;
+    try {
+      answer = await requestJson(at(p), 'POST', body, { token, timeoutMs: 30_000 });
+    } catch (err) {
+      throw unreachable(err, what);
+    }
+    if (answer.status !== 200) throw errorFrom(answer);
+    return answer.body as T;
+  }
+
   return {
     url: base,
+    async deliverReviews(workspaces, agent) {
+      const body = { workspaces, ...(agent ? { agent } : {}) };
+      return (await postJson<{ deliveries: Delivery[] }>('api/reviews/deliver', body, 'for review_comments'))
+        .deliveries;
+    },
+    addressComments: (workspaces, ids) =>
+      postJson('api/reviews/addressed', { workspaces, comment_ids: ids }, 'for review_comments_addressed'),
     async recordCall(result, details) {
       try {
         const answer = await requestJson(

@@ -80,6 +80,8 @@ describe('rundiff mcp --server', () => {
       'git_branch',
       'git_commit',
       'run_changes',
+      'review_comments',
+      'review_comments_addressed',
     ]);
     const rc = tools.find((x) => x.name === 'run_changes')!;
     expect(rc.annotations?.readOnlyHint).toBe(true);

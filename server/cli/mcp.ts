@@ -30,11 +30,14 @@ import { argumentsText, commitOf, createCallLog, type CallLog } from '../tools-l
 import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
+import { createReviewTools } from './mcp-review.ts';
 
 const HELP = `usage: rundiff mcp [--workspace DIR]... [--server URL] [--db FILE]
 
 An MCP server on stdio offering git tools for agents: git_status, git_diff, git_log, git_show,
-git_branch and git_commit (refused unless a git_diff in the same connection showed the files).
+git_branch and git_commit (refused unless a git_diff in the same connection showed the files);
+review_comments (the code review a person sent from rundiff for sessions in these workspaces) and
+review_comments_addressed.
 stdout carries only protocol frames; logs go to stderr.
 
   --workspace DIR  a repository (or a folder holding repositories) the tools may use; repeat for
@@ -217,14 +220,25 @@ export async function run(argv: string[]): Promise<number> {
     {
       capabilities: { tools: {} },
       instructions:
-        'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set).',
+        'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed.',
     },
   );
-  const listing = [...GIT_TOOLS.map(mcpToolListing), ...(remote ? [RUN_CHANGES_LISTING] : [])];
+  const reviewTools = createReviewTools({ workspaces, remote, db: local?.db ?? null });
+  const offersReviews = remote !== null || local !== null;
+  const listing = [
+    ...GIT_TOOLS.map(mcpToolListing),
+    ...(remote ? [RUN_CHANGES_LISTING] : []),
+    ...(offersReviews ? reviewTools.listings : []),
+  ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const input = request.params.arguments ?? {};
+    if (offersReviews && reviewTools.handles(name)) {
+      const answer = await reviewTools.call(name, input, clientName(server.getClientVersion()));
+      say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
+      return answer;
+    }
     let result: ToolCallResult;
     if (name === 'run_changes' && remote) {
       result = await remote.runChanges(input); // the server logs it

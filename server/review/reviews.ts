@@ -15,7 +15,7 @@ import { AppError } from '../errors.ts';
 import { isInside } from '../paths/index.ts';
 import type { BridgeEmitter } from '../runs/index.ts';
 import type { Store, StoredComment, StoredReview } from '../store/index.ts';
-import { linesAt, reanchor, type Reanchored } from './anchor.ts';
+import { linesAt, reanchor, type Reanchored, type SideLines, type Touch } from './anchor.ts';
 import { readSideLines } from './side-lines.ts';
 import { reviewText } from './text.ts';
 
@@ -60,7 +60,12 @@ export function createReviews(deps: ReviewsDeps) {
     if (!store.sessions.exists(sessionId)) throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`);
   }
 
-  function place(c: StoredComment): Reanchored {
+  /** `read`: one side's lines, read at most once per placement pass (comments share files). */
+  function place(
+    c: StoredComment,
+    read: (changeId: string, fileId: string) => SideLines | null,
+    touchesOf: (path: string) => readonly Touch[],
+  ): Reanchored {
     return reanchor(
       {
         path: c.path,
@@ -70,26 +75,57 @@ export function createReviews(deps: ReviewsDeps) {
         finished_at: c.change_finished_at,
         seq: c.change_seq,
       },
-      (path) => store.reviews.touches(c.session_id, path),
-      (t) => {
-        const read = readSideLines(store, c.session_id, t.change_id, t.file_id, 'after');
-        return read?.ok ? read.side : null;
-      },
+      touchesOf,
+      (t) => read(t.change_id, t.file_id),
     );
   }
 
-  function placements(sessionId: string, comments: StoredComment[]): Map<string, Reanchored> {
+  /**
+   * Where each comment stands now. Kept per session until its write clock moves; a placement read
+   * from a side whose contents were still being written is not kept (it is computed again next time).
+   */
+  function placements(sessionId: string, comments: readonly StoredComment[]): Map<string, Reanchored> {
     const version = store.clock.version(sessionId);
-    const hit = placed.get(sessionId);
-    if (hit && hit.version === version && comments.every((c) => hit.byId.has(c.id))) return hit.byId;
-    const byId = new Map(comments.map((c) => [c.id, place(c)]));
+    let entry = placed.get(sessionId);
+    if (!entry || entry.version !== version) entry = { version, byId: new Map() };
     placed.delete(sessionId);
-    placed.set(sessionId, { version, byId });
+    placed.set(sessionId, entry);
     for (const key of placed.keys()) {
       if (placed.size <= MAX_CACHED_SESSIONS) break;
       placed.delete(key);
     }
-    return byId;
+    const sides = new Map<string, { side: SideLines | null; provisional: boolean }>();
+    const touches = new Map<string, readonly Touch[]>();
+    const touchesOf = (path: string): readonly Touch[] => {
+      let found = touches.get(path);
+      if (!found) touches.set(path, (found = store.reviews.touches(sessionId, path)));
+      return found;
+    };
+    const out = new Map<string, Reanchored>();
+    for (const c of comments) {
+      let where = entry.byId.get(c.id);
+      if (!where) {
+        let provisional = false;
+        where = place(
+          c,
+          (changeId, fileId) => {
+            const key = `${changeId}\u0000${fileId}`;
+            let got = sides.get(key);
+            if (!got) {
+              const read = readSideLines(store, sessionId, changeId, fileId, 'after');
+              got = read?.ok ? { side: read.side, provisional: read.provisional } : { side: null, provisional: false };
+              sides.set(key, got);
+            }
+            provisional ||= got.provisional;
+            return got.side;
+          },
+          touchesOf,
+        );
+        if (!provisional) entry.byId.set(c.id, where);
+      }
+      out.set(c.id, where);
+    }
+    return out;
   }
 
   function toComment(c: StoredComment, where: Reanchored): ReviewComment {
@@ -119,10 +155,9 @@ export function createReviews(deps: ReviewsDeps) {
   }
 
   function commentDto(sessionId: string, id: string): ReviewComment {
-    const all = store.reviews.comments(sessionId);
-    const c = all.find((x) => x.id === id);
+    const c = store.reviews.comment(sessionId, id);
     if (!c) throw new AppError('not_found', `no comment ${JSON.stringify(id)} in session ${JSON.stringify(sessionId)}`);
-    return toComment(c, placements(sessionId, all).get(id)!);
+    return toComment(c, placements(sessionId, [c]).get(id)!);
   }
 
   function reviewDto(r: StoredReview): Review {
@@ -254,7 +289,9 @@ export function createReviews(deps: ReviewsDeps) {
       if (!got.ok)
         throw fieldError(
           'start_line',
-          `cannot comment on lines ${input.start_line}-${input.end_line} of the ${input.side} side: ${got.reason}`,
+          `cannot comment on lines ${input.start_line}-${input.end_line} of the ${input.side} side: ${got.reason}${
+            read.provisional ? " (the file's contents are still being stored: try again in a moment)" : ''
+          }`,
         );
       const file = store.changes.getFile(sessionId, input.change_id, input.file_id)!;
       const at = now();

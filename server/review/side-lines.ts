@@ -6,7 +6,9 @@ import { patchSideLines, splitLines, type SideLines } from './anchor.ts';
 const isBinary = (bytes: Buffer) => bytes.subarray(0, 8000).indexOf(0) !== -1;
 
 export type SideRead =
-  { ok: true; side: SideLines } | { ok: false; reason: 'absent' | 'binary' | 'no_lines'; message: string };
+  /** `provisional`: the contents are still being written, so only the patch's lines are known yet. */
+  | { ok: true; side: SideLines; provisional: boolean }
+  | { ok: false; reason: 'absent' | 'binary' | 'no_lines'; message: string };
 
 /**
  * One side of a stored file's lines: the whole file from the content store when its bytes were
@@ -33,7 +35,7 @@ export function readSideLines(
     const bytes = store.contents.blob(kept.sha256);
     if (bytes !== null) {
       if (isBinary(bytes)) return { ok: false, reason: 'binary', message: 'the file is binary: it has no lines' };
-      return { ok: true, side: { kind: 'whole', lines: splitLines(bytes.toString('utf8')) } };
+      return { ok: true, side: { kind: 'whole', lines: splitLines(bytes.toString('utf8')) }, provisional: false };
     }
   }
   if (file.patch === null || file.patch === '')
@@ -42,5 +44,6 @@ export function readSideLines(
       reason: 'no_lines',
       message: `neither the file's contents nor its patch were kept (${file.omitted_reason ?? 'not stored'}), so it has no lines to comment on`,
     };
-  return { ok: true, side: { kind: 'hunks', lines: patchSideLines(file.patch, side) } };
+  const provisional = kept !== undefined && kept.sha256 === null && kept.reason === 'pending';
+  return { ok: true, side: { kind: 'hunks', lines: patchSideLines(file.patch, side) }, provisional };
 }

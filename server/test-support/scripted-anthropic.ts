@@ -70,7 +70,18 @@ function sse(res: http.ServerResponse, event: string, data: unknown): void {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }
 
-export async function startScriptedAnthropic(script: ScriptedPrompt[]): Promise<ScriptedAnthropic> {
+export interface ScriptedOptions {
+  /**
+   * Runs before each main-loop request is answered (the request is already in `requests`): a test
+   * can change the world at a known point of the agent's turn. The answer waits for it.
+   */
+  beforeAnswer?: (request: ScriptedRequest) => Promise<void> | void;
+}
+
+export async function startScriptedAnthropic(
+  script: ScriptedPrompt[],
+  opts: ScriptedOptions = {},
+): Promise<ScriptedAnthropic> {
   const requests: ScriptedRequest[] = [];
   const toolUses: { id: string; name: string }[] = [];
   let answers = 0;
@@ -149,8 +160,19 @@ export async function startScriptedAnthropic(script: ScriptedPrompt[]): Promise<
         // A body that is not JSON gets the side answer below.
       }
       const main = Array.isArray(body.tools) && body.tools.length > 0;
-      requests.push({ path: req.url ?? '', main, body });
-      answer(res, main ? nextTurn(body.messages ?? []) : { text: 'Scripted title' });
+      const request = { path: req.url ?? '', main, body };
+      requests.push(request);
+      if (!main || !opts.beforeAnswer) {
+        answer(res, main ? nextTurn(body.messages ?? []) : { text: 'Scripted title' });
+        return;
+      }
+      void Promise.resolve(opts.beforeAnswer(request)).then(
+        () => answer(res, nextTurn(body.messages ?? [])),
+        (err: unknown) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(err) } }));
+        },
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentEmitter } from '../runs/index.ts';
+import { openStore, type NewChange, type NewFile, type Store } from '../store/index.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+import { createReviews } from './reviews.ts';
+
+/**
+ * Where a comment stands, against a real SQLite store: a later change whose contents are still
+ * being written is read from its patch for now, and read again once they are there.
+ */
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+function tempStore(): Store {
+  const dir = createTempDir('rundiff-review-');
+  const store = openStore(path.join(dir, 'db.sqlite'));
+  cleanups.push(() => {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+const S = 's';
+
+function change(store: Store, n: number, patch: string): string {
+  const c: NewChange = {
+    change_id: `run:r${n}`,
+    session_id: S,
+    run_id: `r${n}`,
+    tool_call_id: null,
+    source: 'run',
+    workspace: '/w',
+    workspace_kind: 'git',
+    started_at: n * 10,
+    finished_at: n * 10 + 5,
+    changed_count: 1,
+    added_count: 0,
+    modified_count: 1,
+    deleted_count: 0,
+    renamed_count: 0,
+    binary_count: 0,
+    truncated: false,
+    truncated_reasons: [],
+    total_patch_bytes: patch.length,
+    overlapping: false,
+    omitted_count: 0,
+    created_at: n * 10 + 5,
+  };
+  const f: NewFile = {
+    path: 'f.txt',
+    old_path: null,
+    change_type: 'modified',
+    additions: 1,
+    deletions: 1,
+    binary: false,
+    truncated: false,
+    size_before: 100,
+    size_after: 100,
+    patch_bytes: patch.length,
+    omitted_reason: null,
+    patch,
+  };
+  return store.changes.insert(c, [f], 100).files[0]!.id;
+}
+
+const prepared = (text: string) => {
+  const data = Buffer.from(text);
+  return {
+    mode: '100644',
+    sha256: createHash('sha256').update(data).digest('hex'),
+    size: data.length,
+    codec: 'raw' as const,
+    data,
+  };
+};
+
+describe('placing comments', () => {
+  it('a later change whose contents are still being written is read again once they are stored', () => {
+    const store = tempStore();
+    store.sessions.upsert(S, { workspace: '/w' }, 1);
+    const reviews = createReviews({ store, emitter: silentEmitter });
+    const file = change(store, 1, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-b\n+B\n');
+    // The first change's contents are kept whole: a,B,c,d,e.
+    store.contents.fill(
+      store.contents.record(S, 'run:r1', [{ before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') }]),
+      1 << 30,
+      1,
+    );
+    const c = reviews.createComment(S, {
+      change_id: 'run:r1',
+      file_id: file,
+      side: 'after',
+      start_line: 4,
+      end_line: 5,
+      body: 'x',
+    });
+    expect(c.anchor.lines).toEqual(['d', 'e']);
+
+    // A later change edits line 1; its patch does not show lines 4-5, and its contents are pending.
+    change(store, 2, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+A\n');
+    const pending = store.contents.record(S, 'run:r2', [
+      { before: prepared('a\nB\nc\nd\ne\n'), after: prepared('A\nB\nc\nd\ne\n') },
+    ]);
+    expect(reviews.view(S).comments[0]).toMatchObject({ outdated: true, current: null });
+    store.contents.fill(pending, 1 << 30, 2);
+    // No write to the session's rows happened in between: only not keeping the provisional answer
+    // lets the stored contents count.
+    expect(reviews.view(S).comments[0]).toMatchObject({ outdated: false, current: null });
+  });
+});
