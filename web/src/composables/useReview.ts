@@ -16,6 +16,7 @@ import {
   fileKey,
   loadReview,
   removeComment,
+  removeReview,
   type ReviewState,
 } from '../review/index.ts';
 import { getSocket, onResync } from '../socket/index.ts';
@@ -75,6 +76,9 @@ function listen(): void {
   });
   s.on('review.updated', (p) => {
     if (ours(p.session_id)) applyReview(state, p.review);
+  });
+  s.on('review.deleted', (p) => {
+    if (ours(p.session_id)) removeReview(state, p.review_id);
   });
   // A later change of the session can make comments outdated (or show where their lines are now).
   s.on('workspace.diff.completed', (p) => {

@@ -55,6 +55,12 @@ export function applyReview(state: ReviewState, review: Review): void {
   state.reviews.splice(i, 1, review);
 }
 
+/** A pending review left with no comment and no note was removed by the server. */
+export function removeReview(state: ReviewState, reviewId: string): void {
+  const i = state.reviews.findIndex((r) => r.id === reviewId);
+  if (i >= 0) state.reviews.splice(i, 1);
+}
+
 /** The key of one file of one change, for per-file lookups. */
 export const fileKey = (changeId: string, fileId: string): string => `${changeId}\n${fileId}`;
 

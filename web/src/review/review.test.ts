@@ -13,6 +13,7 @@ import {
   groupByFile,
   loadReview,
   removeComment,
+  removeReview,
   reviewStatusText,
 } from './index.ts';
 
@@ -108,6 +109,16 @@ describe('review state reducers', () => {
     applyReview(fresh, review('r'));
     applyReview(fresh, review('r', { state: 'delivered', delivered_at: 300 }));
     expect(fresh.reviews[0]!.state).toBe('delivered');
+  });
+
+  it('a review the server removed (left empty) goes, others stay', () => {
+    const state = emptyReviewState();
+    applyReview(state, review('r1'));
+    applyReview(state, review('r2', { created_at: 300 }));
+    removeReview(state, 'r1');
+    expect(state.reviews.map((r) => r.id)).toEqual(['r2']);
+    removeReview(state, 'unknown');
+    expect(state.reviews.map((r) => r.id)).toEqual(['r2']);
   });
 
   it('finds and counts the comments of one file of one change', () => {
