@@ -370,6 +370,37 @@ test('a comment far down a windowed patch: shown when its rows render, live on a
   }
 });
 
+test('an outdated comment whose lines moved links to where they are now, in the later run', async ({ page }) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    await gutter(price, 'after', 3).hover();
+    await gutter(price, 'after', 3).click();
+    await price.getByTestId('comment-text').fill('Label as a constant?');
+    await price.getByTestId('comment-submit').click();
+    const card = price.getByTestId('comment-card');
+    await expect(card).toHaveAttribute('data-outdated', 'false');
+
+    // A later run adds two lines at the top: the commented line is now line 5.
+    const later = await run(sid, ws, `// Prices\n// in euros\n${AFTER_FIRST}`);
+    await expect(card).toHaveAttribute('data-outdated', 'true');
+    await expect(card.getByTestId('comment-current')).toHaveText('now at line 5');
+    await card.getByTestId('comment-current').click();
+    const moved = row(page, later, 'src/price.ts');
+    await expect(moved.getByTestId('change-row-button')).toHaveAttribute('aria-expanded', 'true');
+    await expect(gutter(moved, 'after', 5)).toBeFocused();
+    const url = new URL(page.url());
+    expect([url.searchParams.get('change'), url.searchParams.get('side'), url.searchParams.get('line')]).toEqual([
+      later,
+      'after',
+      '5',
+    ]);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
   test.use({ bypassCSP: true });
