@@ -219,7 +219,7 @@ test('comment on an added and a removed line, edit, delete, reload, send, see it
   }
 });
 
-test('keyboard: the gutter is one tab stop, arrows move along it, Enter opens the composer, Escape gives the focus back', async ({
+test('keyboard: the gutter is one tab stop, arrows move along it, Enter opens the composer, Escape gives the focus back; a drag selects a range', async ({
   page,
 }) => {
   const { ws, sid, change } = await session();
@@ -250,6 +250,16 @@ test('keyboard: the gutter is one tab stop, arrows move along it, Enter opens th
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Shift+Enter');
     await expect(price.getByTestId('comment-composer')).toContainText('Comment on lines 2-3 (after)');
+
+    // A drag over the gutter selects a range too; the open composer moves there with its text.
+    await price.getByTestId('comment-text').fill('kept while moving');
+    await gutter(price, 'after', 1).hover();
+    await page.mouse.down();
+    await price.locator('tr', { hasText: "const label = 'EUR';" }).hover();
+    await page.mouse.up();
+    await expect(price.getByTestId('comment-composer')).toContainText('Comment on lines 1-3 (after)');
+    await expect(price.getByTestId('comment-text')).toHaveValue('kept while moving');
+    await expect(price.locator('tr.pl-selected')).toHaveCount(3);
   } finally {
     ws.cleanup();
   }
