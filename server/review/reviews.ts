@@ -15,7 +15,8 @@ import { AppError } from '../errors.ts';
 import { isInside } from '../paths/index.ts';
 import type { BridgeEmitter } from '../runs/index.ts';
 import type { Store, StoredComment, StoredReview } from '../store/index.ts';
-import { linesAt, reanchor, type Reanchored, type SideLines, type Touch } from './anchor.ts';
+import { linesAt, type Reanchored } from './anchor.ts';
+import { createPlacements } from './placement.ts';
 import { readSideLines } from './side-lines.ts';
 import { reviewText } from './text.ts';
 
@@ -52,80 +53,10 @@ export function createReviews(deps: ReviewsDeps) {
   const { store, emitter } = deps;
   const now = deps.now ?? Date.now;
   const maxTextBytes = deps.maxTextBytes ?? MAX_REVIEW_TEXT_BYTES;
-  // Where each comment stands, per session, valid while the session's write clock says nothing changed.
-  const placed = new Map<string, { version: string; byId: Map<string, Reanchored> }>();
-  const MAX_CACHED_SESSIONS = 64;
+  const placements = createPlacements(store);
 
   function sessionOrThrow(sessionId: string): void {
     if (!store.sessions.exists(sessionId)) throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`);
-  }
-
-  /** `read`: one side's lines, read at most once per placement pass (comments share files). */
-  function place(
-    c: StoredComment,
-    read: (changeId: string, fileId: string) => SideLines | null,
-    touchesOf: (path: string) => readonly Touch[],
-  ): Reanchored {
-    return reanchor(
-      {
-        path: c.path,
-        start_line: c.start_line,
-        end_line: c.end_line,
-        lines: c.lines,
-        finished_at: c.change_finished_at,
-        seq: c.change_seq,
-      },
-      touchesOf,
-      (t) => read(t.change_id, t.file_id),
-    );
-  }
-
-  /**
-   * Where each comment stands now. Kept per session until its write clock moves; a placement read
-   * from a side whose contents were still being written is not kept (it is computed again next time).
-   */
-  function placements(sessionId: string, comments: readonly StoredComment[]): Map<string, Reanchored> {
-    const version = store.clock.version(sessionId);
-    let entry = placed.get(sessionId);
-    if (!entry || entry.version !== version) entry = { version, byId: new Map() };
-    placed.delete(sessionId);
-    placed.set(sessionId, entry);
-    for (const key of placed.keys()) {
-      if (placed.size <= MAX_CACHED_SESSIONS) break;
-      placed.delete(key);
-    }
-    const sides = new Map<string, { side: SideLines | null; provisional: boolean }>();
-    const touches = new Map<string, readonly Touch[]>();
-    const touchesOf = (path: string): readonly Touch[] => {
-      let found = touches.get(path);
-      if (!found) touches.set(path, (found = store.reviews.touches(sessionId, path)));
-      return found;
-    };
-    const out = new Map<string, Reanchored>();
-    for (const c of comments) {
-      let where = entry.byId.get(c.id);
-      if (!where) {
-        let provisional = false;
-        where = place(
-          c,
-          (changeId, fileId) => {
-            const key = `${changeId}\u0000${fileId}`;
-            let got = sides.get(key);
-            if (!got) {
-              const read = readSideLines(store, sessionId, changeId, fileId, 'after');
-              got = read?.ok ? { side: read.side, provisional: read.provisional } : { side: null, provisional: false };
-              sides.set(key, got);
-            }
-            provisional ||= got.provisional;
-            return got.side;
-          },
-          touchesOf,
-        );
-        if (!provisional) entry.byId.set(c.id, where);
-      }
-      out.set(c.id, where);
-    }
-    return out;
   }
 
   function toComment(c: StoredComment, where: Reanchored): ReviewComment {
@@ -185,29 +116,29 @@ export function createReviews(deps: ReviewsDeps) {
   /**
    * After a comment of a pending review changed (edited, deleted, addressed): the review's text is
    * rebuilt, or the review removed when nothing is left to send. Delivered reviews never change.
+   * Runs inside the caller's transaction; answers what to tell the subscribers once it committed.
    */
-  function refreshPending(sessionId: string, reviewId: string | null): void {
-    if (reviewId === null) return;
+  function refreshPending(sessionId: string, reviewId: string | null): () => void {
+    const nothing = () => {};
+    if (reviewId === null) return nothing;
     const r = store.reviews.review(sessionId, reviewId);
-    if (!r || r.state !== 'pending') return;
+    if (!r || r.state !== 'pending') return nothing;
     const comments = store.reviews.commentsOf(reviewId);
     if (r.note.trim() === '' && !comments.some((c) => c.state === 'pending')) {
       // Comments already addressed keep their state; they only leave the removed review (its
       // foreign key sets their review_id to null).
       store.reviews.deleteReview(sessionId, reviewId);
-      for (const c of comments)
-        emitter.toSession(sessionId, 'comment.updated', {
-          session_id: sessionId,
-          comment: commentDto(sessionId, c.id),
-        });
-      emitter.toSession(sessionId, 'review.deleted', { session_id: sessionId, review_id: reviewId });
-      return;
+      return () => {
+        for (const c of comments) emitComment(sessionId, c.id);
+        emitter.toSession(sessionId, 'review.deleted', { session_id: sessionId, review_id: reviewId });
+      };
     }
     store.reviews.setText(sessionId, reviewId, textOf(r.note, comments));
-    emitter.toSession(sessionId, 'review.updated', {
-      session_id: sessionId,
-      review: reviewDto(store.reviews.review(sessionId, reviewId)!),
-    });
+    return () =>
+      emitter.toSession(sessionId, 'review.updated', {
+        session_id: sessionId,
+        review: reviewDto(store.reviews.review(sessionId, reviewId)!),
+      });
   }
 
   function stored(sessionId: string, id: string): StoredComment {
@@ -327,21 +258,24 @@ export function createReviews(deps: ReviewsDeps) {
       const text = checkBody(body);
       if (c.state === 'delivered' || c.state === 'addressed')
         throw fieldError('body', `the comment was already ${c.state}: what the agent received cannot change`);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.editComment(sessionId, id, text, now());
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
-      return emitComment(sessionId, id);
+      const comment = emitComment(sessionId, id);
+      tell();
+      return comment;
     },
 
     deleteComment(sessionId: string, id: string): void {
       sessionOrThrow(sessionId);
       const c = stored(sessionId, id);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.deleteComment(sessionId, id);
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
       emitter.toSession(sessionId, 'comment.deleted', { session_id: sessionId, comment_id: id });
+      tell();
     },
 
     /** Done: by the person, or by the agent (MCP, REST). */
@@ -349,11 +283,13 @@ export function createReviews(deps: ReviewsDeps) {
       sessionOrThrow(sessionId);
       const c = stored(sessionId, id);
       if (c.state === 'addressed') return commentDto(sessionId, id);
-      store.transaction(() => {
+      const tell = store.transaction(() => {
         store.reviews.addressComment(sessionId, id, now());
-        refreshPending(sessionId, c.review_id);
+        return refreshPending(sessionId, c.review_id);
       });
-      return emitComment(sessionId, id);
+      const comment = emitComment(sessionId, id);
+      tell();
+      return comment;
     },
 
     /** "Send to agent": every draft of the session goes pending in one new review. */
