@@ -41,7 +41,7 @@ export interface AppDeps {
   /** Review comments and reviews (section 3c); absent, no such routes and hooks answer `{}`. */
   reviews?: Reviews;
   /** The content store's use, shown by `GET /api/health`. */
-  contentStats?: () => ContentStoreStats;
+  contentStats?: () => Promise<ContentStoreStats>;
   log?: (message: string) => void;
 }
 
