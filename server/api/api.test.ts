@@ -3,10 +3,10 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { VERSION } from '../version.ts';
-import { createStore, openDatabase } from '../store/index.ts';
+import { openStoreFrom } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
-import { sqliteDb } from '../test-support/store-engines.ts';
+import { countRows } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -18,11 +18,8 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
   return t;
 }
 const TABLES = ['sessions', 'messages', 'runs', 'tool_calls', 'workspace_run_changes', 'workspace_run_change_files'];
-const rows = (t: TestServer) =>
-  TABLES.reduce(
-    (n, table) => n + (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n,
-    0,
-  );
+const rows = async (t: TestServer) =>
+  (await Promise.all(TABLES.map((table) => countRows(t.server.store, table)))).reduce((n, c) => n + c, 0);
 
 function expectError(res: { status: number; body: unknown; text: string }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -128,7 +125,8 @@ describe('session detail caching', () => {
       'one',
       'two',
     ]);
-    const other = createStore(openDatabase(t.dbPath));
+    // Another process on the same database: a second SQLite connection, or a second replica.
+    const other = await openStoreFrom({ dbPath: t.dbPath, databaseUrl: t.databaseUrl });
     await other.messages.insert({
       id: 'x',
       session_id: 's',
@@ -227,7 +225,7 @@ describe('bridge input validation: malformed events are a clear 4xx and store no
     const t = await setup();
     const res = await t.post(body);
     expectError(res, status, code);
-    expect(rows(t)).toBe(0);
+    expect(await rows(t)).toBe(0);
   });
 
   it('names every bad field in details.issues', async () => {
@@ -265,7 +263,7 @@ describe('bridge input validation: malformed events are a clear 4xx and store no
     const big = JSON.stringify({ type: 'message', session_id: 's', role: 'user', content: 'x'.repeat(2_000) });
     const res = await post(big, { 'content-type': 'application/json' });
     expectError(res, 413, 'payload_too_large');
-    expect(rows(t)).toBe(0);
+    expect(await rows(t)).toBe(0);
     // within the limit and with a charset: accepted
     const ok = await post('{"type":"session.upsert","session_id":"s"}', {
       'content-type': 'application/json; charset=utf-8',
@@ -287,7 +285,7 @@ describe('security (docs/contract.md section 6)', () => {
     expectError(await t.get('/api/health'), 401, 'unauthorized');
     expectError(await t.get('/api/health', { authorization: 'Bearer wrong' }), 401, 'unauthorized');
     expectError(await t.post({ type: 'session.upsert', session_id: 's' }), 401, 'unauthorized');
-    expect(rows(t)).toBe(0);
+    expect(await rows(t)).toBe(0);
     expect((await t.get('/api/health', { authorization: 'Bearer s3cret' })).status).toBe(200);
     expect((await t.post({ type: 'session.upsert', session_id: 's' }, { authorization: 'Bearer s3cret' })).status).toBe(
       200,
@@ -334,7 +332,7 @@ describe('security (docs/contract.md section 6)', () => {
     ]) {
       expectError(await t.post({ type: 'session.upsert', session_id: 's' }, { origin }), 403, 'forbidden_origin');
     }
-    expect(rows(t)).toBe(0);
+    expect(await rows(t)).toBe(0);
     expect((await t.post({ type: 'session.upsert', session_id: 's' }, { origin: own })).status).toBe(200);
     expect((await t.get('/api/health')).status).toBe(200);
   });

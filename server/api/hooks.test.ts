@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isWriteStep, loadFixture } from '../hooks/fixtures/replay.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
-import { sqliteDb } from '../test-support/store-engines.ts';
+import { countRows } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -21,8 +21,7 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
 }
 const postHook = (t: TestServer, agent: string, body: string, headers: Record<string, string> = {}) =>
   t.request('POST', `/api/hooks/${agent}`, { headers: { 'content-type': 'application/json', ...headers }, body });
-const count = (t: TestServer, table: string) =>
-  (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (t: TestServer, table: string) => countRows(t.server.store, table);
 
 describe('POST /api/hooks/:agent', () => {
   it('a Claude Code session of two prompts becomes two runs with the prompts, the replies and one block per editing tool', async () => {
@@ -113,9 +112,9 @@ describe('POST /api/hooks/:agent', () => {
       body: 'x',
     });
     expect([wrongType.status, wrongType.body]).toEqual([200, {}]);
-    expect(count(t, 'sessions')).toBe(0);
-    expect(count(t, 'runs')).toBe(0);
-    expect(count(t, 'messages')).toBe(0);
+    expect(await count(t, 'sessions')).toBe(0);
+    expect(await count(t, 'runs')).toBe(0);
+    expect(await count(t, 'messages')).toBe(0);
     expect(logs.filter((l) => l.startsWith('hook claude-code')).length).toBeGreaterThanOrEqual(bodies.length);
     // Positive control: the same route does store a well-formed payload.
     await postHook(
@@ -123,7 +122,7 @@ describe('POST /api/hooks/:agent', () => {
       'claude-code',
       JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'p' }),
     );
-    expect(count(t, 'runs')).toBe(1);
+    expect(await count(t, 'runs')).toBe(1);
   });
 
   it('an unknown agent is a 404 with the error shape', async () => {
@@ -137,10 +136,10 @@ describe('POST /api/hooks/:agent', () => {
     const { t } = await setup({ env: { RUNDIFF_TOKEN: 'secret-token' } });
     const body = JSON.stringify({ session_id: 's', hook_event_name: 'UserPromptSubmit', prompt: 'p' });
     expect((await postHook(t, 'claude-code', body)).status).toBe(401);
-    expect(count(t, 'runs')).toBe(0);
+    expect(await count(t, 'runs')).toBe(0);
     const ok = await postHook(t, 'claude-code', body, { authorization: 'Bearer secret-token' });
     expect([ok.status, ok.body]).toEqual([200, {}]);
-    expect(count(t, 'runs')).toBe(1);
+    expect(await count(t, 'runs')).toBe(1);
   });
 
   it('refuses a foreign Origin like every /api route', async () => {
@@ -149,6 +148,6 @@ describe('POST /api/hooks/:agent', () => {
       origin: 'https://evil.example',
     });
     expect(res.status).toBe(403);
-    expect(count(t, 'sessions')).toBe(0);
+    expect(await count(t, 'sessions')).toBe(0);
   });
 });

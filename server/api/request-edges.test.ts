@@ -2,7 +2,7 @@ import net from 'node:net';
 import { io as connect } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
-import { sqliteDb } from '../test-support/store-engines.ts';
+import { selectRows } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -14,8 +14,8 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
   return t;
 }
 
-const contents = (t: TestServer) =>
-  (sqliteDb(t.server.store).prepare('SELECT content FROM messages ORDER BY seq').all() as { content: string }[]).map(
+const contents = async (t: TestServer) =>
+  (await selectRows<{ content: string }>(t.server.store, 'SELECT content FROM messages ORDER BY seq')).map(
     (r) => r.content,
   );
 
@@ -40,11 +40,11 @@ describe('request bodies must be valid UTF-8', () => {
     // A truncated multibyte sequence and an overlong encoding are refused the same way.
     expect((await postRaw(t, messageBytes(Buffer.from([0xe6, 0xbc])))).status).toBe(400);
     expect((await postRaw(t, messageBytes(Buffer.from([0xc0, 0xaf])))).status).toBe(400);
-    expect(contents(t)).toEqual([]);
+    expect(await contents(t)).toEqual([]);
     // Positive control: valid multibyte UTF-8 (2, 3 and 4 bytes) is accepted and stored exactly.
     const ok = await postRaw(t, messageBytes(Buffer.from('é漢😀', 'utf8')));
     expect(ok.status).toBe(200);
-    expect(contents(t)).toEqual(['é漢😀']);
+    expect(await contents(t)).toEqual(['é漢😀']);
   });
 
   it('a lone surrogate escape is 400; a proper surrogate pair escape is stored as its character', async () => {
@@ -53,9 +53,9 @@ describe('request bodies must be valid UTF-8', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: 'invalid_input' } });
     expect((await postRaw(t, messageBytes(Buffer.from('\\udc00')))).status).toBe(400);
-    expect(contents(t)).toEqual([]);
+    expect(await contents(t)).toEqual([]);
     expect((await postRaw(t, messageBytes(Buffer.from('\\ud83d\\ude00')))).status).toBe(200);
-    expect(contents(t)).toEqual(['😀']);
+    expect(await contents(t)).toEqual(['😀']);
   });
 
   it('a charset other than UTF-8 is 415', async () => {
@@ -92,7 +92,7 @@ describe('slow or oversized requests do not hold a connection', () => {
     );
     await c.closed;
     expect(c.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(contents(t)).toEqual([]);
+    expect(await contents(t)).toEqual([]);
     // Positive control: on the same server a request sent in full is answered normally.
     expect((await t.get('/api/health')).status).toBe(200);
   });

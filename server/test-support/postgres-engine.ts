@@ -4,30 +4,42 @@ import { openPostgresStore } from '../store/postgres/index.ts';
 import type { Store } from '../store/types.ts';
 import { createTestDatabase, postgresBinDir } from './postgres.ts';
 
-/** Pools used only to count rows, one per store a test opened. */
-const readers = new WeakMap<Store, pg.Pool>();
+/** The database URL of each PostgreSQL store a test opened, so a test can read its rows. */
+const urls = new WeakMap<Store, string>();
+
+/** Remembers where `store` keeps its rows (the test server harness calls it for its stores). */
+export function registerPostgresStore(store: Store, url: string): void {
+  urls.set(store, url);
+}
 
 /** A fresh store on a database of its own (on this test process's PostgreSQL), removed when the test ends. */
 export async function openPostgresTestStore(): Promise<Store> {
   const db = await createTestDatabase();
   const store = await openPostgresStore(db.url);
-  const reader = new pg.Pool({ connectionString: db.url, max: 1 });
-  // The drop at the end of the test ends this pool's connection: not an error of the test.
-  reader.on('error', () => {});
-  readers.set(store, reader);
+  registerPostgresStore(store, db.url);
   onTestFinished(async () => {
     await store.close();
-    await reader.end();
     await db.drop();
   });
   return store;
 }
 
-/** Rows in one table of a store opened by `openPostgresTestStore`. */
+/** The rows `sql` selects in a PostgreSQL store a test opened (through a connection of its own). */
+export async function selectPostgresRows<T>(store: Store, sql: string): Promise<T[]> {
+  const url = urls.get(store);
+  if (!url) throw new Error('this PostgreSQL store was not opened by the test support');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Rows in one table of a store opened by the test support. */
 export async function countPostgresRows(store: Store, table: string): Promise<number> {
-  const reader = readers.get(store);
-  if (!reader) throw new Error('this PostgreSQL store was not opened by the test support');
-  const { rows } = await reader.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table}`);
+  const rows = await selectPostgresRows<{ n: string }>(store, `SELECT COUNT(*) AS n FROM ${table}`);
   return Number(rows[0]!.n);
 }
 

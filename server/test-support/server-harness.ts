@@ -1,6 +1,6 @@
 /**
  * Test harness (used by the *.test.ts files only): the real server on an ephemeral port with a real
- * SQLite file in a temp folder, raw HTTP requests (any Host/Origin/body), and a real socket.io client
+ * SQLite file in a temp folder (or a PostgreSQL database: RUNDIFF_TEST_STORE=postgres), raw HTTP requests (any Host/Origin/body), and a real socket.io client
  * recording every event it receives in order.
  */
 import fs from 'node:fs';
@@ -11,6 +11,9 @@ import type { Limits } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { createServer, type RunningServer, type ServerOptions } from '../main.ts';
 import { createTempDir } from './temp-repo.ts';
+import type { StoreEngine } from '../store/types.ts';
+import { createTestDatabase, type TestDatabase } from './postgres.ts';
+import { registerPostgresStore } from './postgres-engine.ts';
 
 export interface TestServerOptions extends ServerOptions {
   /** Reuse a database file (restart tests). */
@@ -23,6 +26,8 @@ export interface TestServerOptions extends ServerOptions {
 export interface TestServer {
   server: RunningServer;
   dbPath: string;
+  /** The PostgreSQL database the server stores in; null on SQLite (its file is `dbPath`). */
+  databaseUrl: string | null;
   dir: string;
   /** POST /api/bridge/events with a JSON body; resolves with status and parsed body. */
   post(event: unknown, headers?: Record<string, string>): Promise<RawResponse>;
@@ -44,13 +49,36 @@ export interface RawResponse {
   body: any;
 }
 
+/**
+ * The engine the test servers store in: SQLite by default, PostgreSQL with
+ * `RUNDIFF_TEST_STORE=postgres` (every API test then runs on a database of this process's throwaway
+ * PostgreSQL server).
+ */
+export function testStoreEngine(): StoreEngine {
+  const wanted = process.env.RUNDIFF_TEST_STORE ?? 'sqlite';
+  if (wanted !== 'sqlite' && wanted !== 'postgres')
+    throw new Error(`RUNDIFF_TEST_STORE must be sqlite or postgres, not ${JSON.stringify(wanted)}`);
+  return wanted;
+}
+
+// One database per database file a test names, so a restarted server finds what it stored.
+const databases = new Map<string, Promise<TestDatabase>>();
+function databaseFor(dbPath: string): Promise<TestDatabase> {
+  let db = databases.get(dbPath);
+  if (!db) databases.set(dbPath, (db = createTestDatabase()));
+  return db;
+}
+
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dir = createTempDir('rundiff-server-');
   const dbPath = opts.dbPath ?? path.join(dir, 'data', 'rundiff.db');
   const env: Record<string, string> = { HOME: process.env.HOME ?? '/nonexistent', ...opts.env };
+  if (testStoreEngine() === 'postgres' && env.RUNDIFF_DATABASE_URL === undefined)
+    env.RUNDIFF_DATABASE_URL = (await databaseFor(dbPath)).url;
   const limits = Object.fromEntries(Object.entries(opts.limits ?? {}).map(([k, v]) => [k, String(v)]));
   const config = resolveConfig({ port: 0, db: dbPath, host: opts.host ?? '127.0.0.1', limits }, env);
   const server = await createServer(config, { ...opts, log: opts.log ?? (() => {}) });
+  if (config.databaseUrl) registerPostgresStore(server.store, config.databaseUrl);
   const hostHeader = `127.0.0.1:${server.port}`;
 
   const request = (method: string, p: string, o: { headers?: Record<string, string>; body?: string | Buffer } = {}) =>
@@ -82,6 +110,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return {
     server,
     dbPath,
+    databaseUrl: config.databaseUrl,
     dir,
     request,
     post: (event, headers = {}) =>

@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, onTestFinished } from 'vitest';
 import { openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
-import { countPostgresRows, openPostgresTestStore, postgresAvailable } from './postgres-engine.ts';
+import {
+  countPostgresRows,
+  openPostgresTestStore,
+  postgresAvailable,
+  selectPostgresRows,
+} from './postgres-engine.ts';
 import { createTempDir } from './temp-repo.ts';
 
 /**
@@ -62,4 +67,10 @@ export function countRows(store: Store, table: string): Promise<number> {
   const engine = STORE_ENGINES.find((e) => e.name === store.engine);
   if (!engine) throw new Error(`no test support for the ${store.engine} store`);
   return engine.count(store, table);
+}
+
+/** The rows `sql` selects in the store a test server uses (a plain SELECT both engines read alike). */
+export function selectRows<T>(store: Store, sql: string): Promise<T[]> {
+  if (store.engine === 'postgres') return selectPostgresRows<T>(store, sql);
+  return Promise.resolve(sqliteDb(store).prepare(sql).all() as T[]);
 }
