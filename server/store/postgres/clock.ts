@@ -4,13 +4,19 @@ import type { Queryable } from './exec.ts';
 /** '' is the global row: a write across sessions moves every session's version. */
 const GLOBAL = '';
 
-/** Moves the version of `sessionId` (null: every session) inside the caller's transaction. */
+/**
+ * Moves the version of `sessionId` (null: every session) inside the caller's transaction. Once per
+ * session and transaction is enough: the version moves when the transaction commits.
+ */
 export async function bump(q: Queryable, sessionId: string | null): Promise<void> {
+  const key = sessionId ?? GLOBAL;
+  if (q.bumped?.has(key)) return;
   await q.query(
     `INSERT INTO session_versions (session_id, version) VALUES ($1, 1)
      ON CONFLICT (session_id) DO UPDATE SET version = session_versions.version + 1`,
-    [sessionId ?? GLOBAL],
+    [key],
   );
+  q.bumped?.add(key);
 }
 
 /**

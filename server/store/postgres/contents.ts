@@ -2,7 +2,10 @@ import { inflateSync } from 'node:zlib';
 import type { ContentUnavailableReason } from '../../../shared/index.ts';
 import type { ContentSideInput, PendingContent, StoredContent } from '../contents.ts';
 import type { ContentsApi } from '../types.ts';
-import type { Exec, Queryable } from './exec.ts';
+import { valuesRows, type Exec, type Queryable } from './exec.ts';
+
+// Rows per INSERT: few round trips, far below the 65,535 parameters a statement takes.
+const ROWS_PER_INSERT = 500;
 
 interface ContentRow {
   file_id: string;
@@ -73,20 +76,35 @@ export function createPgContents(x: Exec): ContentsApi {
         const seq = await changeSeq(q, sessionId, changeId);
         if (seq === undefined) return [];
         const pending: PendingContent[] = [];
-        const ids = await fileIds(q, sessionId, changeId);
         const reasonOf = (s: ContentSideInput) => (s.mode === null ? null : 'reason' in s ? s.reason : 'pending');
+        const values: unknown[] = [];
+        const ids = await fileIds(q, sessionId, changeId);
         for (const [i, fileId] of ids.entries()) {
           const f = files[i];
           if (!f) continue;
-          await q.query(
-            `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
-               after_mode, after_reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-            [fileId, sessionId, changeId, seq, f.before.mode, reasonOf(f.before), f.after.mode, reasonOf(f.after)],
+          values.push(
+            fileId,
+            sessionId,
+            changeId,
+            seq,
+            f.before.mode,
+            reasonOf(f.before),
+            f.after.mode,
+            reasonOf(f.after),
           );
           for (const side of SIDES) {
             const c = f[side];
             if ('sha256' in c) pending.push({ seq, fileId, side, content: c });
           }
+        }
+        // Many rows per statement: a change of thousands of files is a few round trips.
+        for (let start = 0; start < values.length; start += ROWS_PER_INSERT * 8) {
+          const chunk = values.slice(start, start + ROWS_PER_INSERT * 8);
+          await q.query(
+            `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
+               after_mode, after_reason) VALUES ${valuesRows(chunk.length / 8, 8)}`,
+            chunk,
+          );
         }
         return pending;
       }),
@@ -94,34 +112,68 @@ export function createPgContents(x: Exec): ContentsApi {
       x.atomic(async (q) => {
         if (items.length === 0) return;
         // One filler at a time across every replica, so two cannot both spend the same room.
-        await q.query('SELECT 1 FROM content_usage WHERE id = 1 FOR UPDATE');
-        for (const { seq, fileId, side, content: c } of items) {
-          const reason = await q.query<{ r: string | null }>(
-            `SELECT ${side}_reason AS r FROM change_file_contents WHERE file_id = $1`,
-            [fileId],
-          );
-          if (reason.rows[0]?.r !== 'pending') continue;
-          // A kept content is locked while it gains this reference (a release elsewhere skips it).
-          const known = await q.query('SELECT 1 FROM content_blobs WHERE sha256 = $1 FOR SHARE', [c.sha256]);
-          if ((known.rowCount ?? 0) === 0) {
-            if (!(await makeRoom(q, c.data.length, maxBytes, seq))) {
-              await q.query(
-                `UPDATE change_file_contents SET ${side}_sha256 = NULL, ${side}_reason = 'budget' WHERE file_id = $1`,
-                [fileId],
-              );
-              continue;
-            }
+        const locked = await q.query<{ bytes: number }>('SELECT bytes FROM content_usage WHERE id = 1 FOR UPDATE');
+        let used = locked.rows[0]!.bytes;
+        const reasons = await q.query<{ file_id: string; before_reason: string | null; after_reason: string | null }>(
+          'SELECT file_id, before_reason, after_reason FROM change_file_contents WHERE file_id = ANY($1)',
+          [[...new Set(items.map((i) => i.fileId))]],
+        );
+        const pendingSide = new Set<string>();
+        for (const r of reasons.rows) {
+          if (r.before_reason === 'pending') pendingSide.add(`${r.file_id}:before`);
+          if (r.after_reason === 'pending') pendingSide.add(`${r.file_id}:after`);
+        }
+        // A kept content is locked while it gains its references (a release elsewhere skips it).
+        const kept = await q.query<{ sha256: string }>(
+          'SELECT sha256 FROM content_blobs WHERE sha256 = ANY($1) FOR SHARE',
+          [[...new Set(items.map((i) => i.content.sha256))]],
+        );
+        const present = new Set(kept.rows.map((r) => r.sha256));
+        // Written in batches; a batch is flushed before an eviction, so every content gets its
+        // reference before anything is released (an eviction could otherwise remove it).
+        let blobs: PendingContent['content'][] = [];
+        let sides: { fileId: string; side: 'before' | 'after'; sha256: string | null; reason: string | null }[] = [];
+        const flush = async () => {
+          for (let start = 0; start < blobs.length; start += ROWS_PER_INSERT) {
+            const chunk = blobs.slice(start, start + ROWS_PER_INSERT);
             await q.query(
               `INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at)
-               VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (sha256) DO NOTHING`,
-              [c.sha256, c.size, c.data.length, c.codec, c.data, now],
+               VALUES ${valuesRows(chunk.length, 6)} ON CONFLICT (sha256) DO NOTHING`,
+              chunk.flatMap((c) => [c.sha256, c.size, c.data.length, c.codec, c.data, now]),
             );
           }
-          await q.query(
-            `UPDATE change_file_contents SET ${side}_sha256 = $1, ${side}_reason = NULL WHERE file_id = $2`,
-            [c.sha256, fileId],
-          );
+          for (const side of SIDES) {
+            const mine = sides.filter((s) => s.side === side);
+            if (mine.length === 0) continue;
+            await q.query(
+              `UPDATE change_file_contents c SET ${side}_sha256 = v.sha256, ${side}_reason = v.reason
+               FROM unnest($1::text[], $2::text[], $3::text[]) AS v(file_id, sha256, reason)
+               WHERE c.file_id = v.file_id`,
+              [mine.map((s) => s.fileId), mine.map((s) => s.sha256), mine.map((s) => s.reason)],
+            );
+          }
+          blobs = [];
+          sides = [];
+        };
+        for (const { seq, fileId, side, content: c } of items) {
+          if (!pendingSide.delete(`${fileId}:${side}`)) continue;
+          if (!present.has(c.sha256)) {
+            if (used + c.data.length > maxBytes) {
+              await flush();
+              const room = await makeRoom(q, c.data.length, maxBytes, seq);
+              used = (await q.query<{ bytes: number }>('SELECT bytes FROM content_usage WHERE id = 1')).rows[0]!.bytes;
+              if (!room) {
+                sides.push({ fileId, side, sha256: null, reason: 'budget' });
+                continue;
+              }
+            }
+            blobs.push(c);
+            present.add(c.sha256);
+            used += c.data.length;
+          }
+          sides.push({ fileId, side, sha256: c.sha256, reason: null });
         }
+        await flush();
       }),
     settlePending: (sessionId, changeId, reason) =>
       x.atomic(async (q) => {

@@ -6,6 +6,8 @@ export interface Queryable {
     text: string,
     values?: unknown[],
   ): Promise<pg.QueryResult<R>>;
+  /** Inside a transaction: the sessions whose write clock it already moved. */
+  bumped?: Set<string>;
 }
 
 /**
@@ -45,6 +47,8 @@ export async function inSavepoint<T>(client: Queryable, fn: () => Promise<T>): P
     return out;
   } catch (err) {
     await client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => {});
+    // A clock move undone with the savepoint must be made again by the next write.
+    client.bumped?.clear();
     throw err;
   }
 }
@@ -85,9 +89,13 @@ export function poolExec(pool: pg.Pool): Exec {
   };
 }
 
-/** The executor bound to an open transaction on `client`. */
+/**
+ * The executor bound to an open transaction on `client`. A step needs no savepoint of its own: on
+ * PostgreSQL a failed statement fails the whole transaction (a caller that wants to go on after a
+ * failure nests `tx.transaction`, which is a savepoint).
+ */
 export function clientExec(client: Queryable): Exec {
-  return { q: client, atomic: (fn) => inSavepoint(client, () => fn(client)), read: (fn) => fn(client) };
+  return { q: client, atomic: (fn) => fn(client), read: (fn) => fn(client) };
 }
 
 /** `$1, $2, ...` for `n` values from `start`. */

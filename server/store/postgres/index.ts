@@ -109,6 +109,7 @@ function modules(x: Exec, transaction: StoreTx['transaction']): StoreTx {
 function bound(client: pg.PoolClient): { tx: StoreTx; end(): void } {
   let ended = false;
   const guarded: Queryable = {
+    bumped: new Set(),
     query: (text, values) =>
       ended
         ? Promise.reject(new Error("a transaction's store was used after the transaction ended"))
