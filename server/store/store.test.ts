@@ -412,7 +412,11 @@ describeEachEngine('transactions', (engine) => {
       kept = tx;
     });
     await expect(kept!.sessions.touch('late', 1)).rejects.toThrow(/after the transaction ended/);
+    await expect(kept!.transaction(async (inner) => inner.sessions.touch('later', 1))).rejects.toThrow(
+      /after the transaction ended/,
+    );
     expect(await s.sessions.exists('late')).toBe(false);
+    expect(await s.sessions.exists('later')).toBe(false);
   });
 
   it('a call of another flow made while a transaction is open is not rolled back with it', async () => {
