@@ -398,6 +398,34 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     expect(applyAndCompare(r, ca, cb, wholeRunPatch(out.files))).toEqual([]);
   });
 
+  it('B8: at the size limit (the larger exactly twice the smaller) and just past it, pairs match git diff -M', async () => {
+    const body = Array.from({ length: 20 }, (_, i) => `line ${String(i).padStart(2, '0')}\n`).join('');
+    const t = (s: string): FileSpec => ({ bytes: Buffer.from(s), mode: '100644' });
+    const k = (s: string) => keyFromBytes(Buffer.from(s));
+    // Each new file holds its old one whole: similarity = old size / new size.
+    const a: Tree = new Map([
+      [k('twice/old.txt'), t(body)],
+      [k('past/old.txt'), t(body)],
+    ]);
+    const b: Tree = new Map([
+      [k('twice/new.txt'), t(body + body.toUpperCase())],
+      [k('past/new.txt'), t(body + body.toUpperCase() + 'X\n')],
+    ]);
+    const { r, ca, cb, out } = await runCase(a, b, engineOptions());
+    const expected = gitNumstat(r, ca, cb);
+    expectCountsLikeGit(out, expected);
+    expect(out.files.find((f) => f.path === 'twice/new.txt')).toMatchObject({ change_type: 'renamed' });
+    expect(out.files.find((f) => f.path === 'past/new.txt')).toMatchObject({ change_type: 'added' });
+    // Past the limit alone, git is not asked at all, and the answer is still git's.
+    const past = await runCase(
+      new Map([...a].filter(([p]) => p.startsWith('past/'))),
+      new Map([...b].filter(([p]) => p.startsWith('past/'))),
+      engineOptions(),
+    );
+    expectCountsLikeGit(past.out, gitNumstat(past.r, past.ca, past.cb));
+    expect(past.out.renamed_count).toBe(0);
+  });
+
   it('B8: without git, identical contents still pair exactly as git pairs them (ties, file names, modes)', async () => {
     const t = (s: string, mode = '100644'): FileSpec => ({ bytes: Buffer.from(s), mode });
     const k = (s: string) => keyFromBytes(Buffer.from(s));
