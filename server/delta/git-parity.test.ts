@@ -357,6 +357,28 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     expect(git.files.every((f) => f.omitted_reason === null || f.omitted_reason === undefined)).toBe(true);
   });
 
+  it('B9: in-process patches of one inserted or removed block and of small edits count like git and apply with git apply', async () => {
+    const r = rng(5);
+    const a: Tree = new Map();
+    const b: Tree = new Map();
+    for (let i = 0; i < 60; i++) {
+      const lines = genText(r, 5 + r.int(80));
+      const after = lines.slice();
+      const at = r.int(after.length + 1);
+      const kind = i % 3;
+      // Repeated lines (blank, braces) around the block are where a placement could slide.
+      if (kind === 0) after.splice(at, 0, ...genText(r, 1 + r.int(6)));
+      else if (kind === 1) after.splice(at, 1 + r.int(5));
+      else after.splice(at, 1 + r.int(3), ...genText(r, 1 + r.int(3)));
+      const p = keyFromBytes(Buffer.from(`f/${String(i).padStart(2, '0')}.txt`));
+      a.set(p, { bytes: Buffer.from(lines.join('')), mode: '100644' });
+      b.set(p, { bytes: Buffer.from(after.join('')), mode: '100644' });
+    }
+    const { r: repo, ca, cb, out } = await runCase(a, b, engineOptions());
+    expectCountsLikeGit(out, gitNumstat(repo, ca, cb));
+    expect(applyAndCompare(repo, ca, cb, wholeRunPatch(out.files))).toEqual([]);
+  });
+
   it('B8: renames: exact, edited above and below 50%, tied identical sources and empty files pair as git diff -M', async () => {
     const lines = (tag: string, n = 20) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join('');
     const t = (s: string, mode = '100644'): FileSpec => ({ bytes: Buffer.from(s), mode });
