@@ -79,6 +79,13 @@ export function createBridge(deps: BridgeDeps) {
     deleteSession: (sessionId: string): boolean => deleteSession(ctx, sessionId),
     sweepOld: (): number => sweepOld(ctx),
     addObservers: (more: RunObserver[]): void => ctx.observers.add(more),
+    /**
+     * Resolves once the contents of the change (of every change of the session, without a change
+     * id) answered so far are written: what undo and the content routes wait for.
+     */
+    contentsSettled: (sessionId: string, changeId?: string): Promise<void> => ctx.fills.settled(sessionId, changeId),
+    /** Resolves once no contents are being written (shutdown waits for it before the database closes). */
+    contentsIdle: (): Promise<void> => ctx.fills.idle(),
   };
 }
 

@@ -15,6 +15,7 @@ export type {
   FileContentInput,
   PendingContent,
   PreparedContent,
+  RawContent,
   StoredContent,
   StoredSide,
 } from './contents.ts';
