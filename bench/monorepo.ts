@@ -35,6 +35,8 @@ export interface MonorepoBenchResult {
   firstCheckpointBytes: number;
   nextCheckpointBytes: number;
   peakRssBytes: number;
+  /** The server process at its largest (VmHWM) over the HTTP rounds. */
+  serverPeakRssBytes: number;
   outcome: string;
 }
 
@@ -172,6 +174,7 @@ export async function benchMonorepo(
       );
     }
     // Memory, on a fresh engine: the first live checkpoint holds the parsed index; the next ones share it.
+    const serverPeakRssBytes = http.peakRssBytes();
     await http.close();
     await engine.close();
     const fresh = createEngine({ limits: DEFAULT_LIMITS, dbPath: null });
@@ -207,6 +210,7 @@ export async function benchMonorepo(
       firstCheckpointBytes: Math.max(0, rss1 - rss0),
       nextCheckpointBytes: Math.max(0, (rss2 - rss1) / more),
       peakRssBytes: peak,
+      serverPeakRssBytes,
       outcome: [...outcomes].join('; '),
     };
   } finally {
@@ -228,6 +232,6 @@ export function formatMonorepoBench(r: MonorepoBenchResult): string {
     `  result: ${r.outcome}`,
     `  memory per clean checkpoint: the parsed index it holds ${mib(r.indexBytes)} (shared while the index file is the same)   target < 16 MiB`,
     `  resident memory added: first live clean checkpoint ${mib(r.firstCheckpointBytes)}, each further one ${mib(r.nextCheckpointBytes)}`,
-    `  process peak RSS (engine + server + bench) ${mib(r.peakRssBytes)}   target < 300 MiB`,
+    `  server process peak RSS ${mib(r.serverPeakRssBytes)}   target < 300 MiB (bench process with the engine: ${mib(r.peakRssBytes)})`,
   ].join('\n');
 }
