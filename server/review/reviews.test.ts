@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentEmitter } from '../runs/index.ts';
-import { openStore, type NewChange, type NewFile, type Store } from '../store/index.ts';
+import { openStore, type NewChange, type NewFile, type PendingContent, type Store } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { createReviews } from './reviews.ts';
 
@@ -81,6 +81,13 @@ const prepared = (text: string) => {
   };
 };
 
+/** What `record` answers for contents given prepared: only prepared sides, ready for `fill`. */
+const ready = (items: ReturnType<Store['contents']['record']>): PendingContent[] =>
+  items.map((p) => {
+    if (!('sha256' in p.content)) throw new Error('a raw side where only prepared ones were recorded');
+    return { ...p, content: p.content };
+  });
+
 describe('placing comments', () => {
   it('a later change whose contents are still being written is read again once they are stored', () => {
     const store = tempStore();
@@ -89,7 +96,11 @@ describe('placing comments', () => {
     const file = change(store, 1, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-b\n+B\n');
     // The first change's contents are kept whole: a,B,c,d,e.
     store.contents.fill(
-      store.contents.record(S, 'run:r1', [{ before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') }]),
+      ready(
+        store.contents.record(S, 'run:r1', [
+          { before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') },
+        ]),
+      ),
       1 << 30,
       1,
     );
@@ -109,7 +120,7 @@ describe('placing comments', () => {
       { before: prepared('a\nB\nc\nd\ne\n'), after: prepared('A\nB\nc\nd\ne\n') },
     ]);
     expect(reviews.view(S).comments[0]).toMatchObject({ outdated: true, current: null });
-    store.contents.fill(pending, 1 << 30, 2);
+    store.contents.fill(ready(pending), 1 << 30, 2);
     // No write to the session's rows happened in between: only not keeping the provisional answer
     // lets the stored contents count.
     expect(reviews.view(S).comments[0]).toMatchObject({ outdated: false, current: null });

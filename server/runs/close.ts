@@ -1,8 +1,8 @@
 import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../shared/index.ts';
 import type { DeltaResult } from '../checkpoint/types.ts';
-import { storageFailure, type PendingContent } from '../store/index.ts';
+import { storageFailure, type PendingContent, type PreparedContent, type RawContent } from '../store/index.ts';
 import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
-import { fillContents, prepareContents, recordContents } from './contents.ts';
+import { planContents, recordContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
 import { emitSession } from './sessions.ts';
@@ -85,9 +85,9 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
 
     const t = ctx.now();
     const source = changeSourceOf(a, first);
-    const contents =
-      d && d.changed_count > 0 ? await prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
-    let pending: PendingContent[] = [];
+    // Recorded `pending` with the rows; hashed, compressed and written after the answer.
+    const contents = d && d.changed_count > 0 ? planContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
+    let pending: PendingContent<PreparedContent | RawContent>[] = [];
     let viewedReset = 0;
     const outcome = storeCompletion(ctx, a, () => {
       // The session (and record) may be new here: a completion without a start, or a session
@@ -120,8 +120,8 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
     });
     // Stored: only now may the checkpoint (and its computed delta) go.
     engine.drop(sessionId, changeId);
-    // The change is stored; its contents follow before anyone is told, so a revert sees them.
-    await fillContents(store, ctx.config.limits, { sessionId, changeId, now: t }, pending, ctx.log);
+    // The contents follow the answer; a reader of this change's contents waits for them.
+    ctx.fills.start(store, ctx.config.limits, { sessionId, changeId, now: t }, pending);
 
     if (outcome.stored)
       ctx.emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));

@@ -17,6 +17,7 @@ export type {
   FileContentInput,
   PendingContent,
   PreparedContent,
+  RawContent,
   StoredContent,
   StoredSide,
 } from './contents.ts';
