@@ -28,6 +28,7 @@ export type {
   FileContentInput,
   PendingContent,
   PreparedContent,
+  RawContent,
   StoredContent,
   StoredSide,
 } from './contents.ts';
