@@ -92,6 +92,21 @@ export function httpServerOptions(t: Readonly<HttpTimeouts>): http.ServerOptions
   };
 }
 
+/** How long shutdown waits for answered completions' contents to be written (ms). */
+const CONTENT_FILL_CLOSE_MS = 2_000;
+
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+function waitAtMost(ms: number, p: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
@@ -217,6 +232,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // more, then killed), well inside the serve command's 5 s close budget.
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
+      // Contents of answered completions still being written: given a bounded wait, then the
+      // database closes (what is not written stays `pending`, and says so).
+      await waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle());
       await store.close();
     })());
 

@@ -178,8 +178,10 @@ export function createApp(deps: AppDeps): Express {
   api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
   if (deps.netChange) {
-    api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
-    api.use(fileContentRouter(deps.history, deps.netChange.store.contents));
+    // Both read kept contents: they wait for a change's contents still being written.
+    const settled = deps.bridge.contentsSettled;
+    api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits, settled));
+    api.use(fileContentRouter(deps.history, deps.netChange.store.contents, settled));
   }
   if (deps.reviews) api.use(reviewsRouter(deps.reviews));
   api.use(demoRouter({ policy: deps.policy, log }));

@@ -29,6 +29,7 @@ export type {
   FileContentInput,
   PendingContent,
   PreparedContent,
+  RawContent,
   StoredContent,
   StoredSide,
 } from './contents.ts';

@@ -111,15 +111,16 @@ export function createStore(db: Db, opts: { gate?: Gate } = {}): SqliteStore {
   ): Promise<T> {
     db.exec(steps.open);
     let live = true;
+    const ended = () => Promise.reject(new Error("a transaction's store was used after the transaction ended"));
     const direct: Runner = (op) => {
-      if (!live) return Promise.reject(new Error("a transaction's store was used after the transaction ended"));
+      if (!live) return ended();
       try {
         return Promise.resolve(op());
       } catch (err) {
         return Promise.reject(err as Error);
       }
     };
-    const tx: StoreTx = { ...bindAll(m, direct), transaction: (inner) => nested(inner) };
+    const tx: StoreTx = { ...bindAll(m, direct), transaction: (inner) => (live ? nested(inner) : ended()) };
     const undo = () => {
       live = false;
       // A failed statement (a full disk) may already have rolled the whole transaction back.

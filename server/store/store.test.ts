@@ -412,7 +412,11 @@ describeEachEngine('transactions', (engine) => {
       kept = tx;
     });
     await expect(kept!.sessions.touch('late', 1)).rejects.toThrow(/after the transaction ended/);
+    await expect(kept!.transaction(async (inner) => inner.sessions.touch('later', 1))).rejects.toThrow(
+      /after the transaction ended/,
+    );
     expect(await s.sessions.exists('late')).toBe(false);
+    expect(await s.sessions.exists('later')).toBe(false);
   });
 
   it('a call of another flow made while a transaction is open is not rolled back with it', async () => {
@@ -463,6 +467,27 @@ describeEachEngine('transactions', (engine) => {
     const [first, second] = await Promise.all([flow('A', 'r1', 10), flow('B', 'r2', 20)]);
     expect(order).toEqual(['A begins', 'A ends', 'B begins', 'B ends']);
     expect([first, second]).toEqual([0, 1]);
+  });
+
+  it('calls and transactions made while a transaction is open take effect in the order they were made', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s', 1);
+    const issued = signal();
+    const steps: Promise<unknown>[] = [];
+    const title = (t: string) => s.sessions.upsert('s', { title: t }, 1);
+    const first = s.transaction(async (tx) => {
+      await tx.sessions.upsert('s', { title: 'first' }, 1);
+      steps.push(title('second'));
+      steps.push(s.transaction(async (tx2) => tx2.sessions.upsert('s', { title: 'third' }, 1)));
+      steps.push(s.sessions.get('s').then((x) => x?.title));
+      steps.push(title('fourth'));
+      issued.fire();
+      await issued.promise;
+    });
+    await first;
+    const [, , seen] = await Promise.all(steps);
+    expect(seen).toBe('third');
+    expect((await s.sessions.get('s'))?.title).toBe('fourth');
   });
 
   it("the write clock moves when a session's rows change", async () => {

@@ -15,7 +15,7 @@ import type {
   WorkspacesResponse,
 } from '../../shared/index.ts';
 import type { NewChange, NewFile } from './changes.ts';
-import type { FileContentInput, PendingContent, StoredContent } from './contents.ts';
+import type { FileContentInput, PendingContent, PreparedContent, RawContent, StoredContent } from './contents.ts';
 import type {
   ActivityKind,
   ActivityRecords,
@@ -159,8 +159,15 @@ export interface ChangesApi {
 }
 
 export interface ContentsApi {
-  /** Records each side of a stored change's files (`pending` where a content is prepared); the work for `fill`. */
-  record(sessionId: string, changeId: string, files: readonly FileContentInput[]): Promise<PendingContent[]>;
+  /**
+   * Records each side of a stored change's files (`pending` where a content is prepared or still
+   * raw); the work for `fill` (raw sides are prepared first).
+   */
+  record(
+    sessionId: string,
+    changeId: string,
+    files: readonly FileContentInput[],
+  ): Promise<PendingContent<PreparedContent | RawContent>[]>;
   /** Writes recorded contents within `maxBytes`, evicting older changes' contents first. */
   fill(items: readonly PendingContent[], maxBytes: number, now: number): Promise<void>;
   settlePending(sessionId: string, changeId: string, reason: ContentUnavailableReason): Promise<void>;
