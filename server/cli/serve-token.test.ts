@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { createTestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
@@ -59,12 +60,35 @@ describe('rundiff serve refuses a token no client could send', () => {
 });
 
 describe('rundiff serve and the database URL', () => {
-  it('--database-url with a PostgreSQL URL exits 1 with the reason while that store is not built in; no SQLite file is made', async () => {
+  it('--database-url naming a PostgreSQL server that cannot be reached exits 1 with the reason, the password hidden; no SQLite file is made', async () => {
     const s = serve({}, ['--database-url', 'postgres://rundiff:hunter2@127.0.0.1:1/rundiff']);
     expect(await s.exited).toBe(1);
-    expect(s.stderr()).toMatch(/PostgreSQL store not built in this version/);
+    expect(s.stderr()).toMatch(
+      /opening the PostgreSQL store at postgres:\/\/rundiff:\*\*\*@127\.0\.0\.1:1\/rundiff.*ECONNREFUSED/,
+    );
     expect(s.stderr()).not.toContain('hunter2');
     expect(fs.existsSync(s.db)).toBe(false);
+  });
+
+  it('RUNDIFF_DATABASE_URL naming a PostgreSQL database serves from it and says so; no SQLite file is made', async () => {
+    const db = await createTestDatabase();
+    onTestFinished(() => db.drop());
+    const s = serve({ RUNDIFF_DATABASE_URL: db.url });
+    await s.listening;
+    expect(s.stderr()).toContain(`(database ${db.url})`);
+    const url = /serving on (http:\/\/\S+)/.exec(s.stderr())?.[1];
+    const post = await fetch(`${url}/api/bridge/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'session.upsert', session_id: 'pg', title: 'stored in PostgreSQL' }),
+    });
+    expect(post.status).toBe(200);
+    expect(
+      ((await (await fetch(`${url}/api/hermes/sessions/pg`)).json()) as { session: { title: string } }).session.title,
+    ).toBe('stored in PostgreSQL');
+    expect(fs.existsSync(s.db)).toBe(false);
+    s.child.kill('SIGTERM');
+    await s.exited;
   });
 
   it('RUNDIFF_DATABASE_URL of another scheme exits 1 naming the schemes taken', async () => {

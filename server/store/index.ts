@@ -1,3 +1,4 @@
+import { storageFailure } from './errors.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import { AppError } from '../errors.ts';
 import { openDatabase } from './database.ts';
@@ -77,7 +78,12 @@ export async function openStoreFrom(where: StoreLocation): Promise<Store> {
       `the database URL must start with postgres:// or postgresql:// (got ${JSON.stringify(redact(url))})`,
       { hint: 'RUNDIFF_DATABASE_URL / --database-url name a PostgreSQL store; leave them unset for the SQLite file' },
     );
-  return openPostgresStore(url);
+  try {
+    return await openPostgresStore(url);
+  } catch (err) {
+    // Which database could not be opened, and why, with its password hidden.
+    throw storageFailure(err, `opening the PostgreSQL store at ${redact(url)}`) ?? err;
+  }
 }
 
 /** A URL with its password hidden, for messages and logs. */

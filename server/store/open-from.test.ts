@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { createTestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { openStoreFrom, redact } from './index.ts';
 
@@ -35,14 +36,30 @@ describe('choosing the store engine', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
-  it('a PostgreSQL URL is refused clearly while that store is not built in; it never falls back to SQLite', async () => {
+  it('a PostgreSQL URL opens the PostgreSQL store, migrated and usable; no SQLite file is made', async () => {
     const file = tempDb();
-    for (const url of ['postgres://u@localhost/rundiff', 'postgresql://u@localhost/rundiff']) {
-      await expect(openStoreFrom({ dbPath: file, databaseUrl: url })).rejects.toMatchObject({
-        code: 'invalid_input',
-        message: 'PostgreSQL store not built in this version',
-      });
+    const db = await createTestDatabase();
+    onTestFinished(() => db.drop());
+    for (const url of [db.url, db.url.replace(/^postgres:/, 'postgresql:')]) {
+      const store = await openStoreFrom({ dbPath: file, databaseUrl: url });
+      expect(store.engine).toBe('postgres');
+      await store.sessions.touch('s', 1);
+      expect(await store.sessions.exists('s')).toBe(true);
+      await store.close();
     }
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('a PostgreSQL server that cannot be reached is storage_failed naming the cause, the password hidden; never SQLite', async () => {
+    const file = tempDb();
+    const err = await openStoreFrom({ dbPath: file, databaseUrl: 'postgres://u:secret@127.0.0.1:1/rundiff' }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({
+      code: 'storage_failed',
+      message: expect.stringMatching(/postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/rundiff.*ECONNREFUSED/),
+    });
+    expect(String((err as Error).message)).not.toMatch(/secret/);
     expect(fs.existsSync(file)).toBe(false);
   });
 

@@ -143,7 +143,7 @@ export function createPgChanges(x: Exec): ChangesApi {
   return {
     insert: (change, files, maxChangesPerSession) =>
       x.atomic(async (q) => {
-        await bump(q, change.session_id);
+        await bump(q, change.session_id, 'changes');
         const row = change as unknown as Row;
         await q.query(
           `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES ${valuesRows(1, CHANGE_FIELDS.length)}`,

@@ -3,18 +3,26 @@ import type { Queryable } from './exec.ts';
 
 /** '' is the global row: a write across sessions moves every session's version. */
 const GLOBAL = '';
+// A session's row is its id; its parts' rows add this (a control character, which ids never hold).
+const SEP = '\u0001';
+const UNNAMED = 'unnamed';
+
+/** The rows of a session a write touched, so readers can keep the parts of an answer it left alone. */
+export type WritePart = 'session' | 'messages' | 'runs' | 'tool_calls' | 'changes';
 
 /**
- * Moves the version of `sessionId` (null: every session) inside the caller's transaction. Once per
- * session and transaction is enough: the version moves when the transaction commits.
+ * Moves the version of `sessionId` (null: every session), and of the part written (none named: every
+ * part), inside the caller's transaction. Once per session, part and transaction is enough: the
+ * versions move when the transaction commits.
  */
-export async function bump(q: Queryable, sessionId: string | null): Promise<void> {
-  const key = sessionId ?? GLOBAL;
+export async function bump(q: Queryable, sessionId: string | null, part?: WritePart): Promise<void> {
+  const rows = sessionId === null ? [GLOBAL] : [sessionId, `${sessionId}${SEP}${part ?? UNNAMED}`];
+  const key = rows.join('\n');
   if (q.bumped?.has(key)) return;
   await q.query(
-    `INSERT INTO session_versions (session_id, version) VALUES ($1, 1)
+    `INSERT INTO session_versions (session_id, version) SELECT unnest($1::text[]), 1
      ON CONFLICT (session_id) DO UPDATE SET version = session_versions.version + 1`,
-    [key],
+    [rows],
   );
   q.bumped?.add(key);
 }
@@ -23,16 +31,21 @@ export async function bump(q: Queryable, sessionId: string | null): Promise<void
  * The write clock from the database: every writer of any replica bumps `session_versions` in the
  * transaction of its write, so a version read here moves exactly when a write to the session commits.
  */
-export function createPgClock(q: Queryable): StoreClock {
+export function createPgClock(q: Queryable): StoreClock & {
+  partVersion(sessionId: string, part: WritePart): Promise<string>;
+} {
+  const read = async (keys: string[]) => {
+    const { rows } = await q.query<{ session_id: string; version: number }>(
+      'SELECT session_id, version FROM session_versions WHERE session_id = ANY($1)',
+      [keys],
+    );
+    const found = new Map(rows.map((r) => [r.session_id, r.version]));
+    return keys.map((k) => found.get(k) ?? 0).join(':');
+  };
   return {
-    async version(sessionId) {
-      const { rows } = await q.query<{ g: number; s: number }>(
-        `SELECT COALESCE((SELECT version FROM session_versions WHERE session_id = $1), 0) AS g,
-                COALESCE((SELECT version FROM session_versions WHERE session_id = $2), 0) AS s`,
-        [GLOBAL, sessionId],
-      );
-      return `${rows[0]!.g}:${rows[0]!.s}`;
-    },
+    version: (sessionId) => read([GLOBAL, sessionId]),
+    /** Moves when the session's rows of `part` may have changed (a write naming no part counts for every part). */
+    partVersion: (sessionId, part) => read([GLOBAL, `${sessionId}${SEP}${UNNAMED}`, `${sessionId}${SEP}${part}`]),
     bump: (sessionId) => bump(q, sessionId),
   };
 }

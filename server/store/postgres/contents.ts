@@ -1,6 +1,6 @@
 import { inflateSync } from 'node:zlib';
 import type { ContentUnavailableReason } from '../../../shared/index.ts';
-import type { ContentSideInput, PendingContent, StoredContent } from '../contents.ts';
+import type { ContentSideInput, PendingContent, PreparedContent, RawContent, StoredContent } from '../contents.ts';
 import type { ContentsApi } from '../types.ts';
 import { valuesRows, type Exec, type Queryable } from './exec.ts';
 
@@ -75,7 +75,7 @@ export function createPgContents(x: Exec): ContentsApi {
       x.atomic(async (q) => {
         const seq = await changeSeq(q, sessionId, changeId);
         if (seq === undefined) return [];
-        const pending: PendingContent[] = [];
+        const pending: PendingContent<PreparedContent | RawContent>[] = [];
         const reasonOf = (s: ContentSideInput) => (s.mode === null ? null : 'reason' in s ? s.reason : 'pending');
         const values: unknown[] = [];
         const ids = await fileIds(q, sessionId, changeId);
@@ -94,7 +94,7 @@ export function createPgContents(x: Exec): ContentsApi {
           );
           for (const side of SIDES) {
             const c = f[side];
-            if ('sha256' in c) pending.push({ seq, fileId, side, content: c });
+            if ('sha256' in c || 'raw' in c) pending.push({ seq, fileId, side, content: c });
           }
         }
         // Many rows per statement: a change of thousands of files is a few round trips.

@@ -17,12 +17,12 @@ export function createPgMessages(x: Exec): MessagesApi {
     },
     insert: (m) =>
       x.atomic(async (q) => {
-        await bump(q, m.session_id);
+        await bump(q, m.session_id, 'messages');
         await q.query(`INSERT INTO messages (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, values(m));
       }),
     update: (m) =>
       x.atomic(async (q) => {
-        await bump(q, m.session_id);
+        await bump(q, m.session_id, 'messages');
         await q.query(
           `UPDATE messages SET role = $3, content = $4, run_id = $5, tool_call_id = $6, created_at = $7
            WHERE id = $1 AND session_id = $2`,

@@ -1,7 +1,7 @@
 import type { Run, ToolCall } from '../../../shared/index.ts';
 import type { ActivityKind, ActivityRecords, NewActivity, Recorded } from '../runs.ts';
 import type { RunsApi } from '../types.ts';
-import { bump } from './clock.ts';
+import { bump, type WritePart } from './clock.ts';
 import { placeholders, type Exec } from './exec.ts';
 
 const TABLES: Record<ActivityKind, { name: string; id: string; fields: readonly string[] }> = {
@@ -41,6 +41,9 @@ const TABLES: Record<ActivityKind, { name: string; id: string; fields: readonly 
   },
 };
 
+/** The part of a session's answer each kind's writes touch. */
+const PART: Record<ActivityKind, WritePart> = { run: 'runs', tool: 'tool_calls' };
+
 /** The DTO's fields in their served order, `tracking` read as a boolean. */
 function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>): ActivityRecords[K] {
   const out: Record<string, unknown> = {};
@@ -79,7 +82,7 @@ export function createPgRuns(x: Exec): RunsApi {
     const row = a as unknown as Record<string, unknown>;
     const values = columns.map((c) => (c === 'tracking' ? (a.tracking ? 1 : 0) : (row[c] ?? null)));
     return x.atomic(async (q) => {
-      await bump(q, a.session_id);
+      await bump(q, a.session_id, PART[kind]);
       await q.query(`INSERT INTO ${t.name} (${columns.join(', ')}) VALUES (${placeholders(columns.length)})`, values);
     });
   }
@@ -99,7 +102,7 @@ export function createPgRuns(x: Exec): RunsApi {
     recordStart: (kind, sessionId, id, o) =>
       x.atomic(async (q) => {
         const t = TABLES[kind];
-        await bump(q, sessionId);
+        await bump(q, sessionId, PART[kind]);
         await q.query(
           `UPDATE ${t.name} SET tracking = $3, reason = $4, start_response = $5 WHERE session_id = $1 AND ${t.id} = $2`,
           [sessionId, id, o.tracking ? 1 : 0, o.reason, JSON.stringify(o.response)],
@@ -108,7 +111,7 @@ export function createPgRuns(x: Exec): RunsApi {
     finish: (kind, sessionId, id, f) =>
       x.atomic(async (q) => {
         const t = TABLES[kind];
-        await bump(q, sessionId);
+        await bump(q, sessionId, PART[kind]);
         await q.query(
           `UPDATE ${t.name} SET status = $3, finished_at = $4, error = $5, tracking = $6, reason = $7,
              complete_response = $8 WHERE session_id = $1 AND ${t.id} = $2`,

@@ -56,7 +56,7 @@ export function createPgSessions(x: Exec): SessionsApi {
     },
     touch: (id, now) =>
       x.atomic(async (q) => {
-        await bump(q, id);
+        await bump(q, id, 'session');
         await q.query(
           `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES ($1, NULL, NULL, $2, $2)
            ON CONFLICT (id) DO UPDATE SET updated_at = GREATEST(sessions.updated_at, excluded.updated_at)`,
@@ -65,7 +65,7 @@ export function createPgSessions(x: Exec): SessionsApi {
       }),
     upsert: (id, fields, now) =>
       x.atomic(async (q) => {
-        await bump(q, id);
+        await bump(q, id, 'session');
         await q.query(
           `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES ($1, $2, $3, $6, $6)
            ON CONFLICT (id) DO UPDATE SET
@@ -84,7 +84,7 @@ export function createPgSessions(x: Exec): SessionsApi {
       }),
     adoptWorkspace: (id, workspace) =>
       x.atomic(async (q) => {
-        await bump(q, id);
+        await bump(q, id, 'session');
         await q.query('UPDATE sessions SET workspace = $1 WHERE id = $2 AND workspace IS NULL', [workspace, id]);
       }),
     page: (limit, before, filter = {}) =>
