@@ -128,7 +128,7 @@ function seededChange(i: number, at: number, paths: string[]): { change: NewChan
 }
 
 /** The session's history: runs, messages and the stored changes retention keeps (the newest 200). */
-function seed(dbFile: string, workspace: string, paths: string[]): void {
+export function seed(dbFile: string, workspace: string, paths: string[]): void {
   const store = openStore(dbFile);
   try {
     const base = Date.now() - SEEDED_RUNS * 60_000;

@@ -10,9 +10,13 @@ type SessionRow = Session;
 // changed_count: a path changed by several runs counts once, read from the session/path index alone
 // (run-level change ids are exactly those starting "run:", so no join to the change rows);
 // files a change did not store cannot be told apart, so its omitted_count is added as it is.
-const SESSION_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
+// The index is named: correlated to the outer row, SQLite's planner otherwise picks the
+// (session_id, change_id) index for the change_id range and reads every file row through a temp
+// b-tree, 5-10x slower for a session of 10,000 stored files.
+export const SESSION_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
   (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id) AS run_count,
   (SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
+     INDEXED BY idx_workspace_run_change_files_session_path
      WHERE f.session_id = s.id AND f.change_id >= 'run:' AND f.change_id < 'run;')
   + (SELECT COALESCE(SUM(c.omitted_count), 0) FROM workspace_run_changes c
      WHERE c.session_id = s.id AND c.source <> 'tool') AS changed_count,
