@@ -8,6 +8,7 @@
  * Usage (forked with an IPC channel): `node bin/tsx.js bench/detail-server.ts DB_FILE`
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import inspector from 'node:inspector';
 import os from 'node:os';
 import { monitorEventLoopDelay, performance, type EventLoopUtilization } from 'node:perf_hooks';
@@ -26,6 +27,18 @@ export interface ServerStats {
   loopDelayP50Ms: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /**
+   * Session-detail requests as the server saw them, from the parsed request to the last byte handed
+   * to the kernel (ms): p50, p99, max. The time before the request was parsed (a busy loop) is in
+   * the loop delay instead; the time after, on the wire and in the client, in neither.
+   */
+  handledP50Ms: number;
+  handledP99Ms: number;
+  handledMaxMs: number;
+  /** The synchronous part of those requests: routing, the answer built or found, the first write (ms). */
+  handlerP50Ms: number;
+  handlerP99Ms: number;
+  handlerMaxMs: number;
   /** Share of the window the main thread was busy (0-1). */
   busy: number;
   /** CPU the server process used over the window, all its threads (ms). */
@@ -89,6 +102,25 @@ if (!dbFile || !process.send) {
   process.stderr.write('usage: fork bench/detail-server.ts DB_FILE (with an IPC channel)\n');
   process.exit(2);
 }
+// Timing the detail requests from outside the app: every request event of every HTTP server here.
+const handled: number[] = [];
+const handlerSync: number[] = [];
+let timing = false;
+const emit = http.Server.prototype.emit;
+http.Server.prototype.emit = function (this: http.Server, event: string, ...args: unknown[]) {
+  if (event === 'request' && timing) {
+    const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+    if (req.method === 'GET' && req.url?.startsWith('/api/hermes/sessions/')) {
+      const t = performance.now();
+      res.once('finish', () => handled.push(performance.now() - t));
+      const result = Reflect.apply(emit, this, [event, ...args]) as boolean;
+      handlerSync.push(performance.now() - t);
+      return result;
+    }
+  }
+  return Reflect.apply(emit, this, [event, ...args]) as boolean;
+} as typeof emit;
+
 const config = resolveConfig({ port: 0, db: dbFile }, { HOME: os.homedir() });
 const server = await createServer(config, { log: () => {} });
 const delay = monitorEventLoopDelay({ resolution: 1 });
@@ -100,6 +132,9 @@ process.on('message', (m: ParentMessage) => {
     if (m.type === 'start') {
       delay.reset();
       delay.enable();
+      handled.length = 0;
+      handlerSync.length = 0;
+      timing = true;
       window = {
         elu: performance.eventLoopUtilization(),
         cpu: process.cpuUsage(),
@@ -109,6 +144,10 @@ process.on('message', (m: ParentMessage) => {
       const busy = performance.eventLoopUtilization(window.elu).utilization;
       const cpu = process.cpuUsage(window.cpu);
       delay.disable();
+      timing = false;
+      const sorted = handled.sort((a, b) => a - b);
+      const at = (p: number, xs = sorted) => xs[Math.min(xs.length - 1, Math.ceil(xs.length * p) - 1)] ?? NaN;
+      const sync = handlerSync.sort((a, b) => a - b);
       const profileTop = window.profile ? await window.profile.stop() : null;
       window = null;
       send({
@@ -117,6 +156,12 @@ process.on('message', (m: ParentMessage) => {
           loopDelayP50Ms: delay.percentile(50) / 1e6,
           loopDelayP99Ms: delay.percentile(99) / 1e6,
           loopDelayMaxMs: delay.max / 1e6,
+          handledP50Ms: at(0.5),
+          handledP99Ms: at(0.99),
+          handledMaxMs: sorted[sorted.length - 1] ?? NaN,
+          handlerP50Ms: at(0.5, sync),
+          handlerP99Ms: at(0.99, sync),
+          handlerMaxMs: sync[sync.length - 1] ?? NaN,
           busy,
           cpuMs: (cpu.user + cpu.system) / 1000,
           rssMiB: process.memoryUsage().rss / 2 ** 20,

@@ -30,7 +30,7 @@ export type {
 } from './runs.ts';
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
-export type { WriteClock } from './write-clock.ts';
+export type { WriteClock, WritePart } from './write-clock.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
 export interface Store {

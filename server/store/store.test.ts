@@ -301,6 +301,37 @@ describe('sessions and messages', () => {
     expect(s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });
   });
 
+  it('the changed-path total kept between reads of a session moves with every write of its changes: own, retention, another connection', () => {
+    const s = tempStore();
+    s.sessions.touch('s1', 1);
+    s.changes.insert(change('s1', 'r1', 10), [file('a.txt')], 2);
+    expect(s.sessions.get('s1')!.changed_count).toBe(1);
+    s.changes.insert(change('s1', 'r2', 11), [file('b.txt')], 2);
+    expect(s.sessions.get('s1')!.changed_count).toBe(2);
+    // Retention keeps two changes here: r1's goes, and a.txt with it.
+    s.changes.insert(change('s1', 'r3', 12), [file('b.txt', { change_type: 'modified' })], 2);
+    expect(s.sessions.get('s1')!.changed_count).toBe(1);
+    // Writes to other rows of the session leave the total as it is.
+    s.sessions.touch('s1', 2);
+    s.messages.insert({
+      id: 'm',
+      session_id: 's1',
+      role: 'user',
+      content: 'x',
+      run_id: null,
+      tool_call_id: null,
+      created_at: 3,
+    });
+    expect(s.sessions.get('s1')).toMatchObject({ changed_count: 1, updated_at: 2 });
+    const other = openStore(s.db.name);
+    stores.push(other);
+    other.changes.insert(change('s1', 'r4', 13), [file('c.txt'), file('d.txt')], 200);
+    expect(s.sessions.get('s1')!.changed_count).toBe(3);
+    s.sessions.delete('s1');
+    s.sessions.touch('s1', 4);
+    expect(s.sessions.get('s1')!.changed_count).toBe(0);
+  });
+
   it('the distinct-path total reads the session/path index, not every file row', () => {
     const s = tempStore();
     // The statement the session row is read with, not the subquery alone: correlated to the outer
