@@ -14,7 +14,7 @@ import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './j
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openStore, startWalCheckpointer, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
 
 /** What `createServer` needs besides the config; everything optional. */
@@ -96,6 +96,8 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   const store = openStore(config.dbPath);
+  // The WAL's checkpoints run in a thread of their own, not inside a completion's commit.
+  const checkpointer = startWalCheckpointer(store.db, { log });
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
@@ -179,6 +181,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   } catch (err) {
     await socket.close().catch(() => undefined);
     await engine.close().catch(() => undefined);
+    await checkpointer?.close();
     store.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
@@ -212,6 +215,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // more, then killed), well inside the serve command's 5 s close budget.
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
+      await checkpointer?.close();
       store.close();
     })());
 

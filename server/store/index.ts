@@ -31,6 +31,7 @@ export type {
 export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
 export type { WriteClock, WritePart } from './write-clock.ts';
+export { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
 export interface Store {
