@@ -367,14 +367,26 @@ export function formatDetailLoad(r: DetailLoadResult): string {
   ].join('\n');
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
-  const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  const result = await benchDetailLoad({
-    rate: arg('rate') ? Number(arg('rate')) : undefined,
-    windows: arg('windows') ? Number(arg('windows')) : undefined,
-    durationS: arg('duration') ? Number(arg('duration')) : undefined,
+/** The options from command-line arguments `--rate=N --windows=N --duration=S --runs=off --profile=FILE`. */
+export function detailLoadArgs(argv: string[]): DetailLoadOptions {
+  const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const num = (name: string) => {
+    const v = arg(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!(n > 0)) throw new Error(`--${name} must be a positive number, not ${JSON.stringify(v)}`);
+    return n;
+  };
+  return {
+    rate: num('rate'),
+    windows: num('windows'),
+    durationS: num('duration'),
     runs: arg('runs') !== 'off',
     profile: arg('profile') ?? null,
-  });
+  };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const result = await benchDetailLoad(detailLoadArgs(process.argv.slice(2)));
   process.stdout.write(`${formatDetailLoad(result)}\n`);
 }
