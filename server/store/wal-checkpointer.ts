@@ -80,6 +80,9 @@ export function startWalCheckpointer(db: Db, opts: WalCheckpointerOptions = {}):
   });
   return {
     async close() {
+      // Held again until it has exited: a caller awaiting this as the last thing it does (a serve
+      // that failed to listen) would otherwise see the process end first.
+      worker.ref();
       worker.postMessage('close');
       await exited;
       restoreDefault();
