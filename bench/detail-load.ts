@@ -18,7 +18,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { httpBridgeSender } from '../server/bridge-client/index.ts';
 import { openStore, type NewChange, type NewFile } from '../server/store/index.ts';
+import type { BridgeEvent } from '../shared/index.ts';
 import type { LoadResult } from './detail-load-gen.ts';
 import type { ParentMessage, ServerMessage, ServerStats } from './detail-server.ts';
 import { median } from './stats.ts';
@@ -187,19 +189,13 @@ function nextMessage<T>(child: ChildProcess, what: string): Promise<T> {
   });
 }
 
-async function post(url: string, event: object): Promise<Record<string, unknown>> {
-  const res = await fetch(`${url}/api/bridge/events`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(event),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${res.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
-/** Starts a run, edits one slot of 50 files, completes it; once a second until stopped. */
+/**
+ * Starts a run, edits one slot of 50 files, completes it; once a second until stopped. The events
+ * go through the project's own HTTP bridge client, as `rundiff run` sends them.
+ */
 function runMaker(url: string, workspace: string, slots: { abs: string; original: string }[][]) {
+  const send = httpBridgeSender(url, null);
+  const post = async (event: BridgeEvent) => (await send(event)) as Record<string, unknown>;
   let stop = false;
   let n = 0;
   const stats = { completed: 0, failed: 0, maxGapMs: 0, completeMs: [] as number[], failures: [] as string[] };
@@ -210,10 +206,10 @@ function runMaker(url: string, workspace: string, slots: { abs: string; original
     while (!stop) {
       const id = `live-${n++}`;
       try {
-        await post(url, { type: 'run.started', session_id: SESSION, run_id: id, workspace });
+        await post({ type: 'run.started', session_id: SESSION, run_id: id, workspace });
         for (const f of slots[n % SLOTS]!) fs.writeFileSync(f.abs, `${f.original}// edit ${id}\n`);
         const t = performance.now();
-        const done = await post(url, { type: 'run.completed', session_id: SESSION, run_id: id });
+        const done = await post({ type: 'run.completed', session_id: SESSION, run_id: id });
         const now = performance.now();
         stats.completeMs.push(now - t);
         stats.maxGapMs = Math.max(stats.maxGapMs, now - lastDone);
