@@ -35,7 +35,8 @@ export type { SessionPage, SessionStore } from './sessions.ts';
 export type { MessageStore } from './messages.ts';
 export type { MarkOutcome, ViewedStore } from './viewed.ts';
 export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
-export type { WriteClock } from './write-clock.ts';
+export type { WriteClock, WritePart } from './write-clock.ts';
+export { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
 export interface Store {
