@@ -15,7 +15,7 @@ import { createBridge, createHistory, type Bridge, type History, type RunObserve
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
-import { openStoreFrom, type Store } from './store/index.ts';
+import { openStoreFrom, sqliteDbOf, startWalCheckpointer, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
 
 /** What `createServer` needs besides the config; everything optional. */
@@ -114,6 +114,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   const store = await openStoreFrom(config);
+  // SQLite's WAL checkpoints run in a thread of their own, not inside a completion's commit.
+  const sqlite = sqliteDbOf(store);
+  const checkpointer = sqlite ? startWalCheckpointer(sqlite, { log }) : null;
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
@@ -199,6 +202,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   } catch (err) {
     await socket.close().catch(() => undefined);
     await engine.close().catch(() => undefined);
+    await checkpointer?.close();
     await store.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
@@ -235,6 +239,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // Contents of answered completions still being written: given a bounded wait, then the
       // database closes (what is not written stays `pending`, and says so).
       await waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle());
+      await checkpointer?.close();
       await store.close();
     })());
 

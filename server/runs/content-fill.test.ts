@@ -75,6 +75,29 @@ describe('contents written after the answer', () => {
     expect(res.body.content.text).toBe('bee\nsting\n');
   });
 
+  it('a comment on a line its patch does not show, asked right after the answer, is anchored from the contents', async () => {
+    const { t, repo } = await setup();
+    const long = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+    repo.write('a.txt', `${long.join('\n')}\n`);
+    await completeInProcess(t, 'r1', () => repo.write('a.txt', `${['first', ...long.slice(1)].join('\n')}\n`));
+    // Positive control: the after side is not written yet, and line 15 is outside the patch's hunk.
+    expect(reasons(sqliteDb(t.server.store), 'run:r1')[1]).toBe('pending');
+    const fileId = (await t.server.store.changes.filesPage('s1', 'run:r1', -1, 10))!.files[0]!.id;
+    const res = await t.request('POST', '/api/hermes/sessions/s1/comments', {
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        change_id: 'run:r1',
+        file_id: fileId,
+        side: 'after',
+        start_line: 15,
+        end_line: 15,
+        body: 'why?',
+      }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.comment.anchor.lines).toEqual(['line 15']);
+  });
+
   it('shutdown waits for them before the database closes', async () => {
     const dir = createTempDir('rundiff-fill-close-');
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));

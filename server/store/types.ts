@@ -27,6 +27,7 @@ import type {
 } from './runs.ts';
 import type { SessionPage } from './sessions.ts';
 import type { MarkOutcome } from './viewed.ts';
+import type { WritePart } from './write-clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 
 /**
@@ -91,8 +92,13 @@ export type StoreTx = Omit<Store, 'close' | 'engine'>;
 export interface StoreClock {
   /** Changes whenever the session's rows may have changed. Opaque; compare for equality only. */
   version(sessionId: string): Promise<string>;
-  /** Called by writers: the session written, or null for a write across sessions. */
-  bump(sessionId: string | null): Promise<void>;
+  /**
+   * Changes whenever the session's rows of `part` may have changed (a write naming no part counts
+   * for every part), so a reader keeps the parts of an answer a write left alone.
+   */
+  partVersion(sessionId: string, part: WritePart): Promise<string>;
+  /** Called by writers: the session written (null: a write across sessions) and what (none: anything). */
+  bump(sessionId: string | null, part?: WritePart): Promise<void>;
 }
 
 export interface SessionsApi {

@@ -1,4 +1,7 @@
 import type { StoreClock } from '../types.ts';
+import type { WritePart } from '../write-clock.ts';
+
+export type { WritePart };
 import type { Queryable } from './exec.ts';
 
 /** '' is the global row: a write across sessions moves every session's version. */
@@ -6,9 +9,6 @@ const GLOBAL = '';
 // A session's row is its id; its parts' rows add this (a control character, which ids never hold).
 const SEP = '\u0001';
 const UNNAMED = 'unnamed';
-
-/** The rows of a session a write touched, so readers can keep the parts of an answer it left alone. */
-export type WritePart = 'session' | 'messages' | 'runs' | 'tool_calls' | 'changes';
 
 /**
  * Moves the version of `sessionId` (null: every session), and of the part written (none named: every
@@ -31,9 +31,7 @@ export async function bump(q: Queryable, sessionId: string | null, part?: WriteP
  * The write clock from the database: every writer of any replica bumps `session_versions` in the
  * transaction of its write, so a version read here moves exactly when a write to the session commits.
  */
-export function createPgClock(q: Queryable): StoreClock & {
-  partVersion(sessionId: string, part: WritePart): Promise<string>;
-} {
+export function createPgClock(q: Queryable): StoreClock {
   const read = async (keys: string[]) => {
     const { rows } = await q.query<{ session_id: string; version: number }>(
       'SELECT session_id, version FROM session_versions WHERE session_id = ANY($1)',
@@ -44,8 +42,7 @@ export function createPgClock(q: Queryable): StoreClock & {
   };
   return {
     version: (sessionId) => read([GLOBAL, sessionId]),
-    /** Moves when the session's rows of `part` may have changed (a write naming no part counts for every part). */
     partVersion: (sessionId, part) => read([GLOBAL, `${sessionId}${SEP}${UNNAMED}`, `${sessionId}${SEP}${part}`]),
-    bump: (sessionId) => bump(q, sessionId),
+    bump: (sessionId, part) => bump(q, sessionId, part),
   };
 }

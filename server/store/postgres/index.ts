@@ -145,12 +145,32 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   let open = 0;
   let closing: Promise<void> | null = null;
   const idle: (() => void)[] = [];
-  // This process's transactions run one after the other, as on SQLite: each sees the ones before it
-  // whole. Plain calls are not queued (they run on other connections and see commits only).
+  // Order within this process, as on SQLite: a transaction runs after everything queued before it,
+  // and a call made while a transaction is open or waiting runs after it, in the order made. With
+  // nothing queued a call runs at once (calls run side by side on the pool's connections).
   let queue: Promise<unknown> = Promise.resolve();
-  const top = modules(poolExec(pool), (fn) => {
+  let queued = 0;
+  function enqueue<T>(op: () => Promise<T>): Promise<T> {
+    queued++;
+    const turn = queue.then(op);
+    queue = turn.catch(() => undefined);
+    return turn.finally(() => queued--);
+  }
+  const gated = <M extends object>(m: M): M => {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(m))
+      out[k] =
+        typeof v === 'function'
+          ? (...args: unknown[]) => {
+              const call = () => (v as (...a: unknown[]) => Promise<unknown>)(...args);
+              return queued === 0 ? call() : enqueue(call);
+            }
+          : v;
+    return out as M;
+  };
+  const plain = modules(poolExec(pool), (fn) => {
     open++;
-    const turn = queue.then(() =>
+    return enqueue(() =>
       inTransaction(pool, async (client) => {
         const b = bound(client);
         try {
@@ -159,13 +179,24 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
           b.end();
         }
       }),
-    );
-    queue = turn.catch(() => undefined);
-    return turn.finally(() => {
+    ).finally(() => {
       open--;
       if (open === 0) idle.splice(0).forEach((r) => r());
     });
   });
+  const top: StoreTx = {
+    sessions: gated(plain.sessions),
+    messages: gated(plain.messages),
+    runs: gated(plain.runs),
+    changes: gated(plain.changes),
+    contents: gated(plain.contents),
+    viewed: gated(plain.viewed),
+    reviews: gated(plain.reviews),
+    callLog: gated(plain.callLog),
+    catalog: gated(plain.catalog),
+    clock: gated(plain.clock),
+    transaction: plain.transaction,
+  };
   return {
     engine: 'postgres',
     ...top,

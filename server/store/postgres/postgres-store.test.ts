@@ -16,6 +16,7 @@ import {
   type NewFile,
   type PendingContent,
 } from '../index.ts';
+import type { ChangeSummary } from '../../../shared/index.ts';
 import type { Store } from '../types.ts';
 import { applyPgMigrations, openPostgresStore, PG_MIGRATIONS_DIR } from './index.ts';
 
@@ -242,15 +243,19 @@ describe('PostgreSQL store: transactions', () => {
     expect(await s.sessions.exists('inner')).toBe(false);
   });
 
-  it('another connection sees a transaction whole or not at all', async () => {
-    const s = await freshStore();
-    let seenInside: boolean | null = null;
+  it('another replica sees a transaction whole or not at all', async () => {
+    const own = await freshStoreUrl();
+    const s = await openPostgresStore(own.url);
+    const other = await openPostgresStore(own.url);
+    stores.push(s, other);
+    let seenInside: (ChangeSummary | null)[] = [];
     await s.transaction(async (tx) => {
       await tx.sessions.touch('t', 1);
-      seenInside = await s.sessions.exists('t');
+      await tx.changes.insert(change('t', 'r1', 10), [file('a.txt'), file('b.txt')], 10);
+      seenInside = [await other.changes.get('t', 'run:r1')];
     });
-    expect(seenInside).toBe(false);
-    expect(await s.sessions.exists('t')).toBe(true);
+    expect(seenInside).toEqual([null]);
+    expect((await other.changes.get('t', 'run:r1'))?.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
   });
 
   it('close waits for an open transaction to end', async () => {
