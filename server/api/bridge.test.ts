@@ -714,10 +714,14 @@ describe('retention and deletion', () => {
     await first.server.close();
     // 40 days after the first change and 20 after the second.
     const second = await setup({ dbPath: first.dbPath, now, limits: { retentionDays: 30 } });
-    const ids = (await second.get('/api/hermes/sessions/s/workspace-run-changes')).body.changes.map(
-      (c: { run_id: string }) => c.run_id,
-    );
-    expect(ids).toEqual(['new']);
+    // The start's sweep is a background job: on PostgreSQL its statements may still be in flight.
+    await expect
+      .poll(async () =>
+        (await second.get('/api/hermes/sessions/s/workspace-run-changes')).body.changes.map(
+          (c: { run_id: string }) => c.run_id,
+        ),
+      )
+      .toEqual(['new']);
     clock += 11 * 24 * 3600 * 1000;
     expect(await second.server.bridge.sweepOld()).toBe(1);
     expect(await count(second, 'workspace_run_change_files')).toBe(0);
