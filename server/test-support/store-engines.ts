@@ -2,12 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, onTestFinished } from 'vitest';
 import { openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
-import {
-  countPostgresRows,
-  openPostgresTestStore,
-  postgresAvailable,
-  selectPostgresRows,
-} from './postgres-engine.ts';
+import { countPostgresRows, openPostgresTestStore, postgresAvailable, selectPostgresRows } from './postgres-engine.ts';
 import { createTempDir } from './temp-repo.ts';
 
 /**
