@@ -15,7 +15,7 @@ function help(): string {
     (k) => `  ${limitFlagName(k).padEnd(36)} ${String(DEFAULT_LIMITS[k]).padStart(10)}  (${LIMIT_ENV[k]})`,
   );
   return [
-    'usage: rundiff serve [--host H] [--port P] [--db FILE] [--require-commit-approval] [--max-... N]',
+    'usage: rundiff serve [--host H] [--port P] [--db FILE] [--require-commit-approval] [--upstream URL] [--max-... N]',
     '',
     'Runs the rundiff server: the bridge and history API, socket.io events and the web UI at /.',
     '',
@@ -24,6 +24,12 @@ function help(): string {
     '  --port P                     TCP port (default 7420, RUNDIFF_PORT; 0 = any free port)',
     '  --db FILE                    SQLite database (default RUNDIFF_DB, else ~/.local/share/rundiff/rundiff.db)',
     '  --require-commit-approval    git_commit waits for a person to approve it in the web UI',
+    '  --upstream URL               also send every stored result to the central rundiff at URL (RUNDIFF_UPSTREAM);',
+    '                               needs its edge token in RUNDIFF_UPSTREAM_TOKEN (or --upstream-token T)',
+    '  --upstream-token T           the token the centre gave this edge (prefer RUNDIFF_UPSTREAM_TOKEN:',
+    '                               a flag is visible to other users in the process list)',
+    '',
+    'A centre accepts edges listed in RUNDIFF_EDGE_TOKENS=name=token,... (docs/deployment.md).',
     '',
     'Limits (flag, default, environment variable):',
     ...limits,
@@ -73,7 +79,7 @@ export async function run(argv: string[]): Promise<number> {
   let flags: ConfigFlags;
   try {
     const args = parseArgs(argv, {
-      values: ['host', 'port', 'db', ...limitFlags.keys()],
+      values: ['host', 'port', 'db', 'upstream', 'upstream-token', ...limitFlags.keys()],
       booleans: ['require-commit-approval', 'help'],
     });
     if (args.booleans.has('help')) {
@@ -87,6 +93,8 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.values.host !== undefined ? { host: args.values.host } : {}),
       ...(args.values.port !== undefined ? { port: args.values.port } : {}),
       ...(args.values.db !== undefined ? { db: args.values.db } : {}),
+      ...(args.values.upstream !== undefined ? { upstream: args.values.upstream } : {}),
+      ...(args.values['upstream-token'] !== undefined ? { upstreamToken: args.values['upstream-token'] } : {}),
       requireCommitApproval: args.booleans.has('require-commit-approval'),
       limits,
     };

@@ -1,6 +1,8 @@
 import { openDatabase, type Db } from './database.ts';
 import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
+import { createIngestStore } from './ingest.ts';
+import { createOutboxStore } from './outbox.ts';
 import { createMessageStore } from './messages.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
@@ -35,6 +37,8 @@ export type { MessageStore } from './messages.ts';
 export type { MarkOutcome, ViewedStore } from './viewed.ts';
 export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
 export type { WriteClock } from './write-clock.ts';
+export type { BatchBounds, OutboxBatch, OutboxStore } from './outbox.ts';
+export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome, IngestStore } from './ingest.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
 export interface Store {
@@ -49,6 +53,10 @@ export interface Store {
   viewed: ReturnType<typeof createViewedStore>;
   /** Review comments and the reviews that send them to the agent. */
   reviews: ReturnType<typeof createReviewStore>;
+  /** An edge's outbox of stored results not yet acknowledged by its centre. */
+  outbox: ReturnType<typeof createOutboxStore>;
+  /** A centre's writes of what its edges send. */
+  ingest: ReturnType<typeof createIngestStore>;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
   clock: WriteClock;
   /** Runs `fn` in one transaction (a savepoint when nested). */
@@ -67,6 +75,8 @@ export function createStore(db: Db): Store {
     contents: createContentStore(db),
     viewed: createViewedStore(db),
     reviews: createReviewStore(db, clock),
+    outbox: createOutboxStore(db),
+    ingest: createIngestStore(db, clock),
     clock,
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     close: () => {
