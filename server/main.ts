@@ -267,24 +267,31 @@ async function startingShipper(
   pace: ServerOptions['shipper'],
 ): Promise<Shipper | null> {
   const { upstream, upstreamToken } = config.edge;
+  const outbox = store.outbox;
   if (upstream === null || upstreamToken === null) {
-    if (await store.outbox.attached()) {
-      const s = await store.outbox.status();
+    if (outbox && (await outbox.attached())) {
+      const s = await outbox.status();
       if (s.pending_entries > 0)
         log(`${s.pending_entries} stored results wait for an upstream; start with --upstream URL to send them`);
     }
     return null;
   }
-  if (await store.outbox.attached()) {
-    // Nothing to do: the outbox already holds what the centre has not acknowledged.
-  } else {
-    await store.outbox.attach();
+  if (!outbox)
+    throw new AppError(
+      'invalid_input',
+      '--upstream needs the SQLite store: an edge keeps its outbox in its own database',
+      {
+        hint: 'run the edge on its local SQLite file (RUNDIFF_DB) and point --upstream at the centre',
+      },
+    );
+  if (!(await outbox.attached())) {
+    await outbox.attach();
     log(`database attached to ${upstream}: every stored result (and the history stored before) goes there`);
   }
   if (upstream.startsWith('http:') && !/^http:\/\/(127\.|localhost[:/]|\[::1\])/.test(`${upstream}/`))
     log(`warning: ${upstream} is plain http; the edge token and the results travel unencrypted`);
   return createShipper({
-    outbox: store.outbox,
+    outbox,
     upstream,
     token: upstreamToken,
     log,

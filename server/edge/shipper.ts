@@ -1,5 +1,5 @@
 import type { EdgeBatchRequest, EdgeBatchResponse, EdgeOutboxStatus } from '../../shared/index.ts';
-import type { BatchBounds, OutboxBatch, OutboxStore } from '../store/index.ts';
+import type { BatchBounds, OutboxApi, OutboxBatch } from '../store/index.ts';
 
 /**
  * The edge's shipper: sends the outbox to the centre, each session's entries in order (sessions in
@@ -15,7 +15,7 @@ export interface ShipperTimers {
 }
 
 export interface ShipperDeps {
-  outbox: OutboxStore;
+  outbox: OutboxApi;
   /** The centre's base URL (`http(s)://host:port`). */
   upstream: string;
   token: string;

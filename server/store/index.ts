@@ -38,6 +38,7 @@ export type { MarkOutcome, ViewedStore } from './viewed.ts';
 export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
 export type { WriteClock } from './write-clock.ts';
 export type { BatchBounds, OutboxBatch, OutboxStore } from './outbox.ts';
+export type { IngestApi, OutboxApi } from './types.ts';
 export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome, IngestStore } from './ingest.ts';
 
 /** The database with one module per table family; statements are prepared once here. */
@@ -54,7 +55,7 @@ export interface Store {
   /** Review comments and the reviews that send them to the agent. */
   reviews: ReturnType<typeof createReviewStore>;
   /** An edge's outbox of stored results not yet acknowledged by its centre. */
-  outbox: ReturnType<typeof createOutboxStore>;
+  outbox: ReturnType<typeof createOutboxStore> | null;
   /** A centre's writes of what its edges send. */
   ingest: ReturnType<typeof createIngestStore>;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */

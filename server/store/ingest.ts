@@ -1,5 +1,6 @@
 import type { EdgeContentRow, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { IngestApi } from './types.ts';
 import type { WriteClock } from './write-clock.ts';
 
 /**
@@ -55,7 +56,7 @@ class MissingBlobs extends Error {
 
 type Row = Record<string, unknown>;
 
-export function createIngestStore(db: Db, clock: WriteClock) {
+export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
   const owner = db.prepare<[string], string>('SELECT edge FROM edge_sessions WHERE session_id = ?').pluck();
   const own = db.prepare<[string, string, number]>(
     'INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)',
@@ -314,4 +315,4 @@ export function createIngestStore(db: Db, clock: WriteClock) {
   };
 }
 
-export type IngestStore = ReturnType<typeof createIngestStore>;
+export type IngestStore = IngestApi;

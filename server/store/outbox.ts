@@ -1,12 +1,6 @@
-import type {
-  EdgeBlob,
-  EdgeContentRow,
-  EdgeEntry,
-  EdgeEntryKind,
-  EdgeFileRow,
-  EdgeOutboxStatus,
-} from '../../shared/index.ts';
+import type { EdgeBlob, EdgeContentRow, EdgeEntry, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
 import type { Db } from './database.ts';
+import type { OutboxApi } from './types.ts';
 
 /**
  * The edge's outbox (migration 0007). The schema's triggers note every stored result in
@@ -53,7 +47,7 @@ const DEDUPED: ReadonlySet<EdgeEntryKind> = new Set(['session', 'message', 'run'
 // Rough JSON size of a value, for batch bounds (base64 data dominates when present).
 const sizeOf = (v: unknown): number => JSON.stringify(v).length;
 
-export function createOutboxStore(db: Db) {
+export function createOutboxStore(db: Db): OutboxApi {
   const state = db.prepare<[], { enabled: number; database_id: string }>(
     'SELECT enabled, database_id FROM edge_state WHERE id = 1',
   );
@@ -219,7 +213,7 @@ export function createOutboxStore(db: Db) {
     async databaseId(): Promise<string> {
       return state.get()!.database_id;
     },
-    async status(): Promise<Omit<EdgeOutboxStatus, 'last_error' | 'last_sent_at' | 'upstream'>> {
+    async status() {
       const c = counts.get()!;
       return { pending_entries: c.entries, pending_sessions: c.sessions };
     },
@@ -244,4 +238,4 @@ export function createOutboxStore(db: Db) {
   };
 }
 
-export type OutboxStore = ReturnType<typeof createOutboxStore>;
+export type OutboxStore = OutboxApi;
