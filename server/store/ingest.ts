@@ -204,15 +204,19 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
     for (const r of rows) {
       if (fileOf.get(r.file_id, sessionId, changeId) === undefined) continue;
       const next = { ...r };
+      let lacking = false;
       for (const side of ['before', 'after'] as const) {
         const sha = r[`${side}_sha256`];
         if (sha === null) continue;
         const kept = keepBlob(sha, b, missing);
+        if (kept === 'missing') lacking = true;
         if (kept === 'budget') {
           next[`${side}_sha256`] = null;
           next[`${side}_reason`] = 'budget';
         }
       }
+      // The batch is refused (rolled back) after every missing content has been named.
+      if (lacking) continue;
       const had = contentOf.get(r.file_id);
       if (had && JSON.stringify(had) === JSON.stringify(next)) continue;
       upsertContent.run({ ...next, session_id: sessionId, change_id: changeId, change_seq: seq });
