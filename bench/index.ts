@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents] [reviews] [spawn]`:
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents] [reviews] [engines] [spawn]`:
  * runs the named benchmarks (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  */
@@ -57,6 +57,11 @@ if (all || wanted.has('reviews')) {
   const { benchReviews, formatReviewsBench } = await import('./reviews.ts');
   const r = await benchReviews();
   process.stdout.write(`${formatReviewsBench(r)}\n`);
+}
+if (all || wanted.has('engines')) {
+  const { benchStoreEngines, storeEnginesReport } = await import('./store-engines.ts');
+  const r = await benchStoreEngines();
+  process.stdout.write(`${storeEnginesReport(r)}\n`);
 }
 if (all || wanted.has('spawn')) {
   const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');
