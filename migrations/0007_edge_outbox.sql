@@ -21,7 +21,7 @@ CREATE TABLE edge_outbox (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   session_id TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN
-    ('session', 'session_deleted', 'message', 'run', 'tool_call', 'change', 'contents', 'viewed', 'review', 'comment')),
+    ('session', 'session_deleted', 'message', 'run', 'tool_call', 'change', 'contents', 'viewed')),
   item TEXT NOT NULL
 );
 CREATE INDEX idx_edge_outbox_session ON edge_outbox(session_id, seq);

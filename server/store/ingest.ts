@@ -56,12 +56,21 @@ class MissingBlobs extends Error {
 
 type Row = Record<string, unknown>;
 
+/** The stored columns `had` read hold what `row` would write. */
+export const same = (had: Row, row: Row): boolean => Object.keys(had).every((k) => had[k] === row[k]);
+
 export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
   const owner = db.prepare<[string], string>('SELECT edge FROM edge_sessions WHERE session_id = ?').pluck();
   const own = db.prepare<[string, string, number]>(
     'INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)',
   );
   const sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck();
+  const sessionRow = db.prepare<[string], Row>(
+    'SELECT title, workspace, created_at, updated_at FROM sessions WHERE id = ?',
+  );
+  const messageRow = db.prepare<[string, string], Row>(
+    'SELECT role, content, run_id, tool_call_id, created_at FROM messages WHERE session_id = ? AND id = ?',
+  );
   const upsertSession = db.prepare(
     `INSERT INTO sessions (id, title, workspace, created_at, updated_at)
      VALUES (@id, @title, @workspace, @created_at, @updated_at)
@@ -69,9 +78,6 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
        created_at = excluded.created_at, updated_at = excluded.updated_at`,
   );
   const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
-  const messageExists = db
-    .prepare<[string, string], number>('SELECT 1 FROM messages WHERE session_id = ? AND id = ?')
-    .pluck();
   const upsertMessage = db.prepare(
     `INSERT INTO messages (id, session_id, role, content, run_id, tool_call_id, created_at)
      VALUES (@id, @session_id, @role, @content, @run_id, @tool_call_id, @created_at)
@@ -81,7 +87,10 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
   const deleteMessage = db.prepare<[string, string]>('DELETE FROM messages WHERE session_id = ? AND id = ?');
   const activity = {
     run: {
-      exists: db.prepare<[string, string], number>('SELECT 1 FROM runs WHERE session_id = ? AND run_id = ?').pluck(),
+      row: db.prepare<[string, string], Row>(
+        `SELECT status, source, workspace, started_at, finished_at, error, change_id, tracking, reason
+         FROM runs WHERE session_id = ? AND run_id = ?`,
+      ),
       upsert: db.prepare(
         `INSERT INTO runs (session_id, run_id, status, source, workspace, started_at, finished_at, error, change_id,
            tracking, reason)
@@ -95,9 +104,10 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
       remove: db.prepare<[string, string]>('DELETE FROM runs WHERE session_id = ? AND run_id = ?'),
     },
     tool_call: {
-      exists: db
-        .prepare<[string, string], number>('SELECT 1 FROM tool_calls WHERE session_id = ? AND tool_call_id = ?')
-        .pluck(),
+      row: db.prepare<[string, string], Row>(
+        `SELECT run_id, name, status, workspace, started_at, finished_at, error, change_id, tracking, reason
+         FROM tool_calls WHERE session_id = ? AND tool_call_id = ?`,
+      ),
       upsert: db.prepare(
         `INSERT INTO tool_calls (session_id, tool_call_id, run_id, name, status, workspace, started_at, finished_at,
            error, change_id, tracking, reason)
@@ -231,26 +241,29 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
     if (e.kind === 'session' || e.kind === 'session_deleted') {
       if (e.kind === 'session_deleted' || row === null)
         return deleteSession.run(s).changes > 0 ? 'deleted' : 'unchanged';
-      const existed = sessionExists.get(s) !== undefined;
+      const had = sessionRow.get(s);
+      if (had && same(had, row)) return 'unchanged';
       upsertSession.run({ ...row, id: s });
-      return existed ? 'updated' : 'created';
+      return had ? 'updated' : 'created';
     }
     if (sessionExists.get(s) === undefined) return 'skipped';
     switch (e.kind) {
       case 'message': {
         if (row === null) return deleteMessage.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
-        const existed = messageExists.get(s, e.item) !== undefined;
+        const had = messageRow.get(s, e.item);
+        if (had && same(had, row)) return 'unchanged';
         upsertMessage.run({ ...row, id: e.item, session_id: s });
-        return existed ? 'updated' : 'created';
+        return had ? 'updated' : 'created';
       }
       case 'run':
       case 'tool_call': {
         const t = activity[e.kind];
         if (row === null) return t.remove.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
-        const existed = t.exists.get(s, e.item) !== undefined;
+        const had = t.row.get(s, e.item);
+        if (had && same(had, row)) return 'unchanged';
         const key = e.kind === 'run' ? { run_id: e.item } : { tool_call_id: e.item };
         t.upsert.run({ ...row, ...key, session_id: s });
-        return existed ? 'updated' : 'created';
+        return had ? 'updated' : 'created';
       }
       case 'change': {
         if (row === null) return deleteChange.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
