@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { bridge, openSession, ownServer, row, servers, uid, workspace } from './support.ts';
+import type { Page } from '@playwright/test';
+import { bridge, expect, openSession, ownServer, row, servers, test, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, openSession, ownServer, uid, workspace, type OwnServer } from './support.ts';
+import { bridge, expect, openSession, ownServer, type OwnServer, test, uid, workspace } from './support.ts';
 import type { TempRepo } from '../server/test-support/temp-repo.ts';
 
 /**

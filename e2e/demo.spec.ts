@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
-import { ownServer } from './support.ts';
+import { expect, ownServer, test } from './support.ts';
 
 test('the empty sessions page plays the demo: every kind of row and run state appears live', async ({ page }) => {
   test.setTimeout(60_000);

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { blockRows, bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+import { blockRows, bridge, expect, lines, openSession, row, servers, test, uid, workspace } from './support.ts';
 
 // This server runs with RUNDIFF_MAX_CHANGED_FILES=3 and RUNDIFF_MAX_FILE_PATCH_BYTES=200.
 const base = servers.limits;

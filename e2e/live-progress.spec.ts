@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { bridge, openSession, ownServer, servers, uid, workspace } from './support.ts';
+import type { Page } from '@playwright/test';
+import { bridge, expect, openSession, ownServer, servers, test, uid, workspace } from './support.ts';
 
 /** Writes `count` files in folders of 200 (a real tree, left uncommitted: the checkpoint takes them as they are). */
 function fillTree(dir: string, count: number): void {

@@ -1,5 +1,16 @@
-import { expect, test, type Page } from '@playwright/test';
-import { bridge, lines, openSession, recordPatchRequests, row, servers, uid, workspace } from './support.ts';
+import type { Page } from '@playwright/test';
+import {
+  bridge,
+  expect,
+  lines,
+  openSession,
+  recordPatchRequests,
+  row,
+  servers,
+  test,
+  uid,
+  workspace,
+} from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

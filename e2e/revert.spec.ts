@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
-import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 
 const base = servers.main;
 

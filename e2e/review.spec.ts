@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
-import { bridge, lines, openSession, row, servers, uid, workspace } from './support.ts';
+import { bridge, expect, lines, openSession, row, servers, test, uid, workspace } from './support.ts';
 import { expectNoAxeViolations } from './axe.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).

@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { bridge, openSession, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, servers, test, uid, workspace } from './support.ts';
 
 const base = servers.main;
 

@@ -1,6 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { axeViolationCount, expectNoAxeViolations } from './axe.ts';
-import { bridge, openSession, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, servers, test, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

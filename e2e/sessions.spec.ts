@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { bridge, servers, uid, workspace } from './support.ts';
+import type { Page } from '@playwright/test';
+import { bridge, expect, servers, test, uid, workspace } from './support.ts';
 
 const base = servers.main;
 

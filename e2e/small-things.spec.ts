@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 
 const base = servers.main;
 

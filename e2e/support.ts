@@ -1,6 +1,33 @@
-import { expect, type Page, type Request } from '@playwright/test';
+import { test as base, expect, type Page, type Request } from '@playwright/test';
 import type { BridgeEvent } from '../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
+
+/**
+ * Playwright's `test` with one more check on every test: an error the page throws and nothing
+ * catches, or one it reports on the console (a component failing as it mounts, say), fails the test
+ * even when what it asserts still shows up.
+ */
+const BROWSER_NETWORK_LINE = /^(Failed to load resource|WebSocket connection to '[^']*' failed)/;
+
+export const test = base.extend<{ uncaughtPageErrors: void }>({
+  uncaughtPageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.stack ?? e.message));
+      // Vue reports an error thrown in a component, a watcher or a handler on the console rather
+      // than throwing it to the page. The browser's own lines for failed requests and refused
+      // socket connections are left out: several tests answer errors or stop the server on purpose
+      // and check what the page says.
+      page.on('console', (m) => {
+        if (m.type() === 'error' && !BROWSER_NETWORK_LINE.test(m.text())) errors.push(m.text());
+      });
+      await use();
+      expect(errors, 'errors thrown in the page and not caught').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+export { expect };
 
 /** The three servers started by playwright.config.ts (ports chosen there, shared via the environment). */
 export const servers = {

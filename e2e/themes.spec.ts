@@ -1,5 +1,4 @@
-import { expect, test } from '@playwright/test';
-import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

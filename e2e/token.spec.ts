@@ -1,6 +1,5 @@
 import fs from 'node:fs';
-import { expect, test } from '@playwright/test';
-import { bridge, openSession, row, serverToken, servers, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, row, servers, serverToken, test, uid, workspace } from './support.ts';
 
 // This server runs with RUNDIFF_TOKEN set.
 const base = servers.token;

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
-import { bridge, ownServer, uid } from './support.ts';
+import { bridge, expect, ownServer, test, uid } from './support.ts';
 
 test('empty list, server unreachable, then back: the page says what happened and catches up', async ({ page }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-e2e-own-'));

@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { bridge, openSession, row, servers, uid, workspace } from './support.ts';
+import type { Page } from '@playwright/test';
+import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 import { expectNoAxeViolations } from './axe.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).

@@ -10,8 +10,13 @@ import type {
   NetChange,
   NetFileSummary,
   RevertRequest,
+  NewCommentBody,
   RevertResponse,
+  Review,
+  ReviewComment,
+  DeliveryMode,
   SessionDetailResponse,
+  SessionReviewResponse,
   SessionFilter,
   SessionListResponse,
   ViewedRequest,
@@ -91,6 +96,16 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
 
 async function getJson<T>(path: string): Promise<T> {
   const res = await apiFetch(path, { headers: { Accept: 'application/json' } });
+  return (await res.json()) as T;
+}
+
+/** A JSON request with a JSON answer (`POST`, `PATCH`). */
+async function sendJson<T>(path: string, method: string, body: unknown): Promise<T> {
+  const res = await apiFetch(path, {
+    method,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
   return (await res.json()) as T;
 }
 
@@ -191,6 +206,21 @@ export const api = {
   },
   /** Every workspace the stored sessions name, for the sessions list's filter. */
   workspaces: () => getJson<WorkspacesResponse>(urls.workspaces()),
+  /** The session's review comments and sent reviews, oldest first. */
+  getReview: (sessionId: string) => getJson<SessionReviewResponse>(urls.review(sessionId)),
+  /** A new draft comment (the server reads the lines' text from the stored change). */
+  addComment: async (sessionId: string, body: NewCommentBody) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.comments(sessionId), 'POST', body)).comment,
+  editComment: async (sessionId: string, commentId: string, body: string) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.comment(sessionId, commentId), 'PATCH', { body })).comment,
+  deleteComment: async (sessionId: string, commentId: string): Promise<void> => {
+    await apiFetch(urls.comment(sessionId, commentId), { method: 'DELETE' });
+  },
+  markAddressed: async (sessionId: string, commentId: string) =>
+    (await sendJson<{ comment: ReviewComment }>(urls.commentAddressed(sessionId, commentId), 'POST', {})).comment,
+  /** "Send to agent": every draft comment of the session, with the note, in one new pending review. */
+  sendReview: (sessionId: string, body: { note: string; mode: DeliveryMode }) =>
+    sendJson<{ review: Review; comments: ReviewComment[] }>(urls.reviews(sessionId), 'POST', body),
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });
   },

@@ -27,6 +27,14 @@ describe('REST urls', () => {
     );
   });
 
+  it('builds the review routes of section 3c with encoded ids', () => {
+    expect(urls.review('s 1')).toBe('/api/hermes/sessions/s%201/review');
+    expect(urls.comments('s')).toBe('/api/hermes/sessions/s/comments');
+    expect(urls.comment('s', 'c/1')).toBe('/api/hermes/sessions/s/comments/c%2F1');
+    expect(urls.commentAddressed('s', 'c1')).toBe('/api/hermes/sessions/s/comments/c1/addressed');
+    expect(urls.reviews('s')).toBe('/api/hermes/sessions/s/reviews');
+  });
+
   it('makes a safe download name', () => {
     expect(patchFileName('../etc', 'run:r1')).toBe('etc-run_r1.patch');
   });

@@ -65,6 +65,13 @@ export const urls = {
   unviewed: (sessionId: string, changeId: string, fileId: string) =>
     `${base}/${enc(sessionId)}/viewed?${new URLSearchParams({ change_id: changeId, file_id: fileId }).toString()}`,
   workspaces: () => '/api/hermes/workspaces',
+  /** A session's review comments and the reviews sent (contract.md section 3c). */
+  review: (sessionId: string) => `${base}/${enc(sessionId)}/review`,
+  comments: (sessionId: string) => `${base}/${enc(sessionId)}/comments`,
+  comment: (sessionId: string, commentId: string) => `${base}/${enc(sessionId)}/comments/${enc(commentId)}`,
+  commentAddressed: (sessionId: string, commentId: string) =>
+    `${base}/${enc(sessionId)}/comments/${enc(commentId)}/addressed`,
+  reviews: (sessionId: string) => `${base}/${enc(sessionId)}/reviews`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */

@@ -1,6 +1,6 @@
 import { useRoute, useRouter } from 'vue-router';
 
-/** The file a session URL points at: `?change=<changeId>&file=<fileId>`. */
+/** The file a session URL points at: `?change=<changeId>&file=<fileId>` (plus `&side=&line=` for a line). */
 export interface FileLink {
   change: string;
   file: string;
@@ -23,6 +23,9 @@ export function useFileLink() {
     /** A file's patch was opened or closed. */
     toggled(change: string, file: string, open: boolean): void {
       const query = { ...route.query };
+      // A line named by an earlier link (`side`, `line`) belongs to that link, not to this toggle.
+      delete query.side;
+      delete query.line;
       if (open) Object.assign(query, { change, file });
       else if (query.change === change && query.file === file) {
         delete query.change;

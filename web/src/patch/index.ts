@@ -7,3 +7,4 @@ export * from './tokens.ts';
 export * from './whitespace.ts';
 export * from './word-diff.ts';
 export { loadHighlighter, type Highlighter } from './highlight.ts';
+export * from './comments.ts';
