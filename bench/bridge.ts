@@ -294,12 +294,12 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
 
     // 2. Session detail with 200 changes x 50 files.
     const sessionId = 'big';
-    server.store.sessions.touch(sessionId, Date.now());
+    await server.store.sessions.touch(sessionId, Date.now());
     const base = Date.now() - 200_000;
-    server.store.transaction(() => {
+    await server.store.transaction(async (tx) => {
       for (let i = 0; i < 200; i++) {
         const { change, files } = syntheticChange(sessionId, i, base + i * 1000);
-        server.store.changes.insert(change, files, config.limits.maxChangesPerSession);
+        await tx.changes.insert(change, files, config.limits.maxChangesPerSession);
       }
     });
     const detailUrl = `${server.url}/api/hermes/sessions/${sessionId}`;

@@ -93,10 +93,10 @@ function change(sessionId: string, changeId: string): NewChange {
 async function storeOnce(store: Store, id: string, delta: DeltaFile[], withContents: boolean): Promise<number> {
   const t0 = performance.now();
   const contents = withContents ? await prepareContents(delta, DEFAULT_LIMITS.maxContentFileBytes) : [];
-  const pending = store.transaction(() => {
-    store.sessions.touch('bench', 1);
-    store.changes.insert(change('bench', id), delta.map(toNewFile), 1_000_000);
-    return withContents ? recordContents(store, { sessionId: 'bench', changeId: id }, contents, () => {}) : [];
+  const pending = await store.transaction(async (tx) => {
+    await tx.sessions.touch('bench', 1);
+    await tx.changes.insert(change('bench', id), delta.map(toNewFile), 1_000_000);
+    return withContents ? recordContents(tx, { sessionId: 'bench', changeId: id }, contents, () => {}) : [];
   });
   await fillContents(store, DEFAULT_LIMITS, { sessionId: 'bench', changeId: id, now: 1 }, pending, () => {});
   return performance.now() - t0;
@@ -127,11 +127,11 @@ export async function benchContents(rounds = 7): Promise<ContentsBenchResult> {
       withContentsMs,
       ratio: withContentsMs / rowsOnlyMs,
       rawBytes: raw,
-      storedBytesPerChange: store.contents.stats(DEFAULT_LIMITS.contentStoreMaxBytes).bytes_used / rounds,
+      storedBytesPerChange: (await store.contents.stats(DEFAULT_LIMITS.contentStoreMaxBytes)).bytes_used / rounds,
       longestBlockMs: loop.max / 1e6,
     };
   } finally {
-    store.close();
+    await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

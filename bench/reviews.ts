@@ -78,15 +78,15 @@ export async function benchReviews(opts: { changes?: number; comments?: number; 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-bench-reviews-'));
   const store = openStore(path.join(dir, 'rundiff.db'));
   try {
-    store.sessions.upsert(S, { workspace: '/bench' }, 1);
+    await store.sessions.upsert(S, { workspace: '/bench' }, 1);
     for (let n = 0; n < changes; n++) {
       const c = change(n);
-      store.changes.insert(c.change, [c.file], changes + 1);
+      await store.changes.insert(c.change, [c.file], changes + 1);
     }
     const reviews = createReviews({ store, emitter: silentEmitter });
-    const fileId = store.changes.filesPage(S, 'run:r0', -1, 1)!.files[0]!.id;
+    const fileId = (await store.changes.filesPage(S, 'run:r0', -1, 1))!.files[0]!.id;
     for (let i = 0; i < comments; i++)
-      reviews.createComment(S, {
+      await reviews.createComment(S, {
         change_id: 'run:r0',
         file_id: fileId,
         side: 'after',
@@ -99,17 +99,17 @@ export async function benchReviews(opts: { changes?: number; comments?: number; 
     const cached: number[] = [];
     for (let r = 0; r < rounds; r++) {
       let t = performance.now();
-      store.changes.listForSession(S);
+      await store.changes.listForSession(S);
       list.push(performance.now() - t);
       // Any write of the session drops the kept placements: the next read computes them all.
-      store.clock.bump(S);
+      await store.clock.bump(S);
       t = performance.now();
-      const view = reviews.view(S);
+      const view = await reviews.view(S);
       first.push(performance.now() - t);
       if (view.comments.filter((c) => c.outdated).length !== comments)
         throw new Error('every comment must be outdated');
       t = performance.now();
-      reviews.view(S);
+      await reviews.view(S);
       cached.push(performance.now() - t);
     }
     const result: ReviewsBenchResult = {
@@ -123,7 +123,7 @@ export async function benchReviews(opts: { changes?: number; comments?: number; 
     };
     return result;
   } finally {
-    store.close();
+    await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

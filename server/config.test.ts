@@ -43,6 +43,14 @@ describe('config', () => {
     expect(fromFlags.limits.maxChangedFiles).toBe(3);
   });
 
+  it('the database URL: none by default, RUNDIFF_DATABASE_URL, and --database-url over it', () => {
+    expect(resolveConfig({}, { HOME: '/h' }).databaseUrl).toBeNull();
+    expect(resolveConfig({}, { HOME: '/h', RUNDIFF_DATABASE_URL: '' }).databaseUrl).toBeNull();
+    const env = { HOME: '/h', RUNDIFF_DATABASE_URL: 'postgres://env/db' };
+    expect(resolveConfig({}, env).databaseUrl).toBe('postgres://env/db');
+    expect(resolveConfig({ databaseUrl: 'postgres://flag/db' }, env).databaseUrl).toBe('postgres://flag/db');
+  });
+
   it('every limit has an environment variable and a --flag name', () => {
     expect(limitFlagName('maxScannedFiles')).toBe('--max-scanned-files');
     expect(limitFlagName('scanTimeoutMs')).toBe('--scan-timeout-ms');

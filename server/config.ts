@@ -11,6 +11,8 @@ export interface Config {
   port: number;
   /** SQLite file. Default $XDG_DATA_HOME/rundiff/rundiff.db. RUNDIFF_DB / --db */
   dbPath: string;
+  /** PostgreSQL URL (`postgres://...`) of a shared store; null = the SQLite file. RUNDIFF_DATABASE_URL / --database-url */
+  databaseUrl: string | null;
   /** Bearer token for /api/* and the socket handshake; null = none. RUNDIFF_TOKEN */
   token: string | null;
   /** Only workspaces inside one of these (realpaths) are tracked; null = any allowed folder. RUNDIFF_WORKSPACE_ROOTS */
@@ -74,6 +76,7 @@ export interface ConfigFlags {
   host?: string;
   port?: string | number;
   db?: string;
+  databaseUrl?: string;
   requireCommitApproval?: boolean;
   upstream?: string;
   upstreamToken?: string;
@@ -176,6 +179,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     host: String(pick(flags.host, env.RUNDIFF_HOST, '127.0.0.1')),
     port,
     dbPath: dbRaw === ':memory:' ? dbRaw : path.resolve(dbRaw),
+    databaseUrl: String(pick(flags.databaseUrl, env.RUNDIFF_DATABASE_URL, '')) || null,
     token: parseToken(env.RUNDIFF_TOKEN),
     workspaceRoots: roots && roots.length > 0 ? roots : null,
     requireCommitApproval: flags.requireCommitApproval === true || env.RUNDIFF_REQUIRE_COMMIT_APPROVAL === '1',

@@ -44,7 +44,7 @@ describe('in-process API (createRundiff)', () => {
       reason: 'no_checkpoint',
     });
     expect(rundiff.config.dbPath).toBe(db);
-    expect(rundiff.store.changes.listForSession('s').map((c) => c.change_id)).toEqual(['tool:t', 'run:r']);
+    expect((await rundiff.store.changes.listForSession('s')).map((c) => c.change_id)).toEqual(['tool:t', 'run:r']);
   });
 
   it('validates like the HTTP bridge: invalid_input and nothing stored', async () => {
@@ -56,6 +56,6 @@ describe('in-process API (createRundiff)', () => {
     await expect(rundiff.message({ session_id: '', role: 'user', content: '' })).rejects.toMatchObject({
       code: 'invalid_input',
     });
-    expect(rundiff.store.sessions.page(10, null).sessions).toEqual([]);
+    expect((await rundiff.store.sessions.page(10, null)).sessions).toEqual([]);
   });
 });

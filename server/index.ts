@@ -21,7 +21,7 @@ import { closeGitHelper } from './git/index.ts';
 import { resolveConfig, type Config } from './config.ts';
 import { backgroundJobs, startJobs } from './jobs/index.ts';
 import { createBridge, parseBridgeEvent, silentEmitter, type BridgeEmitter } from './runs/index.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openStore, type SqliteStore } from './store/index.ts';
 
 export { createServer, type RunningServer, type ServerOptions, type ServerContext } from './main.ts';
 export { resolveConfig, type Config } from './config.ts';
@@ -55,7 +55,7 @@ export interface Rundiff {
   /** Any event with its `type`, as the HTTP bridge takes it; answers what the HTTP bridge answers. */
   handle(event: unknown): Promise<unknown>;
   readonly config: Readonly<Config>;
-  readonly store: Store;
+  readonly store: SqliteStore;
   /** Stops timers, drops live checkpoints, stops the git helper process and closes the database. */
   close(): Promise<void>;
 }
@@ -103,7 +103,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
         jobs.stop();
         await engine.close();
         await closeGitHelper();
-        store.close();
+        await store.close();
       })()),
   };
 }

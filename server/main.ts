@@ -15,7 +15,7 @@ import { createBridge, createHistory, type Bridge, type History, type RunObserve
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
 import { createSocketServer, type SocketServer } from './socket/index.ts';
-import { openStore, type Store } from './store/index.ts';
+import { openStoreFrom, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
 import { createEdgeIngest, createShipper, edgeTokens, type Shipper, type ShipperDeps } from './edge/index.ts';
 
@@ -103,7 +103,7 @@ const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ?
 export async function createServer(config: Readonly<Config>, opts: ServerOptions = {}): Promise<RunningServer> {
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
-  const store = openStore(config.dbPath);
+  const store = await openStoreFrom(config);
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
@@ -146,7 +146,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   const reverter = createReverter({ store, bridge, engine, config, log });
   const reviews = createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) });
   const shipper = await startingShipper(config, store, log, opts.shipper);
-  Object.assign(ctx, { bridge, history, callLog: createCallLog(store.db), approvals, reverter, reviews });
+  Object.assign(ctx, { bridge, history, callLog: createCallLog(store), approvals, reverter, reviews });
   const full = ctx as ServerContext;
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
   const live = createLiveFeedObserver({
@@ -204,7 +204,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     await shipper?.stop();
     await socket.close().catch(() => undefined);
     await engine.close().catch(() => undefined);
-    store.close();
+    await store.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
       throw new AppError('invalid_input', `port ${config.port} on ${config.host} is in use`, {
@@ -239,7 +239,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // more, then killed), well inside the serve command's 5 s close budget.
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
-      store.close();
+      await store.close();
     })());
 
   return {

@@ -6,6 +6,7 @@ import { VERSION } from '../version.ts';
 import { createStore, openDatabase } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -19,7 +20,7 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
 const TABLES = ['sessions', 'messages', 'runs', 'tool_calls', 'workspace_run_changes', 'workspace_run_change_files'];
 const rows = (t: TestServer) =>
   TABLES.reduce(
-    (n, table) => n + (t.server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n,
+    (n, table) => n + (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n,
     0,
   );
 
@@ -95,8 +96,8 @@ describe('REST basics', () => {
   it('session detail pages messages: newest 500 by default, oldest first, messages_before / messages_limit', async () => {
     const t = await setup();
     for (let i = 0; i < 505; i++) {
-      t.server.store.sessions.touch('s', 1);
-      t.server.store.messages.insert({
+      await t.server.store.sessions.touch('s', 1);
+      await t.server.store.messages.insert({
         id: `m${i}`,
         session_id: 's',
         role: 'user',
@@ -128,7 +129,7 @@ describe('session detail caching', () => {
       'two',
     ]);
     const other = createStore(openDatabase(t.dbPath));
-    other.messages.insert({
+    await other.messages.insert({
       id: 'x',
       session_id: 's',
       role: 'tool',
@@ -137,7 +138,7 @@ describe('session detail caching', () => {
       tool_call_id: null,
       created_at: Date.now() + 1000,
     });
-    other.close();
+    await other.close();
     expect((await t.get('/api/hermes/sessions/s')).body.messages.map((m: { content: string }) => m.content)).toEqual([
       'one',
       'two',

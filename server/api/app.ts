@@ -46,7 +46,7 @@ export interface AppDeps {
   /** This edge's outbox (`GET /api/edge/status`); absent on a server without upstream. */
   edgeStatus?: () => Promise<EdgeOutboxStatus>;
   /** The content store's use, shown by `GET /api/health`. */
-  contentStats?: () => ContentStoreStats;
+  contentStats?: () => Promise<ContentStoreStats>;
   log?: (message: string) => void;
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
 import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -28,7 +29,7 @@ async function client(t: TestServer, sessionId: string): Promise<TestClient> {
   return c;
 }
 const count = (t: TestServer, table: string) =>
-  (t.server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 const FILE_KEYS = [
   'additions',
@@ -717,7 +718,7 @@ describe('retention and deletion', () => {
     );
     expect(ids).toEqual(['new']);
     clock += 11 * 24 * 3600 * 1000;
-    expect(second.server.bridge.sweepOld()).toBe(1);
+    expect(await second.server.bridge.sweepOld()).toBe(1);
     expect(count(second, 'workspace_run_change_files')).toBe(0);
   });
 

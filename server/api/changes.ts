@@ -4,13 +4,13 @@ import { wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import type { History } from '../runs/index.ts';
 import type { Limits } from '../../shared/index.ts';
-import type { ContentStore } from '../store/index.ts';
+import type { ContentsApi } from '../store/index.ts';
 import { fileIgnoringWhitespace } from './file-whitespace.ts';
 import { changeIdParam, idParam, intQuery } from './params.ts';
 
 /** What `?whitespace=ignore` reads: the stored sides and the per-file bounds. */
 export interface WhitespaceDeps {
-  contents: ContentStore | null;
+  contents: ContentsApi | null;
   limits: Pick<Limits, 'diffTimeoutMs' | 'maxFilePatchBytes'>;
   log: (message: string) => void;
 }
@@ -20,35 +20,35 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
   const router = Router();
   const base = '/hermes/sessions/:id/workspace-run-changes';
 
-  router.get(base, (req, res) => {
+  router.get(base, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changes = history.changes(id);
+    const changes = await history.changes(id);
     if (!changes) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
     res.json({ changes });
   });
 
-  router.get(`${base}/:changeId`, (req, res) => {
+  router.get(`${base}/:changeId`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
-    const change = history.change(id, changeId);
+    const change = await history.change(id, changeId);
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
     res.json({ change });
   });
 
   // Every stored row, a page at a time in path order; `after` is the previous page's next_file_cursor.
-  router.get(`${base}/:changeId/files`, (req, res) => {
+  router.get(`${base}/:changeId/files`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
     const after = intQuery(req.query.after, 'after', { min: 0 });
     const limit = intQuery(req.query.limit, 'limit', { min: 1, max: FILES_PAGE_MAX }) ?? FILES_PAGE_DEFAULT;
-    const page = history.filesPage(id, changeId, after ?? -1, limit);
+    const page = await history.filesPage(id, changeId, after ?? -1, limit);
     if (!page)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
     res.json(page);
   });
 
-  router.get(`${base}/:changeId/files/:fileId`, (req, res) => {
+  router.get(`${base}/:changeId/files/:fileId`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
     const fileId = idParam(req.params.fileId, 'fileId');
@@ -57,7 +57,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
       throw new AppError('invalid_input', 'whitespace must be "ignore" (or left out for the stored patch)', {
         details: { field: 'whitespace' },
       });
-    const file = history.file(id, changeId, fileId);
+    const file = await history.file(id, changeId, fileId);
     if (!file)
       throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
     if (mode !== 'ignore') {
@@ -65,13 +65,13 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
       return;
     }
     const deps = whitespace ?? { contents: null, limits: { diffTimeoutMs: 0, maxFilePatchBytes: 0 }, log: () => {} };
-    res.json(fileIgnoringWhitespace(file, { sessionId: id, changeId }, deps.contents, deps.limits, deps.log));
+    res.json(await fileIgnoringWhitespace(file, { sessionId: id, changeId }, deps.contents, deps.limits, deps.log));
   });
 
-  router.get(`${base}/:changeId/patch`, (req, res) => {
+  router.get(`${base}/:changeId/patch`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
-    const files = history.changeFiles(id, changeId);
+    const files = await history.changeFiles(id, changeId);
     if (!files)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
     const name = changeId.replace(/[^A-Za-z0-9._-]+/g, '_');
@@ -79,7 +79,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
       .status(200)
       .type('text/x-diff; charset=utf-8')
       .set('Content-Disposition', `attachment; filename="${name}.diff"`)
-      .send(wholeRunPatch(files, history.change(id, changeId)?.omitted_count ?? 0));
+      .send(wholeRunPatch(files, (await history.change(id, changeId))?.omitted_count ?? 0));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { History } from '../runs/index.ts';
-import type { ContentStore } from '../store/index.ts';
+import type { ContentsApi } from '../store/index.ts';
 import { changeIdParam, idParam } from './params.ts';
 
 /**
@@ -33,9 +33,9 @@ function isBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8000).indexOf(0) !== -1;
 }
 
-export function fileContentRouter(history: History, contents: ContentStore): Router {
+export function fileContentRouter(history: History, contents: ContentsApi): Router {
   const router = Router();
-  router.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId/content', (req, res) => {
+  router.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId/content', async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const changeId = changeIdParam(req.params.changeId);
     const fileId = idParam(req.params.fileId, 'fileId');
@@ -45,17 +45,17 @@ export function fileContentRouter(history: History, contents: ContentStore): Rou
     const encoding = req.query.encoding ?? 'text';
     if (encoding !== 'text' && encoding !== 'raw')
       throw new AppError('invalid_input', 'encoding must be "text" or "raw"', { details: { field: 'encoding' } });
-    if (!history.file(id, changeId, fileId))
+    if (!(await history.file(id, changeId, fileId)))
       throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
 
-    const kept = contents.get(id, changeId, fileId)?.[side] ?? null;
+    const kept = (await contents.get(id, changeId, fileId))?.[side] ?? null;
     let omitted: ContentOmitted | null = null;
     let bytes: Buffer | null = null;
     if (!kept) omitted = 'not_stored';
     else if (kept.mode === null) omitted = 'absent';
     else if (kept.sha256 === null) omitted = kept.reason === 'too_large' ? 'too_large' : 'not_stored';
     else {
-      bytes = contents.blob(kept.sha256);
+      bytes = await contents.blob(kept.sha256);
       if (bytes === null) omitted = 'not_stored';
     }
     if (encoding === 'raw') {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FileResponse, FileWithPatch, Limits, WhitespaceFallback } from '../../shared/index.ts';
 import { cutToBytes, ignoreWhitespaceHunks, isBinaryContent } from '../delta/index.ts';
-import type { ContentStore, StoredSide } from '../store/index.ts';
+import type { ContentsApi, StoredSide } from '../store/index.ts';
 
 /**
  * `?whitespace=ignore`: a file's patch computed again from the before and after bytes the content
@@ -12,10 +12,10 @@ import type { ContentStore, StoredSide } from '../store/index.ts';
 
 type Side = { bytes: Buffer } | { fallback: WhitespaceFallback };
 
-function sideBytes(side: StoredSide, contents: ContentStore): Side {
+async function sideBytes(side: StoredSide, contents: ContentsApi): Promise<Side> {
   if (side.mode === null) return { bytes: Buffer.alloc(0) }; // the path did not exist on that side
   if (side.sha256 === null) return { fallback: 'not_stored' };
-  const bytes = contents.blob(side.sha256);
+  const bytes = await contents.blob(side.sha256);
   if (bytes === null) return { fallback: 'not_stored' };
   if (isBinaryContent(bytes)) return { fallback: 'binary' };
   if (!isUtf8(bytes)) return { fallback: 'not_utf8' };
@@ -29,24 +29,24 @@ function headerOf(patch: string): string {
   return at === -1 ? patch : patch.slice(0, at + 1);
 }
 
-export function fileIgnoringWhitespace(
+export async function fileIgnoringWhitespace(
   file: FileWithPatch,
   ids: { sessionId: string; changeId: string },
-  contents: ContentStore | null,
+  contents: ContentsApi | null,
   limits: Pick<Limits, 'diffTimeoutMs' | 'maxFilePatchBytes'>,
   log: (message: string) => void,
-): FileResponse {
+): Promise<FileResponse> {
   const stored = (reason: WhitespaceFallback): FileResponse => {
     if (reason !== 'no_patch')
       log(`whitespace=ignore for ${file.id} of ${ids.changeId} in ${ids.sessionId}: stored patch sent (${reason})`);
     return { file, whitespace_ignored: false, whitespace_reason: reason };
   };
   if (file.patch === null) return stored('no_patch');
-  const kept = contents?.get(ids.sessionId, ids.changeId, file.id) ?? null;
+  const kept = (await contents?.get(ids.sessionId, ids.changeId, file.id)) ?? null;
   if (kept === null || contents === null) return stored('not_stored');
-  const before = sideBytes(kept.before, contents);
+  const before = await sideBytes(kept.before, contents);
   if ('fallback' in before) return stored(before.fallback);
-  const after = sideBytes(kept.after, contents);
+  const after = await sideBytes(kept.after, contents);
   if ('fallback' in after) return stored(after.fallback);
 
   const diff = ignoreWhitespaceHunks(before.bytes.toString('utf8'), after.bytes.toString('utf8'), limits.diffTimeoutMs);

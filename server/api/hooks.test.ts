@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isWriteStep, loadFixture } from '../hooks/fixtures/replay.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -21,7 +22,7 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
 const postHook = (t: TestServer, agent: string, body: string, headers: Record<string, string> = {}) =>
   t.request('POST', `/api/hooks/${agent}`, { headers: { 'content-type': 'application/json', ...headers }, body });
 const count = (t: TestServer, table: string) =>
-  (t.server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('POST /api/hooks/:agent', () => {
   it('a Claude Code session of two prompts becomes two runs with the prompts, the replies and one block per editing tool', async () => {

@@ -33,15 +33,15 @@ export function hooksRouter(deps: {
       res.status(200).json(body);
     };
     /** The answer for this payload: a pending review in the agent's answer shape, else `{}`. */
-    const answer = (outcome: HookOutcome) => {
+    const answer = async (outcome: HookOutcome) => {
       const reply = deps.runtime.replyOf(agent);
       const sessionId = outcome.sessionId;
       if (!reply || !deps.reviews || sessionId === null) return send({});
       let body: Record<string, unknown> = {};
-      let delivered: (() => void) | null = null;
+      let delivered: (() => Promise<unknown>) | null = null;
       try {
         const slot = reply.slot(req.body);
-        const pending = slot ? deps.reviews.pendingDelivery(sessionId, { nowOnly: slot === 'stop' }) : null;
+        const pending = slot ? await deps.reviews.pendingDelivery(sessionId, { nowOnly: slot === 'stop' }) : null;
         if (slot && pending) {
           body = reply.answer(slot, pending.text);
           const ids = pending.reviews.map((r) => r.id);
@@ -56,11 +56,9 @@ export function hooksRouter(deps: {
         const mark = delivered;
         // Delivered only once the answer has gone out whole; an agent that went away gets it next time.
         res.once('finish', () => {
-          try {
-            mark();
-          } catch (err) {
+          mark().catch((err: unknown) => {
             deps.log(`hook ${agent} (${sessionId}): review sent but not marked delivered: ${String(err)}`);
-          }
+          });
         });
       }
       send(body);
@@ -71,10 +69,13 @@ export function hooksRouter(deps: {
         send({});
         return;
       }
-      deps.runtime.handle(agent, req.body).then(answer, (e: unknown) => {
-        deps.log(`hook ${agent}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        send({});
-      });
+      deps.runtime
+        .handle(agent, req.body)
+        .then(answer, (e: unknown) => {
+          deps.log(`hook ${agent}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          send({});
+        })
+        .catch((e: unknown) => deps.log(`hook ${agent}: answer not sent: ${String(e)}`));
     });
   });
   return router;

@@ -34,10 +34,10 @@ export function netChangeRouter(store: Store, limits: Readonly<Limits>): Router 
   const recent = new Map<string, { version: string; result: Promise<NetResult> }>();
   const compute = async (req: Request): Promise<NetResult> => {
     const id = idParam(req.params.id, 'id');
-    if (!store.sessions.exists(id)) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    if (!(await store.sessions.exists(id))) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
     const range = rangeOf(req);
     const key = JSON.stringify([id, range.from ?? null, range.to ?? null]);
-    const version = store.clock.version(id);
+    const version = await store.clock.version(id);
     const hit = recent.get(key);
     if (hit && hit.version === version) return hit.result;
     const result = netChange(store, id, range, limits);

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { io as connect } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -14,7 +15,7 @@ async function setup(opts: Parameters<typeof startTestServer>[0] = {}) {
 }
 
 const contents = (t: TestServer) =>
-  (t.server.store.db.prepare('SELECT content FROM messages ORDER BY seq').all() as { content: string }[]).map(
+  (sqliteDb(t.server.store).prepare('SELECT content FROM messages ORDER BY seq').all() as { content: string }[]).map(
     (r) => r.content,
   );
 

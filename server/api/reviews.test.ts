@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Review, ReviewComment, SessionReviewResponse } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 /**
  * Review comments over REST and socket.io against the real server: anchored on the stored lines of
@@ -285,7 +286,7 @@ describe('review comments over REST', () => {
     });
     await json(t, 'POST', `${base('s1')}/reviews`, { note: 'n' });
     const count = (table: string) =>
-      (t.server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+      (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect([count('review_comments'), count('reviews')]).toEqual([1, 1]);
     expect((await t.request('DELETE', base('s1'))).status).toBe(204);
     expect([count('review_comments'), count('reviews')]).toEqual([0, 0]);

@@ -71,47 +71,47 @@ export function reviewsRouter(reviews: Reviews): Router {
   const router = Router();
   const session = (v: unknown) => idParam(v, 'id');
 
-  router.get('/hermes/sessions/:id/review', (req, res) => {
-    res.json(reviews.view(session(req.params.id)));
+  router.get('/hermes/sessions/:id/review', async (req, res) => {
+    res.json(await reviews.view(session(req.params.id)));
   });
-  router.post('/hermes/sessions/:id/comments', (req, res) => {
+  router.post('/hermes/sessions/:id/comments', async (req, res) => {
     const id = session(req.params.id);
-    res.status(201).json({ comment: reviews.createComment(id, newComment(req.body)) });
+    res.status(201).json({ comment: await reviews.createComment(id, newComment(req.body)) });
   });
-  router.patch('/hermes/sessions/:id/comments/:commentId', (req, res) => {
+  router.patch('/hermes/sessions/:id/comments/:commentId', async (req, res) => {
     const id = session(req.params.id);
     const commentId = idParam(req.params.commentId, 'commentId');
     const b = objectBody(req.body, ['body']);
-    res.json({ comment: reviews.editComment(id, commentId, b.body) });
+    res.json({ comment: await reviews.editComment(id, commentId, b.body) });
   });
-  router.delete('/hermes/sessions/:id/comments/:commentId', (req, res) => {
-    reviews.deleteComment(session(req.params.id), idParam(req.params.commentId, 'commentId'));
+  router.delete('/hermes/sessions/:id/comments/:commentId', async (req, res) => {
+    await reviews.deleteComment(session(req.params.id), idParam(req.params.commentId, 'commentId'));
     res.status(204).end();
   });
-  router.post('/hermes/sessions/:id/comments/:commentId/addressed', (req, res) => {
+  router.post('/hermes/sessions/:id/comments/:commentId/addressed', async (req, res) => {
     const id = session(req.params.id);
     objectBody(req.body, []);
-    res.json({ comment: reviews.address(id, idParam(req.params.commentId, 'commentId')) });
+    res.json({ comment: await reviews.address(id, idParam(req.params.commentId, 'commentId')) });
   });
-  router.post('/hermes/sessions/:id/reviews', (req, res) => {
+  router.post('/hermes/sessions/:id/reviews', async (req, res) => {
     const id = session(req.params.id);
     const b = objectBody(req.body, ['note', 'mode']);
-    res.status(201).json(reviews.send(id, b));
+    res.status(201).json(await reviews.send(id, b));
   });
-  router.post('/hermes/sessions/:id/reviews/:reviewId/delivered', (req, res) => {
+  router.post('/hermes/sessions/:id/reviews/:reviewId/delivered', async (req, res) => {
     const id = session(req.params.id);
     const reviewId = idParam(req.params.reviewId, 'reviewId');
     const b = objectBody(req.body, ['agent']);
-    res.json(reviews.deliveredByRest(id, reviewId, agentField(b.agent)));
+    res.json(await reviews.deliveredByRest(id, reviewId, agentField(b.agent)));
   });
 
   /** MCP's pull: the pending reviews of sessions in these workspaces, marked delivered by `mcp`. */
-  router.post('/reviews/deliver', (req, res) => {
+  router.post('/reviews/deliver', async (req, res) => {
     const b = objectBody(req.body, ['workspaces', 'agent']);
-    res.json({ deliveries: reviews.deliverTo(workspacesField(b.workspaces), 'mcp', agentField(b.agent)) });
+    res.json({ deliveries: await reviews.deliverTo(workspacesField(b.workspaces), 'mcp', agentField(b.agent)) });
   });
   /** MCP's `review_comments_addressed`: comments of sessions in these workspaces, by id. */
-  router.post('/reviews/addressed', (req, res) => {
+  router.post('/reviews/addressed', async (req, res) => {
     const b = objectBody(req.body, ['workspaces', 'comment_ids']);
     const ids = b.comment_ids;
     if (
@@ -121,7 +121,7 @@ export function reviewsRouter(reviews: Reviews): Router {
       ids.some((x) => typeof x !== 'string' || !isValidId(x))
     )
       throw fieldError('comment_ids', 'comment_ids must be 1-500 comment ids');
-    res.json(reviews.addressIn(workspacesField(b.workspaces), ids as string[]));
+    res.json(await reviews.addressIn(workspacesField(b.workspaces), ids as string[]));
   });
   return router;
 }

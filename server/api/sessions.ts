@@ -43,25 +43,25 @@ const noSession = (id: string) => new AppError('not_found', `no session ${JSON.s
 export function sessionsRouter(history: History, bridge: Bridge): Router {
   const router = Router();
 
-  router.get('/hermes/sessions', (req, res) => {
+  router.get('/hermes/sessions', async (req, res) => {
     const limit = intQuery(req.query.limit, 'limit', { min: 1, max: SESSIONS_PAGE.max }) ?? SESSIONS_PAGE.default;
     const before = intQuery(req.query.before, 'before', { min: 0 });
-    res.json(history.listSessions(limit, before, sessionFilterQuery(req.query)));
+    res.json(await history.listSessions(limit, before, sessionFilterQuery(req.query)));
   });
 
-  router.get('/hermes/sessions/:id', (req, res) => {
+  router.get('/hermes/sessions/:id', async (req, res) => {
     const id = idParam(req.params.id, 'id');
     const limit =
       intQuery(req.query.messages_limit, 'messages_limit', { min: 1, max: MESSAGES_PAGE.max }) ?? MESSAGES_PAGE.default;
     const before = intQuery(req.query.messages_before, 'messages_before', { min: 0 });
-    const doc = history.sessionDetailDocument(id, { limit, before });
+    const doc = await history.sessionDetailDocument(id, { limit, before });
     if (!doc) throw noSession(id);
     sendDocument(req, res, doc);
   });
 
-  router.delete('/hermes/sessions/:id', (req, res) => {
+  router.delete('/hermes/sessions/:id', async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    if (!bridge.deleteSession(id)) throw noSession(id);
+    if (!(await bridge.deleteSession(id))) throw noSession(id);
     res.status(204).end();
   });
 

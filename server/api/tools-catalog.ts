@@ -9,7 +9,7 @@ import {
   type KnownRepository,
   type RepositoryCatalog,
 } from '../git/index.ts';
-import type { Db, Store } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import { isInside, refusalFor } from '../workspace/index.ts';
 
 /**
@@ -25,27 +25,6 @@ import { isInside, refusalFor } from '../workspace/index.ts';
 const MAX_WORKSPACES = 500;
 
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', 'target', 'venv', '__pycache__']);
-
-const statements = new WeakMap<Db, { sessions: () => string[]; runs: () => string[] }>();
-
-function workspaceQueries(db: Db) {
-  let q = statements.get(db);
-  if (!q) {
-    const s = db.prepare<[number], { workspace: string }>(
-      `SELECT workspace FROM sessions WHERE workspace IS NOT NULL GROUP BY workspace
-       ORDER BY MAX(updated_at) DESC LIMIT ?`,
-    );
-    const r = db.prepare<[number], { workspace: string }>(
-      `SELECT workspace FROM runs WHERE workspace IS NOT NULL GROUP BY workspace ORDER BY MAX(started_at) DESC LIMIT ?`,
-    );
-    q = {
-      sessions: () => s.all(MAX_WORKSPACES).map((x) => x.workspace),
-      runs: () => r.all(MAX_WORKSPACES).map((x) => x.workspace),
-    };
-    statements.set(db, q);
-  }
-  return q;
-}
 
 function realDir(p: string): string | null {
   try {
@@ -90,11 +69,14 @@ function rootRepositories(root: string, policy: Policy): string[] {
     .sort();
 }
 
-export function listRestRepositories(store: Store, policy: Policy): KnownRepository[] {
+export async function listRestRepositories(store: Store, policy: Policy): Promise<KnownRepository[]> {
   const roots = (policy.workspaceRoots ?? []).map((r) => realDir(r) ?? path.resolve(r));
-  const q = workspaceQueries(store.db);
+  const workspaces = [
+    ...(await store.catalog.sessionWorkspaces(MAX_WORKSPACES)),
+    ...(await store.catalog.runWorkspaces(MAX_WORKSPACES)),
+  ];
   const found: string[] = [];
-  for (const ws of [...q.sessions(), ...q.runs()]) {
+  for (const ws of workspaces) {
     const dir = allowedRepoDir(ws, policy);
     if (dir) found.push(dir);
   }
@@ -107,16 +89,16 @@ export function listRestRepositories(store: Store, policy: Policy): KnownReposit
  * the workspace is not a known repository the call is refused rather than quietly pointed at
  * another repository.
  */
-export function restCatalog(
+export async function restCatalog(
   store: Store,
   policy: Policy,
   sessionId: string | undefined,
   requested: string | undefined,
-): RepositoryCatalog {
-  const repos = listRestRepositories(store, policy);
+): Promise<RepositoryCatalog> {
+  const repos = await listRestRepositories(store, policy);
   let defaultRoot: string | null = null;
   if (sessionId !== undefined) {
-    const session = store.sessions.get(sessionId);
+    const session = await store.sessions.get(sessionId);
     if (!session) {
       throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`, {
         details: { session_id: sessionId },

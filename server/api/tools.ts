@@ -139,16 +139,16 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   const roots = deps.config.workspaceRoots ?? [];
 
   /** Who asks for a commit, for the person deciding: the session (with its title) and the agent. */
-  function requesterOf(sessionId: string | undefined, agent: string | undefined): ApprovalRequester {
+  async function requesterOf(sessionId: string | undefined, agent: string | undefined): Promise<ApprovalRequester> {
     return {
       session_id: sessionId ?? null,
-      session_title: sessionId === undefined ? null : (deps.store.sessions.get(sessionId)?.title ?? null),
+      session_title: sessionId === undefined ? null : ((await deps.store.sessions.get(sessionId))?.title ?? null),
       agent: agent ?? null,
     };
   }
 
-  function record(result: ToolCallResult, input: unknown): void {
-    deps.callLog.record({
+  async function record(result: ToolCallResult, input: unknown): Promise<void> {
+    await deps.callLog.record({
       tool: result.tool as GitToolName,
       repository: result.repository,
       ok: result.ok,
@@ -174,9 +174,9 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
     const requested = typeof input.repository === 'string' ? input.repository : undefined;
     const ctx: ToolContext = {
       session: toolSessionId === undefined ? new ToolSession() : toolSessions.get(toolSessionId),
-      repositories: restCatalog(deps.store, deps.config, sessionId, requested),
+      repositories: await restCatalog(deps.store, deps.config, sessionId, requested),
       ...(deps.config.requireCommitApproval
-        ? { approve: (plan) => deps.approvals.request(plan, signal, requesterOf(sessionId, agent)) }
+        ? { approve: async (plan) => deps.approvals.request(plan, signal, await requesterOf(sessionId, agent)) }
         : {}),
     };
     const result = await callTool(name, input, ctx);
@@ -192,7 +192,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
    * is logged, the caller still gets its answer.
    */
   async function announceCommit(sessionId: string, repository: string | null, out: GitCommitOutput): Promise<void> {
-    if (!deps.bridge || !deps.store.sessions.exists(sessionId)) return;
+    if (!deps.bridge || !(await deps.store.sessions.exists(sessionId))) return;
     // git's own summary line: `[main 1a2b3c4] Fix the parser (2 files changed, +4 -1)`.
     const content = `Commit approved and made${repository ? ` in ${repository}` : ''}: ${out.summary}`;
     try {
@@ -218,15 +218,15 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
     }
   }
 
-  router.get('/calls', (req, res) => {
+  router.get('/calls', async (req, res) => {
     const limit = intQuery(req.query.limit, 'limit', { min: 1, max: CALLS_PAGE.max }) ?? CALLS_PAGE.default;
-    const body: ToolCallsResponse = { calls: deps.callLog.list(limit) };
+    const body: ToolCallsResponse = { calls: await deps.callLog.list(limit) };
     res.json(body);
   });
 
-  router.post('/calls', (req, res) => {
+  router.post('/calls', async (req, res) => {
     const call = parse(reportedCall, req.body);
-    res.status(201).json({ call: deps.callLog.record({ ...call, created_at: now() }) });
+    res.status(201).json({ call: await deps.callLog.record({ ...call, created_at: now() }) });
   });
 
   router.get('/approvals', (_req, res) => {
@@ -241,7 +241,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       res.json({ required: false });
       return;
     }
-    await deps.approvals.request(plan, clientGone(req, res), requesterOf(sessionId, agent));
+    await deps.approvals.request(plan, clientGone(req, res), await requesterOf(sessionId, agent));
     res.json({ required: true, decision: 'approve' });
   });
 
@@ -266,7 +266,7 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
       const duration = Math.round((performance.now() - started) * 10) / 10;
       result = { ok: false, tool: name, error: toAppError(err), repository: null, duration_ms: duration };
     }
-    record(result, req.body);
+    await record(result, req.body);
     if (!result.ok) throw result.error;
     res.json(result.output);
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ViewedResponse, ViewedUpdatedPayload } from '../../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
 import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -121,7 +122,7 @@ describe('viewed marks over REST and socket.io', () => {
     await put(t, 's1', { change_id: 'run:r1', file_id: r1.get('a.txt') });
     await t.post({ type: 'run.started', session_id: 's1', run_id: 'r2' });
     repo.write('a.txt', Array.from({ length: 2_000 }, (_, i) => `line ${i} of a long file\n`).join(''));
-    const db = t.server.store.db;
+    const db = sqliteDb(t.server.store);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
 
@@ -169,7 +170,7 @@ describe('viewed marks over REST and socket.io', () => {
       'file_id',
       /file_id is missing/,
     );
-    expect(t.server.store.db.prepare('SELECT COUNT(*) AS n FROM viewed_marks').get()).toEqual({ n: 0 });
+    expect(sqliteDb(t.server.store).prepare('SELECT COUNT(*) AS n FROM viewed_marks').get()).toEqual({ n: 0 });
     // control: the same call with the right ids is answered
     expect((await put(t, 's1', { change_id: 'run:r1', file_id: id })).status).toBe(200);
   });
@@ -178,7 +179,7 @@ describe('viewed marks over REST and socket.io', () => {
     const { t, repo } = await setup();
     const ids = await run(t, repo, 'r1', { 'a.txt': 'A\n' });
     await put(t, 's1', { change_id: 'run:r1', file_id: ids.get('a.txt') });
-    const count = () => t.server.store.db.prepare('SELECT COUNT(*) AS n FROM viewed_marks').get();
+    const count = () => sqliteDb(t.server.store).prepare('SELECT COUNT(*) AS n FROM viewed_marks').get();
     expect(count()).toEqual({ n: 1 });
     expect((await t.request('DELETE', '/api/hermes/sessions/s1')).status).toBe(204);
     expect(count()).toEqual({ n: 0 });

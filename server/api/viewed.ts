@@ -15,9 +15,9 @@ export function viewedRouter(bridge: Bridge): Router {
 
   const noSession = (id: string) => new AppError('not_found', `no session ${JSON.stringify(id)}`);
 
-  router.get(route, (req, res) => {
+  router.get(route, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const state = bridge.viewed.list(id);
+    const state = await bridge.viewed.list(id);
     if (!state) throw noSession(id);
     res.json(state);
   });
@@ -49,24 +49,24 @@ export function viewedRouter(bridge: Bridge): Router {
     return { change_id, file_id };
   }
 
-  function answer(id: string, t: { change_id: string; file_id: string }, viewed: boolean) {
-    const state = bridge.viewed.set(id, t, viewed);
+  async function answer(id: string, t: { change_id: string; file_id: string }, viewed: boolean) {
+    const state = await bridge.viewed.set(id, t, viewed);
     if (state) return state;
-    if (!bridge.viewed.list(id)) throw noSession(id);
+    if (!(await bridge.viewed.list(id))) throw noSession(id);
     throw new AppError(
       'not_found',
       `no file ${JSON.stringify(t.file_id)} in change ${JSON.stringify(t.change_id)} of session ${JSON.stringify(id)}`,
     );
   }
 
-  router.put(route, (req, res) => {
+  router.put(route, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    res.json(answer(id, target(req.body, 'body'), true));
+    res.json(await answer(id, target(req.body, 'body'), true));
   });
 
-  router.delete(route, (req, res) => {
+  router.delete(route, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    res.json(answer(id, target(req.query, 'query'), false));
+    res.json(await answer(id, target(req.query, 'query'), false));
   });
 
   return router;

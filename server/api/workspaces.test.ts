@@ -19,10 +19,10 @@ describe('GET /api/hermes/workspaces', () => {
     expect((await t.get('/api/hermes/workspaces')).body).toEqual({ workspaces: [], truncated: false });
     const upsert = (id: string, workspace?: string) =>
       t.server.store.sessions.upsert(id, workspace === undefined ? {} : { workspace }, 1);
-    upsert('s1', '/w/b');
-    upsert('s2', '/w/a');
-    upsert('s3', '/w/b');
-    upsert('s4');
+    await upsert('s1', '/w/b');
+    await upsert('s2', '/w/a');
+    await upsert('s3', '/w/b');
+    await upsert('s4');
     const res = await t.get('/api/hermes/workspaces');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -33,23 +33,22 @@ describe('GET /api/hermes/workspaces', () => {
       truncated: false,
     });
     // Deleting a session takes its count with it.
-    t.server.store.sessions.delete('s2');
+    await t.server.store.sessions.delete('s2');
     expect((await t.get('/api/hermes/workspaces')).body.workspaces).toEqual([{ workspace: '/w/b', session_count: 2 }]);
   });
 
   it(`past ${WORKSPACES_MAX} workspaces the least used are left out and the answer says so`, async () => {
     const t = await setup();
-    const { sessions, transaction } = t.server.store;
-    transaction(() => {
-      for (let i = 0; i < WORKSPACES_MAX; i++) sessions.upsert(`s${i}`, { workspace: `/w/${i}` }, 1);
+    await t.server.store.transaction(async (tx) => {
+      for (let i = 0; i < WORKSPACES_MAX; i++) await tx.sessions.upsert(`s${i}`, { workspace: `/w/${i}` }, 1);
     });
     let body = (await t.get('/api/hermes/workspaces')).body;
     expect(body.workspaces).toHaveLength(WORKSPACES_MAX);
     expect(body.truncated).toBe(false);
 
     // One more workspace, and one workspace used twice: the left-out one is among the least used.
-    sessions.upsert('extra', { workspace: '/w/extra' }, 1);
-    sessions.upsert('twice', { workspace: '/w/7' }, 1);
+    await t.server.store.sessions.upsert('extra', { workspace: '/w/extra' }, 1);
+    await t.server.store.sessions.upsert('twice', { workspace: '/w/7' }, 1);
     body = (await t.get('/api/hermes/workspaces')).body;
     expect(body.workspaces).toHaveLength(WORKSPACES_MAX);
     expect(body.truncated).toBe(true);

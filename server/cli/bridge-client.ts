@@ -11,7 +11,7 @@ export async function openDatabaseClient(dbPath: string): Promise<BridgeClient> 
     target: dbPath,
     send: (event) => rundiff.handle(event),
     sessionTitle: async (sessionId) => {
-      const session = rundiff.store.sessions.get(sessionId);
+      const session = await rundiff.store.sessions.get(sessionId);
       return session ? session.title : undefined;
     },
     filesAfter: async (sessionId, changeId, cursor) =>

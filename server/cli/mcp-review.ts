@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { invalidInput } from '../git/index.ts';
 import { createReviews, type Delivery, type Reviews } from '../review/index.ts';
 import { silentEmitter } from '../runs/index.ts';
-import { createStore, type Db } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
 import type { RemoteServer } from './mcp-remote.ts';
 
 /**
@@ -67,8 +67,8 @@ export const REVIEW_TOOL_LISTINGS: Tool[] = [
 export interface ReviewToolsDeps {
   workspaces: readonly string[];
   remote: RemoteServer | null;
-  /** Without a server: the local database (the call log's). */
-  db: Db | null;
+  /** Without a server: the local store (the call log's). */
+  store: Store | null;
 }
 
 function errorResult(err: unknown): CallToolResult {
@@ -98,8 +98,8 @@ function addressedResult(out: { comments: ReviewComment[]; not_found: string[] }
 export function createReviewTools(deps: ReviewToolsDeps) {
   let local: Reviews | null = null;
   const reviews = (): Reviews => {
-    if (!deps.db) throw new AppError('internal', 'no database to read reviews from');
-    local ??= createReviews({ store: createStore(deps.db), emitter: silentEmitter });
+    if (!deps.store) throw new AppError('internal', 'no database to read reviews from');
+    local ??= createReviews({ store: deps.store, emitter: silentEmitter });
     return local;
   };
   return {
@@ -111,13 +111,13 @@ export function createReviewTools(deps: ReviewToolsDeps) {
           const parsed = z.strictObject({}).safeParse(input ?? {});
           if (!parsed.success) throw invalidInput(parsed.error);
           if (deps.remote) return deliveriesResult(await deps.remote.deliverReviews(deps.workspaces, agent));
-          return deliveriesResult(reviews().deliverTo(deps.workspaces, 'mcp', agent ?? null));
+          return deliveriesResult(await reviews().deliverTo(deps.workspaces, 'mcp', agent ?? null));
         }
         const parsed = addressedInput.safeParse(input ?? {});
         if (!parsed.success) throw invalidInput(parsed.error);
         if (deps.remote)
           return addressedResult(await deps.remote.addressComments(deps.workspaces, parsed.data.comment_ids));
-        return addressedResult(reviews().addressIn(deps.workspaces, parsed.data.comment_ids));
+        return addressedResult(await reviews().addressIn(deps.workspaces, parsed.data.comment_ids));
       } catch (err) {
         return errorResult(err);
       }

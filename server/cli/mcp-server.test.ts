@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ApprovalRequestedPayload } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
-import { openDatabase } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/index.ts';
 import { createCallLog } from '../tools-log/index.ts';
 
@@ -247,14 +247,10 @@ describe('rundiff mcp --db', () => {
     expect((await client.listTools()).tools.map((x) => x.name)).not.toContain('run_changes');
     await client.callTool({ name: 'git_branch', arguments: {} });
     await client.callTool({ name: 'git_log', arguments: { limit: 0 } });
-    const handle = openDatabase(db);
+    const handle = openStore(db);
     cleanups.push(() => handle.close());
     // invalid input fails before a repository is chosen
-    expect(
-      createCallLog(handle)
-        .list(10)
-        .map((c) => [c.tool, c.repository, c.ok, c.error_code]),
-    ).toEqual([
+    expect((await createCallLog(handle).list(10)).map((c) => [c.tool, c.repository, c.ok, c.error_code])).toEqual([
       ['git_log', null, false, 'invalid_input'],
       ['git_branch', path.basename(r.dir), true, null],
     ]);

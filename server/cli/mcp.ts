@@ -25,7 +25,7 @@ import {
   type ToolDefinition,
 } from '../git/index.ts';
 import { runChangesInput, runChangesOutput, runChangesText } from '../run-changes/index.ts';
-import { openDatabase, type Db } from '../store/index.ts';
+import { openStoreFrom, type Store, type StoreLocation } from '../store/index.ts';
 import { argumentsText, commitOf, createCallLog, type CallLog } from '../tools-log/index.ts';
 import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
@@ -111,12 +111,12 @@ function runChangesNote(output: unknown, input: Record<string, unknown>): string
 }
 
 /** Where calls are recorded without a server: the database, opened once; null (and said) when it cannot be. */
-function openLocalLog(dbPath: string): { log: CallLog; db: Db } | null {
+async function openLocalLog(where: StoreLocation): Promise<{ log: CallLog; store: Store } | null> {
   try {
-    const db = openDatabase(dbPath);
-    return { log: createCallLog(db), db };
+    const store = await openStoreFrom(where);
+    return { log: createCallLog(store), store };
   } catch (err) {
-    say(`cannot record tool calls in ${dbPath}: ${(err as Error).message}`);
+    say(`cannot record tool calls in ${where.dbPath}: ${(err as Error).message}`);
     return null;
   }
 }
@@ -173,7 +173,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const remote: RemoteServer | null =
     args.values.server !== undefined ? createRemote(args.values.server, config.token) : null;
-  const local = remote ? null : openLocalLog(config.dbPath);
+  const local = remote ? null : await openLocalLog(config);
 
   const ctx: ToolContext = {
     session: new ToolSession(),
@@ -192,7 +192,7 @@ export async function run(argv: string[]): Promise<number> {
       return;
     }
     try {
-      local?.log.record({
+      await local?.log.record({
         tool: result.tool as GitToolName,
         repository: result.repository,
         ok: result.ok,
@@ -223,7 +223,7 @@ export async function run(argv: string[]): Promise<number> {
         'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed.',
     },
   );
-  const reviewTools = createReviewTools({ workspaces, remote, db: local?.db ?? null });
+  const reviewTools = createReviewTools({ workspaces, remote, store: local?.store ?? null });
   const offersReviews = remote !== null || local !== null;
   const listing = [
     ...GIT_TOOLS.map(mcpToolListing),
@@ -271,6 +271,6 @@ export async function run(argv: string[]): Promise<number> {
   );
   await closed;
   await server.close().catch(() => undefined);
-  if (local?.db.open) local.db.close();
+  await local?.store.close();
   return 0;
 }

@@ -166,7 +166,7 @@ describe('rundiff run', () => {
     expect(res.stderr).toContain('Changed 1 file\nA hello.txt +1 -0');
     const rd = createRundiff({ db, env: {} });
     cleanups.push(() => rd.close());
-    expect(rd.store.sessions.get('off-1')).toMatchObject({ run_count: 1, changed_count: 1 });
+    expect(await rd.store.sessions.get('off-1')).toMatchObject({ run_count: 1, changed_count: 1 });
   });
 
   it('a token-protected server: without RUNDIFF_TOKEN a clear error and the command does not run; with it the run is recorded', async () => {

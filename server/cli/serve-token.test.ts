@@ -12,10 +12,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function serve(env: Record<string, string>) {
+function serve(env: Record<string, string>, args: string[] = []) {
   const dir = createTempDir();
   dirs.push(dir);
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', path.join(dir, 'r.db')], {
+  const db = path.join(dir, 'r.db');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -28,7 +29,7 @@ function serve(env: Record<string, string>) {
     child.stderr.on('data', () => /serving on/.test(stderr) && resolve());
     child.on('exit', () => resolve());
   });
-  return { child, exited, listening, stderr: () => stderr };
+  return { child, exited, listening, db, stderr: () => stderr };
 }
 
 describe('rundiff serve refuses a token no client could send', () => {
@@ -52,6 +53,31 @@ describe('rundiff serve refuses a token no client could send', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${url}/api/health`)).status).toBe(401);
     expect((await fetch(`${url}/api/health`, { headers: { authorization: 'Bearer tok-123' } })).status).toBe(200);
+    s.child.kill('SIGTERM');
+    await s.exited;
+  });
+});
+
+describe('rundiff serve and the database URL', () => {
+  it('--database-url with a PostgreSQL URL exits 1 with the reason while that store is not built in; no SQLite file is made', async () => {
+    const s = serve({}, ['--database-url', 'postgres://rundiff:hunter2@127.0.0.1:1/rundiff']);
+    expect(await s.exited).toBe(1);
+    expect(s.stderr()).toMatch(/PostgreSQL store not built in this version/);
+    expect(s.stderr()).not.toContain('hunter2');
+    expect(fs.existsSync(s.db)).toBe(false);
+  });
+
+  it('RUNDIFF_DATABASE_URL of another scheme exits 1 naming the schemes taken', async () => {
+    const s = serve({ RUNDIFF_DATABASE_URL: 'mysql://h/db' });
+    expect(await s.exited).toBe(1);
+    expect(s.stderr()).toMatch(/must start with postgres:\/\/ or postgresql:\/\//);
+  });
+
+  it('positive control: without a URL the server starts on the SQLite file and says so', async () => {
+    const s = serve({});
+    await s.listening;
+    expect(s.stderr()).toContain(`(database ${s.db})`);
+    expect(fs.existsSync(s.db)).toBe(true);
     s.child.kill('SIGTERM');
     await s.exited;
   });

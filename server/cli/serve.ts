@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, LIMIT_ENV, type Limits } from '../../shared/index.ts';
 import { limitFlagName, resolveConfig, type ConfigFlags } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { redact } from '../store/index.ts';
 import { assertSafeBind, createServer } from '../main.ts';
 import { parseArgs, UsageError } from './args.ts';
 
@@ -15,7 +16,8 @@ function help(): string {
     (k) => `  ${limitFlagName(k).padEnd(36)} ${String(DEFAULT_LIMITS[k]).padStart(10)}  (${LIMIT_ENV[k]})`,
   );
   return [
-    'usage: rundiff serve [--host H] [--port P] [--db FILE] [--require-commit-approval] [--upstream URL] [--max-... N]',
+    'usage: rundiff serve [--host H] [--port P] [--db FILE | --database-url URL] [--require-commit-approval]',
+    '                     [--upstream URL] [--max-... N]',
     '',
     'Runs the rundiff server: the bridge and history API, socket.io events and the web UI at /.',
     '',
@@ -23,6 +25,8 @@ function help(): string {
     '                               needs RUNDIFF_TOKEN, and clients must use it (or RUNDIFF_ALLOWED_HOSTS)',
     '  --port P                     TCP port (default 7420, RUNDIFF_PORT; 0 = any free port)',
     '  --db FILE                    SQLite database (default RUNDIFF_DB, else ~/.local/share/rundiff/rundiff.db)',
+    '  --database-url URL           a PostgreSQL store (postgres://...) instead of the SQLite file',
+    '                               (RUNDIFF_DATABASE_URL)',
     '  --require-commit-approval    git_commit waits for a person to approve it in the web UI',
     '  --upstream URL               also send every stored result to the central rundiff at URL (RUNDIFF_UPSTREAM);',
     '                               needs its edge token in RUNDIFF_UPSTREAM_TOKEN (or --upstream-token T)',
@@ -79,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
   let flags: ConfigFlags;
   try {
     const args = parseArgs(argv, {
-      values: ['host', 'port', 'db', 'upstream', 'upstream-token', ...limitFlags.keys()],
+      values: ['host', 'port', 'db', 'database-url', 'upstream', 'upstream-token', ...limitFlags.keys()],
       booleans: ['require-commit-approval', 'help'],
     });
     if (args.booleans.has('help')) {
@@ -93,6 +97,7 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.values.host !== undefined ? { host: args.values.host } : {}),
       ...(args.values.port !== undefined ? { port: args.values.port } : {}),
       ...(args.values.db !== undefined ? { db: args.values.db } : {}),
+      ...(args.values['database-url'] !== undefined ? { databaseUrl: args.values['database-url'] } : {}),
       ...(args.values.upstream !== undefined ? { upstream: args.values.upstream } : {}),
       ...(args.values['upstream-token'] !== undefined ? { upstreamToken: args.values['upstream-token'] } : {}),
       requireCommitApproval: args.booleans.has('require-commit-approval'),
@@ -129,7 +134,9 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  say(`rundiff: serving on ${server.url} (database ${config.dbPath})`);
+  say(
+    `rundiff: serving on ${server.url} (database ${config.databaseUrl ? redact(config.databaseUrl) : config.dbPath})`,
+  );
   if (config.token) say('rundiff: a token is required (RUNDIFF_TOKEN)');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

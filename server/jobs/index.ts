@@ -12,7 +12,7 @@ export interface JobParts {
   /** The live feed (the server only; an in-process recorder has none). */
   liveFeed: { sweep(): void } | null;
   /** Removes stored changes older than the retention period. */
-  sweepOld: () => number;
+  sweepOld: () => Promise<number>;
   retentionIntervalMs?: number;
 }
 

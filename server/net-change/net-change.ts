@@ -11,7 +11,7 @@ import { computeDelta, type DeltaFile, type FileSide } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { createGitDiffEngine } from '../git/index.ts';
 import { keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
-import type { StoredSide, Store } from '../store/index.ts';
+import type { StoredSide, Store, StoreTx } from '../store/index.ts';
 import { foldTouches, type SideRef, type Touch } from './fold.ts';
 
 export interface NetRange {
@@ -31,11 +31,11 @@ const keyOf = (path: string, base64: string | null | undefined): PathKey =>
 /** A net file's id: stable for its path, so a link to it survives a recomputation. */
 const netFileId = (key: PathKey) => `net-${createHash('sha256').update(key, 'latin1').digest('hex').slice(0, 24)}`;
 
-function allRows(store: Store, sessionId: string, changeId: string): FileSummary[] {
+async function allRows(store: StoreTx, sessionId: string, changeId: string): Promise<FileSummary[]> {
   const out: FileSummary[] = [];
   let after = -1;
   for (;;) {
-    const page = store.changes.filesPage(sessionId, changeId, after, FILES_PAGE_MAX);
+    const page = await store.changes.filesPage(sessionId, changeId, after, FILES_PAGE_MAX);
     if (!page) return out;
     out.push(...page.files);
     if (page.next_file_cursor === null) return out;
@@ -51,10 +51,10 @@ function sideRef(s: StoredSide | undefined, exists: boolean, size: number | null
 }
 
 /** The touches of one stored change: a rename is its old path going and its new path coming. */
-function touchesOf(store: Store, sessionId: string, changeId: string): Touch[] {
-  const kept = store.contents.forChange(sessionId, changeId);
+async function touchesOf(store: StoreTx, sessionId: string, changeId: string): Promise<Touch[]> {
+  const kept = await store.contents.forChange(sessionId, changeId);
   const out: Touch[] = [];
-  for (const row of allRows(store, sessionId, changeId)) {
+  for (const row of await allRows(store, sessionId, changeId)) {
     const c = kept.get(row.id);
     const key = keyOf(row.path, row.path_base64);
     const before = sideRef(c?.before, row.change_type !== 'added', row.size_before);
@@ -91,9 +91,9 @@ function pickRange(
   return { inside: runs.slice(from, to + 1), outside: [...runs.slice(0, from), ...runs.slice(to + 1)] };
 }
 
-const fileSide = (store: Store, s: SideRef): FileSide | null => {
+const fileSide = async (store: StoreTx, s: SideRef): Promise<FileSide | null> => {
   if (!s.exists) return null;
-  const bytes = s.sha256 === null ? null : store.contents.blob(s.sha256);
+  const bytes = s.sha256 === null ? null : await store.contents.blob(s.sha256);
   if (bytes) return { bytes, size: bytes.length, mode: s.mode };
   const unavailable = s.reason === 'too_large' || s.reason === 'unreadable' ? s.reason : 'no_snapshot';
   return { bytes: null, unavailable, size: s.size, mode: s.mode };
@@ -112,26 +112,34 @@ export async function netChange(
   range: NetRange,
   limits: Readonly<Limits>,
 ): Promise<NetResult> {
-  const all = store.changes.listForSession(sessionId);
-  const { inside, outside } = pickRange(all, range);
-  const workspaces = new Set(inside.map((c) => c.workspace));
-  if (workspaces.size > 1)
-    throw new AppError('invalid_input', 'the runs of this range changed different workspaces', {
-      hint: 'pick a range whose runs share one workspace (from, to)',
-      details: { workspaces: [...workspaces] },
-    });
-  const touches = inside.flatMap((c) => touchesOf(store, sessionId, c.change_id));
-  const net = foldTouches(touches);
-  const outsideByKey = new Map<PathKey, string[]>();
-  for (const c of outside)
-    for (const t of touchesOf(store, sessionId, c.change_id)) {
-      const list = outsideByKey.get(t.key) ?? [];
-      if (!list.includes(c.change_id)) list.push(c.change_id);
-      outsideByKey.set(t.key, list);
-    }
+  // Every read in one transaction: a run stored meanwhile is wholly in the answer or not at all.
+  const { all, inside, net, outsideByKey, changes } = await store.transaction(async (tx) => {
+    const all = await tx.changes.listForSession(sessionId);
+    const { inside, outside } = pickRange(all, range);
+    const workspaces = new Set(inside.map((c) => c.workspace));
+    if (workspaces.size > 1)
+      throw new AppError('invalid_input', 'the runs of this range changed different workspaces', {
+        hint: 'pick a range whose runs share one workspace (from, to)',
+        details: { workspaces: [...workspaces] },
+      });
+    const touches: Touch[] = [];
+    for (const c of inside) touches.push(...(await touchesOf(tx, sessionId, c.change_id)));
+    const net = foldTouches(touches);
+    const outsideByKey = new Map<PathKey, string[]>();
+    for (const c of outside)
+      for (const t of await touchesOf(tx, sessionId, c.change_id)) {
+        const list = outsideByKey.get(t.key) ?? [];
+        if (!list.includes(c.change_id)) list.push(c.change_id);
+        outsideByKey.set(t.key, list);
+      }
+    const changes: { path: PathKey; before: FileSide | null; after: FileSide | null }[] = [];
+    for (const p of net)
+      changes.push({ path: p.key, before: await fileSide(tx, p.start), after: await fileSide(tx, p.end) });
+    return { all, inside, net, outsideByKey, changes };
+  });
   const engine = createGitDiffEngine();
   const delta = await computeDelta({
-    changes: net.map((p) => ({ path: p.key, before: fileSide(store, p.start), after: fileSide(store, p.end) })),
+    changes,
     limits,
     batchDiff: engine.batchDiff,
     renameDetector: engine.renameDetector,

@@ -35,11 +35,11 @@ const keyOf = (path: string, base64: string | null | undefined): PathKey =>
   base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
 
 /** Every stored row of a change, page by page. */
-function allRows(store: Store, sessionId: string, changeId: string): FileSummary[] {
+async function allRows(store: Store, sessionId: string, changeId: string): Promise<FileSummary[]> {
   const out: FileSummary[] = [];
   let after = -1;
   for (;;) {
-    const page = store.changes.filesPage(sessionId, changeId, after, FILES_PAGE_MAX);
+    const page = await store.changes.filesPage(sessionId, changeId, after, FILES_PAGE_MAX);
     if (!page) return out;
     out.push(...page.files);
     if (page.next_file_cursor === null) return out;
@@ -49,10 +49,10 @@ function allRows(store: Store, sessionId: string, changeId: string): FileSummary
 
 type Loaded = { ok: true; side: KeptSide } | { ok: false; reason: ContentUnavailableReason };
 
-function loadSide(store: Store, s: StoredSide): Loaded {
+async function loadSide(store: Store, s: StoredSide): Promise<Loaded> {
   if (s.mode === null) return { ok: true, side: { exists: false } };
   if (s.sha256 === null) return { ok: false, reason: s.reason ?? 'not_recorded' };
-  const bytes = store.contents.blob(s.sha256);
+  const bytes = await store.contents.blob(s.sha256);
   if (!bytes) return { ok: false, reason: 'evicted' };
   return { ok: true, side: { exists: true, mode: s.mode, bytes, sha256: s.sha256 } };
 }
@@ -127,9 +127,14 @@ export function createReverter(deps: RevertDeps) {
   };
   const reverting = new Set<string>();
 
-  function busy(root: string): string | null {
+  /** Another revert on or around `root` (checked and claimed without a pause between). */
+  function reverted(root: string): string | null {
     for (const r of reverting) if (isInside(r, root) || isInside(root, r)) return 'another revert is running there';
-    for (const open of store.runs.openEverywhere()) {
+    return null;
+  }
+
+  async function openRun(root: string): Promise<string | null> {
+    for (const open of await store.runs.openEverywhere()) {
       if (open.workspace === null || !engine.has(open.session_id, open.change_id)) continue;
       if (isInside(open.workspace, root) || isInside(root, open.workspace))
         return `${open.change_id} of session ${open.session_id} is still open on it`;
@@ -141,10 +146,10 @@ export function createReverter(deps: RevertDeps) {
     const afterKey = keyOf(row.path, row.path_base64);
     const beforeKey = row.old_path !== null ? keyOf(row.old_path, row.old_path_base64) : afterKey;
     const base = { row, guards: [], patch: null };
-    const kept = store.contents.get(sessionId, changeId, row.id);
+    const kept = await store.contents.get(sessionId, changeId, row.id);
     if (!kept) return { ...base, decision: unavailable('not_recorded') };
-    const before = loadSide(store, kept.before);
-    const after = loadSide(store, kept.after);
+    const before = await loadSide(store, kept.before);
+    const after = await loadSide(store, kept.after);
     if (!before.ok) return { ...base, decision: unavailable(before.reason) };
     if (!after.ok) return { ...base, decision: unavailable(after.reason) };
     const max = config.limits.maxContentFileBytes;
@@ -181,10 +186,10 @@ export function createReverter(deps: RevertDeps) {
   }
 
   async function revert(sessionId: string, changeId: string, req: RevertRequest): Promise<RevertResponse> {
-    const change = store.changes.get(sessionId, changeId);
+    const change = await store.changes.get(sessionId, changeId);
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(sessionId)}`);
-    let rows = allRows(store, sessionId, changeId);
+    let rows = await allRows(store, sessionId, changeId);
     if (req.file_ids !== undefined) {
       const wanted = new Set(req.file_ids);
       const known = new Set(rows.map((r) => r.id));
@@ -205,13 +210,22 @@ export function createReverter(deps: RevertDeps) {
     const rootPath = resolved.root;
     const dryRun = req.dry_run === true;
     if (!dryRun) {
-      const why = busy(rootPath);
-      if (why)
-        throw new AppError('workspace_busy', `the workspace cannot be reverted now: ${why}`, {
+      const busy = (why: string) =>
+        new AppError('workspace_busy', `the workspace cannot be reverted now: ${why}`, {
           hint: 'wait for the run to finish, then revert',
           details: { workspace: rootPath },
         });
+      const other = reverted(rootPath);
+      if (other) throw busy(other);
       reverting.add(rootPath);
+      const open = await openRun(rootPath).catch((err: unknown) => {
+        reverting.delete(rootPath);
+        throw err;
+      });
+      if (open) {
+        reverting.delete(rootPath);
+        throw busy(open);
+      }
     }
     try {
       const root = safeRoot(rootPath);

@@ -2,6 +2,11 @@ import type { Store, StoredComment } from '../store/index.ts';
 import { reanchor, type Reanchored, type SideLines, type Touch } from './anchor.ts';
 import { readSideLines } from './side-lines.ts';
 
+/** Thrown through `reanchor` when it asks for rows not read yet: `read` reads them. */
+class NotRead {
+  constructor(readonly read: () => Promise<void>) {}
+}
+
 /** Sessions whose comment placements are kept. */
 const MAX_CACHED_SESSIONS = 64;
 
@@ -36,9 +41,11 @@ export function createPlacements(store: Pick<Store, 'changes' | 'contents' | 're
   /**
    * Where each comment stands now. Kept per session until its write clock moves; a placement read
    * from a side whose contents were still being written is not kept (it is computed again next time).
+   * `reanchor` is pure and synchronous: what it asks for that is not read yet stops it, is read, and
+   * the comment is placed again (a pass reads each path's touches and each file's side once).
    */
-  function placements(sessionId: string, comments: readonly StoredComment[]): Map<string, Reanchored> {
-    const version = store.clock.version(sessionId);
+  async function placements(sessionId: string, comments: readonly StoredComment[]): Promise<Map<string, Reanchored>> {
+    const version = await store.clock.version(sessionId);
     let entry = placed.get(sessionId);
     if (!entry || entry.version !== version) entry = { version, byId: new Map() };
     placed.delete(sessionId);
@@ -50,30 +57,39 @@ export function createPlacements(store: Pick<Store, 'changes' | 'contents' | 're
     const sides = new Map<string, { side: SideLines | null; provisional: boolean }>();
     const touches = new Map<string, readonly Touch[]>();
     const touchesOf = (path: string): readonly Touch[] => {
-      let found = touches.get(path);
-      if (!found) touches.set(path, (found = store.reviews.touches(sessionId, path)));
-      return found;
+      const found = touches.get(path);
+      if (found) return found;
+      throw new NotRead(async () => void touches.set(path, await store.reviews.touches(sessionId, path)));
     };
     const out = new Map<string, Reanchored>();
     for (const c of comments) {
       let where = entry.byId.get(c.id);
-      if (!where) {
+      while (!where) {
         let provisional = false;
-        where = place(
-          c,
-          (changeId, fileId) => {
-            const key = `${changeId}\u0000${fileId}`;
-            let got = sides.get(key);
-            if (!got) {
-              const read = readSideLines(store, sessionId, changeId, fileId, 'after');
-              got = read?.ok ? { side: read.side, provisional: read.provisional } : { side: null, provisional: false };
-              sides.set(key, got);
-            }
-            provisional ||= got.provisional;
-            return got.side;
-          },
-          touchesOf,
-        );
+        try {
+          where = place(
+            c,
+            (changeId, fileId) => {
+              const key = `${changeId}\u0000${fileId}`;
+              const got = sides.get(key);
+              if (!got)
+                throw new NotRead(async () => {
+                  const read = await readSideLines(store, sessionId, changeId, fileId, 'after');
+                  sides.set(
+                    key,
+                    read?.ok ? { side: read.side, provisional: read.provisional } : { side: null, provisional: false },
+                  );
+                });
+              provisional ||= got.provisional;
+              return got.side;
+            },
+            touchesOf,
+          );
+        } catch (err) {
+          if (!(err instanceof NotRead)) throw err;
+          await err.read();
+          continue;
+        }
         if (!provisional) entry.byId.set(c.id, where);
       }
       out.set(c.id, where);

@@ -1,35 +1,18 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { silentEmitter } from '../runs/index.ts';
-import { openStore, type NewChange, type NewFile, type Store } from '../store/index.ts';
-import { createTempDir } from '../test-support/temp-repo.ts';
+import type { NewChange, NewFile, Store } from '../store/index.ts';
+import { describeEachEngine } from '../test-support/store-engines.ts';
 import { createReviews } from './reviews.ts';
 
 /**
- * Where a comment stands, against a real SQLite store: a later change whose contents are still
+ * Where a comment stands, against a real store (each engine): a later change whose contents are still
  * being written is read from its patch for now, and read again once they are there.
  */
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0).reverse()) c();
-});
-
-function tempStore(): Store {
-  const dir = createTempDir('rundiff-review-');
-  const store = openStore(path.join(dir, 'db.sqlite'));
-  cleanups.push(() => {
-    store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return store;
-}
-
 const S = 's';
 
-function change(store: Store, n: number, patch: string): string {
+async function change(store: Store, n: number, patch: string): Promise<string> {
   const c: NewChange = {
     change_id: `run:r${n}`,
     session_id: S,
@@ -67,7 +50,7 @@ function change(store: Store, n: number, patch: string): string {
     omitted_reason: null,
     patch,
   };
-  return store.changes.insert(c, [f], 100).files[0]!.id;
+  return (await store.changes.insert(c, [f], 100)).files[0]!.id;
 }
 
 const prepared = (text: string) => {
@@ -81,19 +64,21 @@ const prepared = (text: string) => {
   };
 };
 
-describe('placing comments', () => {
-  it('a later change whose contents are still being written is read again once they are stored', () => {
-    const store = tempStore();
-    store.sessions.upsert(S, { workspace: '/w' }, 1);
+describeEachEngine('placing comments', (engine) => {
+  it('a later change whose contents are still being written is read again once they are stored', async () => {
+    const store = await engine.open();
+    await store.sessions.upsert(S, { workspace: '/w' }, 1);
     const reviews = createReviews({ store, emitter: silentEmitter });
-    const file = change(store, 1, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-b\n+B\n');
+    const file = await change(store, 1, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-b\n+B\n');
     // The first change's contents are kept whole: a,B,c,d,e.
-    store.contents.fill(
-      store.contents.record(S, 'run:r1', [{ before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') }]),
+    await store.contents.fill(
+      await store.contents.record(S, 'run:r1', [
+        { before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') },
+      ]),
       1 << 30,
       1,
     );
-    const c = reviews.createComment(S, {
+    const c = await reviews.createComment(S, {
       change_id: 'run:r1',
       file_id: file,
       side: 'after',
@@ -104,14 +89,14 @@ describe('placing comments', () => {
     expect(c.anchor.lines).toEqual(['d', 'e']);
 
     // A later change edits line 1; its patch does not show lines 4-5, and its contents are pending.
-    change(store, 2, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+A\n');
-    const pending = store.contents.record(S, 'run:r2', [
+    await change(store, 2, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-a\n+A\n');
+    const pending = await store.contents.record(S, 'run:r2', [
       { before: prepared('a\nB\nc\nd\ne\n'), after: prepared('A\nB\nc\nd\ne\n') },
     ]);
-    expect(reviews.view(S).comments[0]).toMatchObject({ outdated: true, current: null });
-    store.contents.fill(pending, 1 << 30, 2);
+    expect((await reviews.view(S)).comments[0]).toMatchObject({ outdated: true, current: null });
+    await store.contents.fill(pending, 1 << 30, 2);
     // No write to the session's rows happened in between: only not keeping the provisional answer
     // lets the stored contents count.
-    expect(reviews.view(S).comments[0]).toMatchObject({ outdated: false, current: null });
+    expect((await reviews.view(S)).comments[0]).toMatchObject({ outdated: false, current: null });
   });
 });

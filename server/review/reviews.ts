@@ -14,7 +14,7 @@ import {
 import { AppError } from '../errors.ts';
 import { isInside } from '../paths/index.ts';
 import type { BridgeEmitter } from '../runs/index.ts';
-import type { Store, StoredComment, StoredReview } from '../store/index.ts';
+import type { Store, StoreTx, StoredComment, StoredReview } from '../store/index.ts';
 import { linesAt, type Reanchored } from './anchor.ts';
 import { createPlacements } from './placement.ts';
 import { readSideLines } from './side-lines.ts';
@@ -55,8 +55,9 @@ export function createReviews(deps: ReviewsDeps) {
   const maxTextBytes = deps.maxTextBytes ?? MAX_REVIEW_TEXT_BYTES;
   const placements = createPlacements(store);
 
-  function sessionOrThrow(sessionId: string): void {
-    if (!store.sessions.exists(sessionId)) throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`);
+  async function sessionOrThrow(s: StoreTx, sessionId: string): Promise<void> {
+    if (!(await s.sessions.exists(sessionId)))
+      throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`);
   }
 
   function toComment(c: StoredComment, where: Reanchored): ReviewComment {
@@ -85,20 +86,21 @@ export function createReviews(deps: ReviewsDeps) {
     };
   }
 
-  function commentDto(sessionId: string, id: string): ReviewComment {
-    const c = store.reviews.comment(sessionId, id);
+  // Placements read through the store itself: call these only outside a transaction.
+  async function commentDto(sessionId: string, id: string): Promise<ReviewComment> {
+    const c = await store.reviews.comment(sessionId, id);
     if (!c) throw new AppError('not_found', `no comment ${JSON.stringify(id)} in session ${JSON.stringify(sessionId)}`);
-    return toComment(c, placements(sessionId, [c]).get(id)!);
+    return toComment(c, (await placements(sessionId, [c])).get(id)!);
   }
 
-  function reviewDto(r: StoredReview): Review {
+  async function reviewDto(s: StoreTx, r: StoredReview): Promise<Review> {
     return {
       id: r.id,
       session_id: r.session_id,
       note: r.note,
       mode: r.mode,
       state: r.state,
-      comment_ids: store.reviews.commentsOf(r.id).map((c) => c.id),
+      comment_ids: (await s.reviews.commentsOf(r.id)).map((c) => c.id),
       created_at: r.created_at,
       delivered_at: r.delivered_at,
       delivered_via: r.delivered_via,
@@ -116,33 +118,33 @@ export function createReviews(deps: ReviewsDeps) {
   /**
    * After a comment of a pending review changed (edited, deleted, addressed): the review's text is
    * rebuilt, or the review removed when nothing is left to send. Delivered reviews never change.
-   * Runs inside the caller's transaction; answers what to tell the subscribers once it committed.
+   * Runs inside the caller's transaction (`tx`); answers what to tell the subscribers once it committed.
    */
-  function refreshPending(sessionId: string, reviewId: string | null): () => void {
-    const nothing = () => {};
+  async function refreshPending(tx: StoreTx, sessionId: string, reviewId: string | null): Promise<() => Promise<void>> {
+    const nothing = async () => {};
     if (reviewId === null) return nothing;
-    const r = store.reviews.review(sessionId, reviewId);
+    const r = await tx.reviews.review(sessionId, reviewId);
     if (!r || r.state !== 'pending') return nothing;
-    const comments = store.reviews.commentsOf(reviewId);
+    const comments = await tx.reviews.commentsOf(reviewId);
     if (r.note.trim() === '' && !comments.some((c) => c.state === 'pending')) {
       // Comments already addressed keep their state; they only leave the removed review (its
       // foreign key sets their review_id to null).
-      store.reviews.deleteReview(sessionId, reviewId);
-      return () => {
-        for (const c of comments) emitComment(sessionId, c.id);
+      await tx.reviews.deleteReview(sessionId, reviewId);
+      return async () => {
+        for (const c of comments) await emitComment(sessionId, c.id);
         emitter.toSession(sessionId, 'review.deleted', { session_id: sessionId, review_id: reviewId });
       };
     }
-    store.reviews.setText(sessionId, reviewId, textOf(r.note, comments));
-    return () =>
+    await tx.reviews.setText(sessionId, reviewId, textOf(r.note, comments));
+    return async () =>
       emitter.toSession(sessionId, 'review.updated', {
         session_id: sessionId,
-        review: reviewDto(store.reviews.review(sessionId, reviewId)!),
+        review: await reviewDto(store, (await store.reviews.review(sessionId, reviewId))!),
       });
   }
 
-  function stored(sessionId: string, id: string): StoredComment {
-    const c = store.reviews.comment(sessionId, id);
+  async function stored(s: StoreTx, sessionId: string, id: string): Promise<StoredComment> {
+    const c = await s.reviews.comment(sessionId, id);
     if (!c) throw new AppError('not_found', `no comment ${JSON.stringify(id)} in session ${JSON.stringify(sessionId)}`);
     return c;
   }
@@ -154,163 +156,202 @@ export function createReviews(deps: ReviewsDeps) {
     return body;
   }
 
-  function emitComment(sessionId: string, id: string): ReviewComment {
-    const comment = commentDto(sessionId, id);
+  async function emitComment(sessionId: string, id: string): Promise<ReviewComment> {
+    const comment = await commentDto(sessionId, id);
     emitter.toSession(sessionId, 'comment.updated', { session_id: sessionId, comment });
     return comment;
   }
 
   /** Marks reviews delivered (those still pending) and tells the session's subscribers. */
-  function markDelivered(
+  async function markDelivered(
     sessionId: string,
     reviewIds: readonly string[],
     via: DeliveryChannel,
     to: string | null,
-  ): { reviews: Review[]; comments: ReviewComment[] } {
+  ): Promise<{ reviews: Review[]; comments: ReviewComment[] }> {
     const at = now();
-    const done = store.transaction(() => reviewIds.filter((id) => store.reviews.deliver(sessionId, id, at, via, to)));
+    const done = await store.transaction(async (tx) => {
+      const marked: string[] = [];
+      for (const id of reviewIds) if (await tx.reviews.deliver(sessionId, id, at, via, to)) marked.push(id);
+      return marked;
+    });
     const reviews: Review[] = [];
     const comments: ReviewComment[] = [];
     for (const id of done) {
-      const r = reviewDto(store.reviews.review(sessionId, id)!);
+      const r = await reviewDto(store, (await store.reviews.review(sessionId, id))!);
       reviews.push(r);
-      for (const cid of r.comment_ids) comments.push(emitComment(sessionId, cid));
+      for (const cid of r.comment_ids) comments.push(await emitComment(sessionId, cid));
       emitter.toSession(sessionId, 'review.updated', { session_id: sessionId, review: r });
     }
     return { reviews, comments };
   }
 
-  function inWorkspaces(sessionId: string, workspaces: readonly string[]): boolean {
-    const ws = store.sessions.get(sessionId)?.workspace ?? null;
+  async function inWorkspaces(sessionId: string, workspaces: readonly string[]): Promise<boolean> {
+    const ws = (await store.sessions.get(sessionId))?.workspace ?? null;
     return ws !== null && workspaces.some((w) => isInside(w, ws));
+  }
+
+  /** Checks a new comment against the stored rows and stores it as a draft (inside `tx`). */
+  async function newComment(tx: StoreTx, sessionId: string, input: NewCommentBody): Promise<StoredComment> {
+    await sessionOrThrow(tx, sessionId);
+    const body = checkBody(input.body);
+    if (input.end_line - input.start_line + 1 > MAX_COMMENT_LINES)
+      throw fieldError('end_line', `a comment covers at most ${MAX_COMMENT_LINES} lines`);
+    const order = await tx.reviews.changeOrder(sessionId, input.change_id);
+    if (!order)
+      throw new AppError(
+        'not_found',
+        `no change ${JSON.stringify(input.change_id)} in session ${JSON.stringify(sessionId)}`,
+      );
+    const read = await readSideLines(tx, sessionId, input.change_id, input.file_id, input.side);
+    if (read === null)
+      throw new AppError(
+        'not_found',
+        `no file ${JSON.stringify(input.file_id)} in change ${JSON.stringify(input.change_id)}`,
+      );
+    if (!read.ok) throw fieldError('side', `cannot comment on the ${input.side} side: ${read.message}`);
+    const got = linesAt(read.side, input.start_line, input.end_line);
+    if (!got.ok)
+      throw fieldError(
+        'start_line',
+        `cannot comment on lines ${input.start_line}-${input.end_line} of the ${input.side} side: ${got.reason}${
+          read.provisional ? " (the file's contents are still being stored: try again in a moment)" : ''
+        }`,
+      );
+    const file = (await tx.changes.getFile(sessionId, input.change_id, input.file_id))!;
+    const at = now();
+    const c: StoredComment = {
+      id: randomUUID(),
+      session_id: sessionId,
+      change_id: input.change_id,
+      file_id: input.file_id,
+      path: input.side === 'before' && file.old_path !== null ? file.old_path : file.path,
+      side: input.side,
+      start_line: input.start_line,
+      end_line: input.end_line,
+      lines: got.lines,
+      change_finished_at: order.finished_at,
+      change_seq: order.seq,
+      body,
+      state: 'draft',
+      review_id: null,
+      created_at: at,
+      updated_at: at,
+      delivered_at: null,
+      delivered_via: null,
+      addressed_at: null,
+    };
+    await tx.reviews.insertComment(c);
+    return c;
+  }
+
+  async function address(sessionId: string, id: string): Promise<ReviewComment> {
+    const tell = await store.transaction(async (tx) => {
+      await sessionOrThrow(tx, sessionId);
+      const c = await stored(tx, sessionId, id);
+      if (c.state === 'addressed') return null;
+      await tx.reviews.addressComment(sessionId, id, now());
+      return refreshPending(tx, sessionId, c.review_id);
+    });
+    if (!tell) return commentDto(sessionId, id);
+    const comment = await emitComment(sessionId, id);
+    await tell();
+    return comment;
+  }
+
+  /**
+   * The pending reviews a delivery would carry (oldest first, as many as fit in one bounded text;
+   * the others wait for the next one), without marking them: `markDelivered` does that once the
+   * answer has really gone out. `nowOnly`: only reviews sent with mode `now`.
+   */
+  async function pendingDelivery(sessionId: string, opts: { nowOnly?: boolean } = {}): Promise<Delivery | null> {
+    const pending = (await store.reviews.pending(sessionId)).filter((r) => !opts.nowOnly || r.mode === 'now');
+    if (pending.length === 0) return null;
+    const taken: StoredReview[] = [];
+    let bytes = 0;
+    for (const r of pending) {
+      const add = Buffer.byteLength(r.text, 'utf8') + (taken.length > 0 ? REVIEW_SEPARATOR.length : 0);
+      if (taken.length > 0 && bytes + add > maxTextBytes) break;
+      taken.push(r);
+      bytes += add;
+    }
+    const reviews: Review[] = [];
+    for (const r of taken) reviews.push(await reviewDto(store, r));
+    const comments: ReviewComment[] = [];
+    for (const r of reviews) for (const cid of r.comment_ids) comments.push(await commentDto(sessionId, cid));
+    return { session_id: sessionId, text: taken.map((r) => r.text).join(REVIEW_SEPARATOR), reviews, comments };
   }
 
   const api = {
     /** `GET .../review`: every comment (with where it stands now) and every review, oldest first. */
-    view(sessionId: string): SessionReviewResponse {
-      sessionOrThrow(sessionId);
-      const all = store.reviews.comments(sessionId);
-      const where = placements(sessionId, all);
-      return {
-        comments: all.map((c) => toComment(c, where.get(c.id)!)),
-        reviews: store.reviews.reviews(sessionId).map(reviewDto),
-      };
+    async view(sessionId: string): Promise<SessionReviewResponse> {
+      await sessionOrThrow(store, sessionId);
+      const all = await store.reviews.comments(sessionId);
+      const where = await placements(sessionId, all);
+      const reviews: Review[] = [];
+      for (const r of await store.reviews.reviews(sessionId)) reviews.push(await reviewDto(store, r));
+      return { comments: all.map((c) => toComment(c, where.get(c.id)!)), reviews };
     },
 
     /** A draft comment on lines of one side of a stored change's file; their text is read from the store. */
-    createComment(sessionId: string, input: NewCommentBody): ReviewComment {
-      sessionOrThrow(sessionId);
-      const body = checkBody(input.body);
-      if (input.end_line - input.start_line + 1 > MAX_COMMENT_LINES)
-        throw fieldError('end_line', `a comment covers at most ${MAX_COMMENT_LINES} lines`);
-      const order = store.reviews.changeOrder(sessionId, input.change_id);
-      if (!order)
-        throw new AppError(
-          'not_found',
-          `no change ${JSON.stringify(input.change_id)} in session ${JSON.stringify(sessionId)}`,
-        );
-      const read = readSideLines(store, sessionId, input.change_id, input.file_id, input.side);
-      if (read === null)
-        throw new AppError(
-          'not_found',
-          `no file ${JSON.stringify(input.file_id)} in change ${JSON.stringify(input.change_id)}`,
-        );
-      if (!read.ok) throw fieldError('side', `cannot comment on the ${input.side} side: ${read.message}`);
-      const got = linesAt(read.side, input.start_line, input.end_line);
-      if (!got.ok)
-        throw fieldError(
-          'start_line',
-          `cannot comment on lines ${input.start_line}-${input.end_line} of the ${input.side} side: ${got.reason}${
-            read.provisional ? " (the file's contents are still being stored: try again in a moment)" : ''
-          }`,
-        );
-      const file = store.changes.getFile(sessionId, input.change_id, input.file_id)!;
-      const at = now();
-      const c: StoredComment = {
-        id: randomUUID(),
-        session_id: sessionId,
-        change_id: input.change_id,
-        file_id: input.file_id,
-        path: input.side === 'before' && file.old_path !== null ? file.old_path : file.path,
-        side: input.side,
-        start_line: input.start_line,
-        end_line: input.end_line,
-        lines: got.lines,
-        change_finished_at: order.finished_at,
-        change_seq: order.seq,
-        body,
-        state: 'draft',
-        review_id: null,
-        created_at: at,
-        updated_at: at,
-        delivered_at: null,
-        delivered_via: null,
-        addressed_at: null,
-      };
-      store.reviews.insertComment(c);
+    async createComment(sessionId: string, input: NewCommentBody): Promise<ReviewComment> {
+      // The checks and the insert in one transaction: the lines quoted are those of the stored rows.
+      const c = await store.transaction((tx) => newComment(tx, sessionId, input));
       return emitComment(sessionId, c.id);
     },
 
     /** A new body; a comment of a pending review changes the text that review will send. */
-    editComment(sessionId: string, id: string, body: unknown): ReviewComment {
-      sessionOrThrow(sessionId);
-      const c = stored(sessionId, id);
-      const text = checkBody(body);
-      if (c.state === 'delivered' || c.state === 'addressed')
-        throw fieldError('body', `the comment was already ${c.state}: what the agent received cannot change`);
-      const tell = store.transaction(() => {
-        store.reviews.editComment(sessionId, id, text, now());
-        return refreshPending(sessionId, c.review_id);
+    async editComment(sessionId: string, id: string, body: unknown): Promise<ReviewComment> {
+      const tell = await store.transaction(async (tx) => {
+        await sessionOrThrow(tx, sessionId);
+        const c = await stored(tx, sessionId, id);
+        const text = checkBody(body);
+        if (c.state === 'delivered' || c.state === 'addressed')
+          throw fieldError('body', `the comment was already ${c.state}: what the agent received cannot change`);
+        await tx.reviews.editComment(sessionId, id, text, now());
+        return refreshPending(tx, sessionId, c.review_id);
       });
-      const comment = emitComment(sessionId, id);
-      tell();
+      const comment = await emitComment(sessionId, id);
+      await tell();
       return comment;
     },
 
-    deleteComment(sessionId: string, id: string): void {
-      sessionOrThrow(sessionId);
-      const c = stored(sessionId, id);
-      const tell = store.transaction(() => {
-        store.reviews.deleteComment(sessionId, id);
-        return refreshPending(sessionId, c.review_id);
+    async deleteComment(sessionId: string, id: string): Promise<void> {
+      const tell = await store.transaction(async (tx) => {
+        await sessionOrThrow(tx, sessionId);
+        const c = await stored(tx, sessionId, id);
+        await tx.reviews.deleteComment(sessionId, id);
+        return refreshPending(tx, sessionId, c.review_id);
       });
       emitter.toSession(sessionId, 'comment.deleted', { session_id: sessionId, comment_id: id });
-      tell();
+      await tell();
     },
 
     /** Done: by the person, or by the agent (MCP, REST). */
-    address(sessionId: string, id: string): ReviewComment {
-      sessionOrThrow(sessionId);
-      const c = stored(sessionId, id);
-      if (c.state === 'addressed') return commentDto(sessionId, id);
-      const tell = store.transaction(() => {
-        store.reviews.addressComment(sessionId, id, now());
-        return refreshPending(sessionId, c.review_id);
-      });
-      const comment = emitComment(sessionId, id);
-      tell();
-      return comment;
-    },
+    address: (sessionId: string, id: string): Promise<ReviewComment> => address(sessionId, id),
 
     /** "Send to agent": every draft of the session goes pending in one new review. */
-    send(sessionId: string, input: { note?: unknown; mode?: unknown }): { review: Review; comments: ReviewComment[] } {
-      sessionOrThrow(sessionId);
-      const note = input.note ?? '';
-      if (typeof note !== 'string') throw fieldError('note', 'note must be a string');
-      if (chars(note) > MAX_REVIEW_NOTE_CHARS)
-        throw fieldError('note', `note must be at most ${MAX_REVIEW_NOTE_CHARS} characters (it has ${chars(note)})`);
-      const mode = input.mode ?? 'next_prompt';
-      if (mode !== 'next_prompt' && mode !== 'now') throw fieldError('mode', 'mode must be "next_prompt" or "now"');
-      const drafts = store.reviews.comments(sessionId).filter((c) => c.state === 'draft');
-      if (drafts.length === 0 && note.trim() === '')
-        throw fieldError('note', 'nothing to send: no draft comment and no note');
-      const id = randomUUID();
-      const text = textOf(
-        note,
-        drafts.map((d) => ({ ...d, state: 'pending' as const })),
-      );
-      store.transaction(() =>
-        store.reviews.insertReview({
+    async send(
+      sessionId: string,
+      input: { note?: unknown; mode?: unknown },
+    ): Promise<{ review: Review; comments: ReviewComment[] }> {
+      const { id, drafts } = await store.transaction(async (tx) => {
+        await sessionOrThrow(tx, sessionId);
+        const note = input.note ?? '';
+        if (typeof note !== 'string') throw fieldError('note', 'note must be a string');
+        if (chars(note) > MAX_REVIEW_NOTE_CHARS)
+          throw fieldError('note', `note must be at most ${MAX_REVIEW_NOTE_CHARS} characters (it has ${chars(note)})`);
+        const mode = input.mode ?? 'next_prompt';
+        if (mode !== 'next_prompt' && mode !== 'now') throw fieldError('mode', 'mode must be "next_prompt" or "now"');
+        const drafts = (await tx.reviews.comments(sessionId)).filter((c) => c.state === 'draft');
+        if (drafts.length === 0 && note.trim() === '')
+          throw fieldError('note', 'nothing to send: no draft comment and no note');
+        const id = randomUUID();
+        const text = textOf(
+          note,
+          drafts.map((d) => ({ ...d, state: 'pending' as const })),
+        );
+        await tx.reviews.insertReview({
           id,
           session_id: sessionId,
           note,
@@ -321,91 +362,79 @@ export function createReviews(deps: ReviewsDeps) {
           delivered_at: null,
           delivered_via: null,
           delivered_to: null,
-        }),
-      );
-      const comments = drafts.map((d) => emitComment(sessionId, d.id));
-      const review = reviewDto(store.reviews.review(sessionId, id)!);
+        });
+        return { id, drafts };
+      });
+      const comments: ReviewComment[] = [];
+      for (const d of drafts) comments.push(await emitComment(sessionId, d.id));
+      const review = await reviewDto(store, (await store.reviews.review(sessionId, id))!);
       emitter.toSession(sessionId, 'review.updated', { session_id: sessionId, review });
       return { review, comments };
     },
 
     /** A REST caller says it handed a pending review to its agent. */
-    deliveredByRest(
+    async deliveredByRest(
       sessionId: string,
       reviewId: string,
       agent: string | null,
-    ): { review: Review; comments: ReviewComment[] } {
-      sessionOrThrow(sessionId);
-      const r = store.reviews.review(sessionId, reviewId);
+    ): Promise<{ review: Review; comments: ReviewComment[] }> {
+      await sessionOrThrow(store, sessionId);
+      const r = await store.reviews.review(sessionId, reviewId);
       if (!r)
         throw new AppError(
           'not_found',
           `no review ${JSON.stringify(reviewId)} in session ${JSON.stringify(sessionId)}`,
         );
-      if (r.state === 'pending') markDelivered(sessionId, [reviewId], 'rest', agent);
-      const review = reviewDto(store.reviews.review(sessionId, reviewId)!);
-      return { review, comments: review.comment_ids.map((cid) => commentDto(sessionId, cid)) };
+      if (r.state === 'pending') await markDelivered(sessionId, [reviewId], 'rest', agent);
+      const review = await reviewDto(store, (await store.reviews.review(sessionId, reviewId))!);
+      const comments: ReviewComment[] = [];
+      for (const cid of review.comment_ids) comments.push(await commentDto(sessionId, cid));
+      return { review, comments };
     },
 
-    /**
-     * The pending reviews a delivery would carry (oldest first, as many as fit in one bounded text;
-     * the others wait for the next one), without marking them: `markDelivered` does that once the
-     * answer has really gone out. `nowOnly`: only reviews sent with mode `now`.
-     */
-    pendingDelivery(sessionId: string, opts: { nowOnly?: boolean } = {}): Delivery | null {
-      const pending = store.reviews.pending(sessionId).filter((r) => !opts.nowOnly || r.mode === 'now');
-      if (pending.length === 0) return null;
-      const taken: StoredReview[] = [];
-      let bytes = 0;
-      for (const r of pending) {
-        const add = Buffer.byteLength(r.text, 'utf8') + (taken.length > 0 ? REVIEW_SEPARATOR.length : 0);
-        if (taken.length > 0 && bytes + add > maxTextBytes) break;
-        taken.push(r);
-        bytes += add;
-      }
-      const reviews = taken.map(reviewDto);
-      return {
-        session_id: sessionId,
-        text: taken.map((r) => r.text).join(REVIEW_SEPARATOR),
-        reviews,
-        comments: reviews.flatMap((r) => r.comment_ids.map((cid) => commentDto(sessionId, cid))),
-      };
-    },
+    pendingDelivery,
 
     markDelivered,
 
     /**
      * Every pending review of the sessions working in `workspaces` (a session's workspace is one of
-     * them or inside one), one delivery per session, marked delivered by `via` to `to`.
+     * them or inside one), one delivery per session, marked delivered by `via` to `to`. A delivery
+     * carries only the reviews this call marked (another caller may have taken some meanwhile).
      */
-    deliverTo(workspaces: readonly string[], via: DeliveryChannel, to: string | null): Delivery[] {
+    async deliverTo(workspaces: readonly string[], via: DeliveryChannel, to: string | null): Promise<Delivery[]> {
       const out: Delivery[] = [];
-      for (const sessionId of store.reviews.sessionsWithPending()) {
-        if (!inWorkspaces(sessionId, workspaces)) continue;
-        const d = api.pendingDelivery(sessionId);
+      for (const sessionId of await store.reviews.sessionsWithPending()) {
+        if (!(await inWorkspaces(sessionId, workspaces))) continue;
+        const d = await pendingDelivery(sessionId);
         if (!d) continue;
-        const done = markDelivered(
+        const done = await markDelivered(
           sessionId,
           d.reviews.map((r) => r.id),
           via,
           to,
         );
-        out.push({ ...d, reviews: done.reviews, comments: done.comments });
+        if (done.reviews.length === 0) continue;
+        out.push({
+          session_id: sessionId,
+          text: done.reviews.map((r) => r.text).join(REVIEW_SEPARATOR),
+          reviews: done.reviews,
+          comments: done.comments,
+        });
       }
       return out;
     },
 
     /** Marks comments of sessions working in `workspaces` addressed; ids not found there are listed back. */
-    addressIn(
+    async addressIn(
       workspaces: readonly string[],
       ids: readonly string[],
-    ): { comments: ReviewComment[]; not_found: string[] } {
+    ): Promise<{ comments: ReviewComment[]; not_found: string[] }> {
       const comments: ReviewComment[] = [];
       const notFound: string[] = [];
       for (const id of ids) {
-        const c = store.reviews.commentById(id);
-        if (!c || !inWorkspaces(c.session_id, workspaces)) notFound.push(id);
-        else comments.push(api.address(c.session_id, id));
+        const c = await store.reviews.commentById(id);
+        if (!c || !(await inWorkspaces(c.session_id, workspaces))) notFound.push(id);
+        else comments.push(await address(c.session_id, id));
       }
       return { comments, not_found: notFound };
     },

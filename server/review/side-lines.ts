@@ -1,5 +1,5 @@
 import type { CommentSide } from '../../shared/index.ts';
-import type { Store } from '../store/index.ts';
+import type { StoreTx } from '../store/index.ts';
 import { patchSideLines, splitLines, type SideLines } from './anchor.ts';
 
 /** Like git: a NUL byte in the first 8,000 bytes means binary. */
@@ -14,14 +14,14 @@ export type SideRead =
  * One side of a stored file's lines: the whole file from the content store when its bytes were
  * kept, else the lines its stored patch shows. Reads only the store, never the workspace.
  */
-export function readSideLines(
-  store: Pick<Store, 'changes' | 'contents'>,
+export async function readSideLines(
+  store: Pick<StoreTx, 'changes' | 'contents'>,
   sessionId: string,
   changeId: string,
   fileId: string,
   side: CommentSide,
-): SideRead | null {
-  const file = store.changes.getFile(sessionId, changeId, fileId);
+): Promise<SideRead | null> {
+  const file = await store.changes.getFile(sessionId, changeId, fileId);
   if (!file) return null;
   if ((side === 'before' && file.change_type === 'added') || (side === 'after' && file.change_type === 'deleted'))
     return {
@@ -30,9 +30,9 @@ export function readSideLines(
       message: `the file did not exist ${side === 'before' ? 'before' : 'after'} the change`,
     };
   if (file.binary) return { ok: false, reason: 'binary', message: 'the file is binary: it has no lines' };
-  const kept = store.contents.get(sessionId, changeId, fileId)?.[side];
+  const kept = (await store.contents.get(sessionId, changeId, fileId))?.[side];
   if (kept && kept.mode !== null && kept.sha256 !== null) {
-    const bytes = store.contents.blob(kept.sha256);
+    const bytes = await store.contents.blob(kept.sha256);
     if (bytes !== null) {
       if (isBinary(bytes)) return { ok: false, reason: 'binary', message: 'the file is binary: it has no lines' };
       return { ok: true, side: { kind: 'whole', lines: splitLines(bytes.toString('utf8')) }, provisional: false };

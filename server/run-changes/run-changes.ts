@@ -175,12 +175,12 @@ function pagingOf(args: RunChangesArgs): Paging {
 }
 
 /** The run the call names: `run_id`, else the session's newest; `not_found` when there is none. */
-export function pickRun(store: Store, sessionId: string, runId: string | undefined): Run {
-  if (!store.sessions.exists(sessionId)) {
+export async function pickRun(store: Store, sessionId: string, runId: string | undefined): Promise<Run> {
+  if (!(await store.sessions.exists(sessionId))) {
     throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`, { details: { session_id: sessionId } });
   }
   if (runId !== undefined) {
-    const run = store.runs.getRun(sessionId, runId);
+    const run = await store.runs.getRun(sessionId, runId);
     if (!run) {
       throw new AppError('not_found', `no run ${JSON.stringify(runId)} in session ${JSON.stringify(sessionId)}`, {
         details: { session_id: sessionId, run_id: runId },
@@ -188,7 +188,7 @@ export function pickRun(store: Store, sessionId: string, runId: string | undefin
     }
     return run.record;
   }
-  const runs = store.runs.listRuns(sessionId);
+  const runs = await store.runs.listRuns(sessionId);
   const newest = runs[runs.length - 1];
   if (!newest) {
     throw new AppError('not_found', `session ${JSON.stringify(sessionId)} has no runs`, {
@@ -198,16 +198,21 @@ export function pickRun(store: Store, sessionId: string, runId: string | undefin
   return newest;
 }
 
-function finished(store: Store, run: Run, t: number, paging: Paging): RunChangesOutput {
-  const recorded = store.runs.getRun(run.session_id, run.run_id);
-  const stored = store.changes.get(run.session_id, run.change_id);
+async function finished(store: Store, run: Run, t: number, paging: Paging): Promise<RunChangesOutput> {
+  const { recorded, stored, page } = await store.transaction(async (tx) => {
+    const stored = await tx.changes.get(run.session_id, run.change_id);
+    return {
+      recorded: await tx.runs.getRun(run.session_id, run.run_id),
+      stored,
+      page: stored ? await tx.changes.filesPage(run.session_id, run.change_id, paging.after, paging.limit) : null,
+    };
+  });
   const start = recorded?.startResponse ?? null;
   const done = recorded?.completeResponse ?? null;
   const kind: WorkspaceKind = start?.tracking ? start.workspace_kind : 'filesystem';
   const none = pageInMemory([], paging.after, paging.limit);
   if (stored) {
-    const page = store.changes.filesPage(run.session_id, run.change_id, paging.after, paging.limit) ?? none;
-    return { ...withPage(stored, page), open: false, tracking: true, reason: null };
+    return { ...withPage(stored, page ?? none), open: false, tracking: true, reason: null };
   }
   if (done?.tracking) {
     return { ...withPage(emptyChange(run, kind, done, t), none), open: false, tracking: true, reason: null };
@@ -219,10 +224,10 @@ function finished(store: Store, run: Run, t: number, paging: Paging): RunChanges
 export async function runChanges(deps: RunChangesDeps, args: RunChangesArgs): Promise<RunChangesOutput> {
   const now = deps.now ?? Date.now;
   const paging = pagingOf(args);
-  const run = pickRun(deps.store, args.session_id, args.run_id);
+  const run = await pickRun(deps.store, args.session_id, args.run_id);
   if (run.status !== 'running') return finished(deps.store, run, now(), paging);
 
-  const recorded = deps.store.runs.getRun(run.session_id, run.run_id);
+  const recorded = await deps.store.runs.getRun(run.session_id, run.run_id);
   const start = recorded?.startResponse ?? null;
   let d: DeltaResult | null = null;
   if (!start || start.tracking) d = await deps.engine.peek(run.session_id, run.change_id);
@@ -233,7 +238,7 @@ export async function runChanges(deps: RunChangesDeps, args: RunChangesArgs): Pr
   }
 
   // No checkpoint: the run may have completed meanwhile (its change is stored now), or it is untracked.
-  const again = deps.store.runs.getRun(run.session_id, run.run_id);
+  const again = await deps.store.runs.getRun(run.session_id, run.run_id);
   if (again && again.record.status !== 'running') return finished(deps.store, again.record, now(), paging);
   const reason: UntrackedReason = start && !start.tracking ? start.reason : 'no_checkpoint';
   const empty = emptyChange(run, 'filesystem', NO_BOUNDS, now());

@@ -39,8 +39,8 @@ export function createBridge(deps: BridgeDeps) {
   const ctx = createContext(deps);
 
   const api = {
-    sessionUpsert: async (e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> => sessionUpsert(ctx, e),
-    message: async (e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e),
+    sessionUpsert: (e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> => sessionUpsert(ctx, e),
+    message: (e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e),
     runStarted: (e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source }),
     toolStarted: (e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
@@ -79,13 +79,13 @@ export function createBridge(deps: BridgeDeps) {
   return {
     ...api,
     handle,
-    deleteSession: (sessionId: string): boolean => deleteSession(ctx, sessionId),
-    sweepOld: (): number => sweepOld(ctx),
+    deleteSession: (sessionId: string): Promise<boolean> => deleteSession(ctx, sessionId),
+    sweepOld: (): Promise<number> => sweepOld(ctx),
     addObservers: (more: RunObserver[]): void => ctx.observers.add(more),
     /** Viewed marks: the session's (null when unknown), and marking or unmarking one file row. */
     viewed: {
-      list: (sessionId: string): ViewedResponse | null => listViewed(ctx, sessionId),
-      set: (sessionId: string, target: ViewedRequest, viewed: boolean): ViewedResponse | null =>
+      list: (sessionId: string): Promise<ViewedResponse | null> => listViewed(ctx, sessionId),
+      set: (sessionId: string, target: ViewedRequest, viewed: boolean): Promise<ViewedResponse | null> =>
         setViewed(ctx, sessionId, target, viewed),
     },
   };

@@ -1,6 +1,6 @@
 import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../shared/index.ts';
 import type { DeltaResult } from '../checkpoint/types.ts';
-import { storageFailure, type PendingContent } from '../store/index.ts';
+import { storageFailure, type PendingContent, type StoreTx } from '../store/index.ts';
 import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
 import { fillContents, prepareContents, recordContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
@@ -32,9 +32,9 @@ async function delta(ctx: BridgeContext, a: Activity): Promise<DeltaResult | nul
  * database) nothing of it is kept, the checkpoint with its computed delta stays for a retry of
  * the same completion, the cause is logged, and the answer names the storage failure.
  */
-function storeCompletion<T>(ctx: BridgeContext, a: Activity, fn: () => T): T {
+async function storeCompletion<T>(ctx: BridgeContext, a: Activity, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
   try {
-    return ctx.store.transaction(fn);
+    return await ctx.store.transaction(fn);
   } catch (err) {
     const what = `${nameOf(a)} completion ${a.changeId} of session ${a.sessionId}`;
     ctx.log(`${what} was not stored: ${(err as Error).message}`);
@@ -49,9 +49,9 @@ function storeCompletion<T>(ctx: BridgeContext, a: Activity, fn: () => T): T {
 }
 
 /** A completion without a recorded start still records the run or tool call (as never tracked). */
-function ensureRecord(ctx: BridgeContext, a: Activity, t: number): void {
-  if (ctx.store.runs.get(a.kind, a.sessionId, a.id)) return;
-  ctx.store.runs.insert(a.kind, newRecord(a, t, null));
+async function ensureRecord(tx: StoreTx, a: Activity, t: number): Promise<void> {
+  if (await tx.runs.get(a.kind, a.sessionId, a.id)) return;
+  await tx.runs.insert(a.kind, newRecord(a, t, null));
 }
 
 /**
@@ -68,7 +68,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
   const pendingStart = ctx.starting.get(key);
   if (pendingStart) await pendingStart.catch(() => undefined);
   return once(ctx.completing, key, async () => {
-    const first = store.runs.get(kind, sessionId, id);
+    const first = await store.runs.get(kind, sessionId, id);
     if (first?.completeResponse) return first.completeResponse;
     ctx.observers.notify((o) => o.closing?.({ sessionId, runId, changeId, toolCallId }));
 
@@ -87,28 +87,28 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
     const source = changeSourceOf(a, first);
     const contents =
       d && d.changed_count > 0 ? await prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
-    let pending: PendingContent[] = [];
-    let viewedReset = 0;
-    const outcome = storeCompletion(ctx, a, () => {
+    const outcome = await storeCompletion(ctx, a, async (tx) => {
       // The session (and record) may be new here: a completion without a start, or a session
       // deleted while the delta was computed. Sessions are created by the first event naming them.
-      store.sessions.touch(sessionId, t);
-      ensureRecord(ctx, a, t);
+      await tx.sessions.touch(sessionId, t);
+      await ensureRecord(tx, a, t);
       let stored: ChangeSummary | null = null;
+      let pending: PendingContent[] = [];
+      let viewedReset = 0;
       if (d && d.changed_count > 0) {
-        stored = store.changes.insert(
+        stored = await tx.changes.insert(
           toNewChange({ sessionId, runId, changeId, toolCallId, source }, d, t),
           d.files.map(toNewFile),
           ctx.config.limits.maxChangesPerSession,
         );
-        pending = recordContents(store, { sessionId, changeId }, contents, ctx.log);
+        pending = await recordContents(tx, { sessionId, changeId }, contents, ctx.log);
         // A file changed again is no longer viewed: its marks go with the same transaction.
-        viewedReset = store.viewed.resetByChange(sessionId, changeId);
+        viewedReset = await tx.viewed.resetByChange(sessionId, changeId);
       }
       const response = d
         ? trackedCompletion(changeId, d, stored)
         : untrackedCompletion(changeId, reason ?? 'no_checkpoint');
-      store.runs.finish(kind, sessionId, id, {
+      await tx.runs.finish(kind, sessionId, id, {
         status: c.status,
         finished_at: t,
         error: c.error,
@@ -116,18 +116,18 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
         reason: d ? null : (reason ?? 'no_checkpoint'),
         response,
       });
-      return { response, stored };
+      return { response, stored, pending, viewedReset };
     });
     // Stored: only now may the checkpoint (and its computed delta) go.
     engine.drop(sessionId, changeId);
     // The change is stored; its contents follow before anyone is told, so a revert sees them.
-    await fillContents(store, ctx.config.limits, { sessionId, changeId, now: t }, pending, ctx.log);
+    await fillContents(store, ctx.config.limits, { sessionId, changeId, now: t }, outcome.pending, ctx.log);
 
     if (outcome.stored)
       ctx.emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));
-    if (viewedReset > 0) emitViewed(ctx, sessionId, 'reset');
-    emitClosed(ctx.emitter, a, store.runs.get(kind, sessionId, id)!.record);
-    emitSession(ctx, sessionId);
+    if (outcome.viewedReset > 0) await emitViewed(ctx, sessionId, 'reset');
+    emitClosed(ctx.emitter, a, (await store.runs.get(kind, sessionId, id))!.record);
+    await emitSession(ctx, sessionId);
     return outcome.response;
   });
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { sqliteDb } from '../test-support/store-engines.ts';
 
 /**
  * A completion whose result the database refuses (a real SQLITE_FULL: the connection's page limit
@@ -27,15 +28,15 @@ const bulky = (tag: string) => Array.from({ length: 2_000 }, (_, i) => `${tag} l
 
 /** The database is full from here on: no new page may be added (SQLite's own SQLITE_FULL). */
 function fillDatabase(t: TestServer): void {
-  const db = t.server.store.db;
+  const db = sqliteDb(t.server.store);
   db.pragma('wal_checkpoint(TRUNCATE)');
   const pages = db.pragma('page_count', { simple: true }) as number;
   db.pragma(`max_page_count = ${pages}`);
 }
-const makeRoom = (t: TestServer) => t.server.store.db.pragma('max_page_count = 1073741823');
+const makeRoom = (t: TestServer) => sqliteDb(t.server.store).pragma('max_page_count = 1073741823');
 
 const count = (t: TestServer, table: string) =>
-  (t.server.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  (sqliteDb(t.server.store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 const paths = (body: { files: { path: string; change_type: string }[] }) =>
   body.files.map((f) => [f.path, f.change_type]).sort();
@@ -45,7 +46,7 @@ describe('a completion the database refuses', () => {
     const { t } = await setup();
     fillDatabase(t);
     expect(() =>
-      t.server.store.db
+      sqliteDb(t.server.store)
         .prepare('INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)')
         .run('m-big', 's1', 'user', bulky('m'), 1),
     ).toThrow(expect.objectContaining({ code: 'SQLITE_FULL' }));

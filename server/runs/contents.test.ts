@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import type { DeltaFile } from '../delta/index.ts';
 import { openStore } from '../store/index.ts';
+import { countRows, sqliteDb } from '../test-support/store-engines.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { fillContents, prepareContents, recordContents } from './contents.ts';
@@ -45,17 +46,20 @@ async function run(t: TestServer, runId: string, edit: () => void, sessionId = '
 
 const health = async (t: TestServer) => (await t.get('/api/health')).body.content_store;
 const rows = (t: TestServer, changeId: string) =>
-  t.server.store.db
+  sqliteDb(t.server.store)
     .prepare(
       `SELECT f.path, c.before_sha256, c.before_reason, c.after_sha256, c.after_reason, c.before_mode, c.after_mode
        FROM change_file_contents c JOIN workspace_run_change_files f ON f.id = c.file_id
        WHERE c.change_id = ? ORDER BY f.ord`,
     )
     .all(changeId) as Record<string, string | null>[];
-const blobCount = (t: TestServer) =>
-  (t.server.store.db.prepare('SELECT COUNT(*) AS n FROM content_blobs').get() as { n: number }).n;
+const blobCount = (t: TestServer) => countRows(t.server.store, 'content_blobs');
 const storedSum = (t: TestServer) =>
-  (t.server.store.db.prepare('SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM content_blobs').get() as { n: number }).n;
+  (
+    sqliteDb(t.server.store).prepare('SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM content_blobs').get() as {
+      n: number;
+    }
+  ).n;
 
 describe('the content store', () => {
   it('keeps both sides of every changed file, identical contents once, and shows the bytes in /api/health', async () => {
@@ -73,9 +77,9 @@ describe('the content store', () => {
     expect(a!.after_sha256).toBe(copy!.after_sha256);
     expect(copy!.before_mode).toBeNull();
     expect(gone!.after_mode).toBeNull();
-    expect(t.server.store.contents.blob(gone!.before_sha256!)!.toString()).toBe('same text\n');
+    expect((await t.server.store.contents.blob(gone!.before_sha256!))!.toString()).toBe('same text\n');
     // a's before, the shared after, gone's before.
-    expect(blobCount(t)).toBe(3);
+    expect(await blobCount(t)).toBe(3);
     const stats = await health(t);
     expect(stats.blobs).toBe(3);
     expect(stats.bytes_used).toBe(storedSum(t));
@@ -120,25 +124,23 @@ describe('the content store', () => {
   it('deleting the session and the retention sweeps free the contents', async () => {
     const { t, repo } = await setup({ maxChangesPerSession: 1 });
     await run(t, 'r1', () => repo.write('a.txt', 'one\n'));
-    expect(blobCount(t)).toBe(2);
+    expect(await blobCount(t)).toBe(2);
     // The newest-N retention removes r1 with the storing of r2: only r2's contents stay.
     await run(t, 'r2', () => repo.write('a.txt', 'two\n'));
     expect(rows(t, 'run:r1')).toEqual([]);
-    expect((t.server.store.db.prepare('SELECT COUNT(*) AS n FROM change_file_contents').get() as { n: number }).n).toBe(
-      1,
-    );
-    expect(blobCount(t)).toBe(2); // "one" and "two"; "a" went with r1
+    expect(await countRows(t.server.store, 'change_file_contents')).toBe(1);
+    expect(await blobCount(t)).toBe(2); // "one" and "two"; "a" went with r1
     expect((await health(t)).bytes_used).toBe(storedSum(t));
 
     // The age sweep.
-    expect(t.server.store.changes.deleteOlderThan(Number.MAX_SAFE_INTEGER)).toBe(1);
-    expect(blobCount(t)).toBe(0);
+    expect(await t.server.store.changes.deleteOlderThan(Number.MAX_SAFE_INTEGER)).toBe(1);
+    expect(await blobCount(t)).toBe(0);
     expect(await health(t)).toMatchObject({ bytes_used: 0, blobs: 0 });
 
     await run(t, 'r3', () => repo.write('a.txt', 'three\n'));
-    expect(blobCount(t)).toBe(2);
+    expect(await blobCount(t)).toBe(2);
     expect((await t.request('DELETE', '/api/hermes/sessions/s1')).status).toBe(204);
-    expect(blobCount(t)).toBe(0);
+    expect(await blobCount(t)).toBe(0);
     expect(await health(t)).toMatchObject({ bytes_used: 0, blobs: 0 });
   });
 
@@ -148,7 +150,7 @@ describe('the content store', () => {
     expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
     repo.write('big.bin', randomBytes(400_000));
     // Room for the change's rows, not for 400 KB of contents.
-    const db = t.server.store.db;
+    const db = sqliteDb(t.server.store);
     db.pragma('wal_checkpoint(TRUNCATE)');
     const pages = db.pragma('page_count', { simple: true }) as number;
     db.pragma(`max_page_count = ${pages + 8}`);
@@ -187,9 +189,9 @@ describe('the content store', () => {
       };
     });
     const contents = await prepareContents(files, DEFAULT_LIMITS.maxContentFileBytes);
-    const pending = store.transaction(() => {
-      store.sessions.touch('s1', 1);
-      store.changes.insert(
+    const pending = await store.transaction(async (tx) => {
+      await tx.sessions.touch('s1', 1);
+      await tx.changes.insert(
         {
           change_id: 'run:r1',
           session_id: 's1',
@@ -216,7 +218,7 @@ describe('the content store', () => {
         files.map(toNewFile),
         200,
       );
-      return recordContents(store, { sessionId: 's1', changeId: 'run:r1' }, contents, () => {});
+      return recordContents(tx, { sessionId: 's1', changeId: 'run:r1' }, contents, () => {});
     });
     const reasons = () =>
       (
@@ -236,6 +238,6 @@ describe('the content store', () => {
     expect(reasons().filter((r) => r === 'pending')).toHaveLength(2);
     await filling;
     expect(reasons()).toEqual([null, null, null]);
-    expect(store.contents.stats(DEFAULT_LIMITS.contentStoreMaxBytes).blobs).toBe(3);
+    expect((await store.contents.stats(DEFAULT_LIMITS.contentStoreMaxBytes)).blobs).toBe(3);
   });
 });

@@ -10,6 +10,7 @@ import {
   type PendingContent,
   type PreparedContent,
   type Store,
+  type StoreTx,
 } from '../store/index.ts';
 
 /**
@@ -79,21 +80,21 @@ const FILL_BATCH_BYTES = 256 * 1024;
  * files are then recorded as `storage_failed` (when even that write is refused, as not recorded),
  * and the cause is logged. Answers the contents still to write (`fillContents`).
  */
-export function recordContents(
-  store: Store,
+export async function recordContents(
+  store: StoreTx,
   at: { sessionId: string; changeId: string },
   contents: readonly FileContentInput[],
   log: (message: string) => void,
-): PendingContent[] {
+): Promise<PendingContent[]> {
   const { sessionId, changeId } = at;
   try {
-    return store.transaction(() => store.contents.record(sessionId, changeId, contents));
+    return await store.transaction((tx) => tx.contents.record(sessionId, changeId, contents));
   } catch (err) {
     if (!storageFailure(err, 'contents')) throw err;
     log(`the contents of ${changeId} of session ${sessionId} were not stored: ${(err as Error).message}`);
   }
   try {
-    store.transaction(() => store.contents.markUnavailable(sessionId, changeId, contents, 'storage_failed'));
+    await store.transaction((tx) => tx.contents.markUnavailable(sessionId, changeId, contents, 'storage_failed'));
   } catch (err) {
     if (!storageFailure(err, 'contents')) throw err;
     log(`${changeId} of session ${sessionId} could not be marked as without contents: ${(err as Error).message}`);
@@ -122,12 +123,12 @@ export async function fillContents(
       batch.push(pending[i++]!);
     }
     try {
-      store.transaction(() => store.contents.fill(batch, limits.contentStoreMaxBytes, at.now));
+      await store.transaction((tx) => tx.contents.fill(batch, limits.contentStoreMaxBytes, at.now));
     } catch (err) {
       if (!storageFailure(err, 'contents')) throw err;
       log(`the contents of ${at.changeId} of session ${at.sessionId} were not stored: ${(err as Error).message}`);
       try {
-        store.transaction(() => store.contents.settlePending(at.sessionId, at.changeId, 'storage_failed'));
+        await store.transaction((tx) => tx.contents.settlePending(at.sessionId, at.changeId, 'storage_failed'));
       } catch (again) {
         log(`${at.changeId} of session ${at.sessionId} keeps contents marked pending: ${(again as Error).message}`);
       }

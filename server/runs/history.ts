@@ -8,7 +8,7 @@ import {
   type SessionListResponse,
   type WorkspacesResponse,
 } from '../../shared/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, StoreTx } from '../store/index.ts';
 
 /** Serialized summaries of stored changes kept for session details (they never change once stored). */
 const MAX_FRAGMENT_BYTES = 64 * 1024 * 1024;
@@ -50,17 +50,17 @@ export function createHistory(store: Store) {
     }
   }
 
-  function changeFragments(sessionId: string): Buffer[] {
-    const seqs = store.changes.seqs(sessionId);
+  async function changeFragments(tx: StoreTx, sessionId: string): Promise<Buffer[]> {
+    const seqs = await tx.changes.seqs(sessionId);
     const missing = seqs.filter((s) => !fragments.has(s));
     const fresh = new Map<number, Buffer>();
     const encode = (c: ChangeSummary) => Buffer.from(JSON.stringify(c), 'utf8');
     if (missing.length > BULK_MISSES) {
-      for (const { seq, change } of store.changes.listKeyed(sessionId))
+      for (const { seq, change } of await tx.changes.listKeyed(sessionId))
         if (!fragments.has(seq)) fresh.set(seq, encode(change));
     } else {
       for (const seq of missing) {
-        const change = store.changes.bySeq(seq);
+        const change = await tx.changes.bySeq(seq);
         if (change) fresh.set(seq, encode(change));
       }
     }
@@ -77,34 +77,34 @@ export function createHistory(store: Store) {
   }
 
   /** The session detail served by `GET /api/hermes/sessions/:id`, in parts; null when unknown. */
-  function sessionDetailDocument(
+  async function sessionDetailDocument(
     sessionId: string,
     messages: { limit: number; before: number | null },
-  ): DetailDocument | null {
+  ): Promise<DetailDocument | null> {
     const key = `${sessionId}\u0000${messages.limit}\u0000${messages.before ?? ''}`;
-    const version = store.clock.version(sessionId);
+    const version = await store.clock.version(sessionId);
     const hit = details.get(key);
     if (hit && hit.version === version) return hit.doc;
     // One read transaction: a run completing meanwhile is either wholly in the answer or not at all.
-    const doc = store.db.transaction((): DetailDocument | null => {
-      const session = store.sessions.get(sessionId);
+    const doc = await store.transaction(async (tx): Promise<DetailDocument | null> => {
+      const session = await tx.sessions.get(sessionId);
       if (!session) return null;
       const head = Buffer.from(
         `{"session":${JSON.stringify(session)}` +
-          `,"messages":${JSON.stringify(store.messages.page(sessionId, messages.limit, messages.before))}` +
-          `,"runs":${JSON.stringify(store.runs.listRuns(sessionId))}` +
-          `,"tool_calls":${JSON.stringify(store.runs.listToolCalls(sessionId))}` +
+          `,"messages":${JSON.stringify(await tx.messages.page(sessionId, messages.limit, messages.before))}` +
+          `,"runs":${JSON.stringify(await tx.runs.listRuns(sessionId))}` +
+          `,"tool_calls":${JSON.stringify(await tx.runs.listToolCalls(sessionId))}` +
           `,"changes":[`,
         'utf8',
       );
       const parts: Buffer[] = [head];
-      changeFragments(sessionId).forEach((f, i) => {
+      (await changeFragments(tx, sessionId)).forEach((f, i) => {
         if (i > 0) parts.push(COMMA);
         parts.push(f);
       });
       parts.push(TAIL);
       return { parts };
-    })();
+    });
     details.delete(key);
     if (doc) {
       details.set(key, { version, doc });
@@ -117,36 +117,39 @@ export function createHistory(store: Store) {
   }
 
   return {
-    listSessions(limit: number, before: number | null, filter: SessionFilter = {}): SessionListResponse {
+    listSessions(limit: number, before: number | null, filter: SessionFilter = {}): Promise<SessionListResponse> {
       return store.sessions.page(limit, before, filter);
     },
     /** Distinct workspaces of the stored sessions (the sessions list's workspace filter offers them). */
-    workspaces(): WorkspacesResponse {
+    workspaces(): Promise<WorkspacesResponse> {
       return store.sessions.workspaces(WORKSPACES_MAX);
     },
     /** The session detail as an object; null when the session does not exist. */
-    sessionDetail(sessionId: string, messages: { limit: number; before: number | null }): SessionDetailResponse | null {
-      const doc = sessionDetailDocument(sessionId, messages);
+    async sessionDetail(
+      sessionId: string,
+      messages: { limit: number; before: number | null },
+    ): Promise<SessionDetailResponse | null> {
+      const doc = await sessionDetailDocument(sessionId, messages);
       return doc ? (JSON.parse(Buffer.concat(doc.parts).toString('utf8')) as SessionDetailResponse) : null;
     },
     sessionDetailDocument,
-    changes(sessionId: string): ChangeSummary[] | null {
-      if (!store.sessions.exists(sessionId)) return null;
+    async changes(sessionId: string): Promise<ChangeSummary[] | null> {
+      if (!(await store.sessions.exists(sessionId))) return null;
       return store.changes.listForSession(sessionId);
     },
-    change(sessionId: string, changeId: string): ChangeSummary | null {
+    change(sessionId: string, changeId: string): Promise<ChangeSummary | null> {
       return store.changes.get(sessionId, changeId);
     },
     /** Stored rows after position `after` (-1: from the first), in path order; null for an unknown change. */
-    filesPage(sessionId: string, changeId: string, after: number, limit: number): ChangeFilesPage | null {
+    filesPage(sessionId: string, changeId: string, after: number, limit: number): Promise<ChangeFilesPage | null> {
       return store.changes.filesPage(sessionId, changeId, after, limit);
     },
-    file(sessionId: string, changeId: string, fileId: string): FileWithPatch | null {
+    file(sessionId: string, changeId: string, fileId: string): Promise<FileWithPatch | null> {
       return store.changes.getFile(sessionId, changeId, fileId);
     },
     /** Every file of a change with its patch (for the whole-run patch); null for an unknown change. */
-    changeFiles(sessionId: string, changeId: string): FileWithPatch[] | null {
-      if (!store.changes.exists(sessionId, changeId)) return null;
+    async changeFiles(sessionId: string, changeId: string): Promise<FileWithPatch[] | null> {
+      if (!(await store.changes.exists(sessionId, changeId))) return null;
       return store.changes.filesWithPatches(sessionId, changeId);
     },
   };

@@ -60,31 +60,35 @@ export function start(ctx: BridgeContext, a: Activity, fields: StartFields): Pro
   const { kind, sessionId, id } = a;
   engine.touch(sessionId, a.runId);
   return once(ctx.starting, inFlightKey(sessionId, a.changeId), async () => {
-    const existing = store.runs.get(kind, sessionId, id);
-    if (existing?.startResponse) return existing.startResponse;
     const t = ctx.now();
-    let workspace: string | null = null;
-    store.transaction(() => {
-      store.sessions.touch(sessionId, t);
-      if (kind === 'run' && fields.workspace !== undefined) store.sessions.adoptWorkspace(sessionId, fields.workspace);
-      workspace =
+    // One transaction from the first read: nothing of another flow lands between reading the record and writing it.
+    const begun = await store.transaction(async (tx) => {
+      const existing = await tx.runs.get(kind, sessionId, id);
+      if (existing?.startResponse) return { existing, workspace: null, replay: existing.startResponse };
+      await tx.sessions.touch(sessionId, t);
+      if (kind === 'run' && fields.workspace !== undefined)
+        await tx.sessions.adoptWorkspace(sessionId, fields.workspace);
+      let workspace =
         fields.workspace ??
-        (kind === 'tool' ? store.runs.get('run', sessionId, a.runId)?.workspace : undefined) ??
-        store.sessions.get(sessionId)?.workspace ??
+        (kind === 'tool' ? (await tx.runs.get('run', sessionId, a.runId))?.workspace : undefined) ??
+        (await tx.sessions.get(sessionId))?.workspace ??
         null;
-      if (!existing) store.runs.insert(kind, newRecord(a, t, workspace, fields));
+      if (!existing) await tx.runs.insert(kind, newRecord(a, t, workspace, fields));
       else workspace = existing.workspace;
+      return { existing, workspace, replay: null };
     });
+    if (begun.replay) return begun.replay;
+    const { existing, workspace } = begun;
     const outcome = await startOutcome(ctx, a, existing?.record.status, workspace);
-    store.runs.recordStart(kind, sessionId, id, outcome);
-    const recorded = store.runs.get(kind, sessionId, id);
+    await store.runs.recordStart(kind, sessionId, id, outcome);
+    const recorded = await store.runs.get(kind, sessionId, id);
     if (!recorded) {
       // The session was deleted while the checkpoint was taken: nothing to track it for.
       engine.drop(sessionId, a.changeId);
       return outcome.response;
     }
     emitStarted(ctx.emitter, a, recorded.record);
-    emitSession(ctx, sessionId);
+    await emitSession(ctx, sessionId);
     return outcome.response;
   });
 }

@@ -1,21 +1,34 @@
-import { openDatabase, type Db } from './database.ts';
-import { createChangeStore } from './changes.ts';
-import { createContentStore } from './contents.ts';
-import { createIngestStore } from './ingest.ts';
-import { createOutboxStore } from './outbox.ts';
-import { createMessageStore } from './messages.ts';
-import { createReviewStore } from './reviews.ts';
-import { createRunStore } from './runs.ts';
-import { createSessionStore } from './sessions.ts';
-import { createViewedStore } from './viewed.ts';
-import { createWriteClock, type WriteClock } from './write-clock.ts';
+import { AppError } from '../errors.ts';
+import { openDatabase } from './database.ts';
+import { createStore, type SqliteStore } from './sqlite-store.ts';
+import type { Store } from './types.ts';
 
 export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
 export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
-export type { NewChange, NewFile, ChangeStore } from './changes.ts';
+export { createStore, type SqliteStore } from './sqlite-store.ts';
+export { createGate, type Gate } from './gate.ts';
+export type {
+  CallLogApi,
+  CatalogApi,
+  ChangesApi,
+  ContentsApi,
+  MessagesApi,
+  ReviewsApi,
+  RunsApi,
+  SessionsApi,
+  Store,
+  StoreClock,
+  StoreEngine,
+  StoreTx,
+  ViewedApi,
+  IngestApi,
+  OutboxApi,
+} from './types.ts';
+export type { BatchBounds, OutboxBatch } from './outbox.ts';
+export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome } from './ingest.ts';
+export type { NewChange, NewFile } from './changes.ts';
 export type {
   ContentSideInput,
-  ContentStore,
   FileContentInput,
   PendingContent,
   PreparedContent,
@@ -30,64 +43,48 @@ export type {
   Finish,
   StartOutcome,
   NewToolCall,
-  RunStore,
 } from './runs.ts';
-export type { SessionPage, SessionStore } from './sessions.ts';
-export type { MessageStore } from './messages.ts';
-export type { MarkOutcome, ViewedStore } from './viewed.ts';
-export type { ChangeOrder, PathTouch, ReviewStore, StoredComment, StoredReview } from './reviews.ts';
-export type { WriteClock } from './write-clock.ts';
-export type { BatchBounds, OutboxBatch, OutboxStore } from './outbox.ts';
-export type { IngestApi, OutboxApi } from './types.ts';
-export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome, IngestStore } from './ingest.ts';
+export type { SessionPage } from './sessions.ts';
+export type { MarkOutcome } from './viewed.ts';
+export type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
+export { storageFailure } from './errors.ts';
 
-/** The database with one module per table family; statements are prepared once here. */
-export interface Store {
-  db: Db;
-  sessions: ReturnType<typeof createSessionStore>;
-  messages: ReturnType<typeof createMessageStore>;
-  runs: ReturnType<typeof createRunStore>;
-  changes: ReturnType<typeof createChangeStore>;
-  /** Before/after bytes of changed files, for undoing runs. */
-  contents: ReturnType<typeof createContentStore>;
-  /** Viewed marks on a session's changed files. */
-  viewed: ReturnType<typeof createViewedStore>;
-  /** Review comments and the reviews that send them to the agent. */
-  reviews: ReturnType<typeof createReviewStore>;
-  /** An edge's outbox of stored results not yet acknowledged by its centre. */
-  outbox: ReturnType<typeof createOutboxStore> | null;
-  /** A centre's writes of what its edges send. */
-  ingest: ReturnType<typeof createIngestStore>;
-  /** Moves on whenever a session's rows may have changed (readers cache by it). */
-  clock: WriteClock;
-  /** Runs `fn` in one transaction (a savepoint when nested). */
-  transaction<T>(fn: () => T): T;
-  close(): void;
-}
-
-export function createStore(db: Db): Store {
-  const clock = createWriteClock(db);
-  return {
-    db,
-    sessions: createSessionStore(db, clock),
-    messages: createMessageStore(db, clock),
-    runs: createRunStore(db, clock),
-    changes: createChangeStore(db, clock),
-    contents: createContentStore(db),
-    viewed: createViewedStore(db),
-    reviews: createReviewStore(db, clock),
-    outbox: createOutboxStore(db),
-    ingest: createIngestStore(db, clock),
-    clock,
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
-    close: () => {
-      if (db.open) db.close();
-    },
-  };
-}
-
-/** Opens the database file (creating it and its folder), migrates it and builds the store. */
-export function openStore(file: string): Store {
+/** Opens the SQLite database file (creating it and its folder), migrates it and builds the store. */
+export function openStore(file: string): SqliteStore {
   return createStore(openDatabase(file));
 }
-export { storageFailure } from './errors.ts';
+
+/** Where the store lives: a PostgreSQL URL when given, else the SQLite file. */
+export interface StoreLocation {
+  dbPath: string;
+  databaseUrl?: string | null;
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** True for the URLs the PostgreSQL store takes (`postgres://` or `postgresql://`). */
+export const isPostgresUrl = (url: string): boolean => POSTGRES_URL.test(url);
+
+/**
+ * The store the configuration names: PostgreSQL for a `postgres://` database URL, SQLite (the
+ * embedded default) otherwise. The one place an engine is chosen.
+ */
+export async function openStoreFrom(where: StoreLocation): Promise<Store> {
+  const url = where.databaseUrl ?? null;
+  if (url === null || url === '') return openStore(where.dbPath);
+  if (!isPostgresUrl(url))
+    throw new AppError(
+      'invalid_input',
+      `the database URL must start with postgres:// or postgresql:// (got ${JSON.stringify(redact(url))})`,
+      { hint: 'RUNDIFF_DATABASE_URL / --database-url name a PostgreSQL store; leave them unset for the SQLite file' },
+    );
+  // The PostgreSQL implementation is plugged in here.
+  throw new AppError('invalid_input', 'PostgreSQL store not built in this version', {
+    hint: 'unset RUNDIFF_DATABASE_URL (or --database-url) to use the SQLite file',
+  });
+}
+
+/** A URL with its password hidden, for messages and logs. */
+export function redact(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+}

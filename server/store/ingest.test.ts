@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEdgeBatch } from '../edge/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { openStore, type IngestBatch, type Store as SqliteStore } from './index.ts';
+import { openStore, type IngestBatch, type SqliteStore } from './index.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import type { Store } from './types.ts';
 
@@ -49,8 +49,8 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
   await edge.outbox!.attach();
   const content = Buffer.from('kept content\n'.repeat(20));
   const sha = createHash('sha256').update(content).digest('hex');
-  edge.sessions.upsert(sessionId, { title: 'edge run', workspace: '/w' }, 1000);
-  edge.messages.insert({
+  await edge.sessions.upsert(sessionId, { title: 'edge run', workspace: '/w' }, 1000);
+  await edge.messages.insert({
     id: 'm1',
     session_id: sessionId,
     role: 'user',
@@ -59,7 +59,7 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
     tool_call_id: null,
     created_at: 1000,
   });
-  edge.runs.insert('run', {
+  await edge.runs.insert('run', {
     session_id: sessionId,
     run_id: 'r1',
     status: 'running',
@@ -72,7 +72,7 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
     tracking: true,
     reason: null,
   });
-  edge.runs.finish('run', sessionId, 'r1', {
+  await edge.runs.finish('run', sessionId, 'r1', {
     status: 'completed',
     finished_at: 2000,
     error: null,
@@ -80,8 +80,8 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
     reason: null,
     response: null,
   } as never);
-  edge.transaction(() => {
-    edge.changes.insert(
+  await edge.transaction(async (tx) => {
+    await tx.changes.insert(
       {
         change_id: 'run:r1',
         session_id: sessionId,
@@ -123,11 +123,11 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
     );
     const data = deflateSync(content);
     const prepared = { mode: '100644', sha256: sha, size: content.length, codec: 'deflate' as const, data };
-    const pending = edge.contents.record(sessionId, 'run:r1', [
+    const pending = await tx.contents.record(sessionId, 'run:r1', [
       { before: { mode: null }, after: prepared },
       { before: { mode: null }, after: { mode: '100644', reason: 'too_large' } },
     ]);
-    edge.contents.fill(pending, 1 << 30, 2000);
+    await tx.contents.fill(pending, 1 << 30, 2000);
   });
   const read = await edge.outbox!.read(sessionId, { maxEntries: 500, maxBytes: 1 << 22 });
   const parsed = parseEdgeBatch(

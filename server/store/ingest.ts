@@ -1,6 +1,5 @@
 import type { EdgeContentRow, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
 import type { Db } from './database.ts';
-import type { IngestApi } from './types.ts';
 import type { WriteClock } from './write-clock.ts';
 
 /**
@@ -59,7 +58,8 @@ type Row = Record<string, unknown>;
 /** The stored columns `had` read hold what `row` would write. */
 export const same = (had: Row, row: Row): boolean => Object.keys(had).every((k) => had[k] === row[k]);
 
-export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
+/** Synchronous; the store binds it as `IngestApi` (`sqlite-store.ts`). */
+export function createIngestStore(db: Db, clock: WriteClock) {
   const owner = db.prepare<[string], string>('SELECT edge FROM edge_sessions WHERE session_id = ?').pluck();
   const own = db.prepare<[string, string, number]>(
     'INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)',
@@ -314,7 +314,7 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
 
   return {
     /** Applies one session's batch from `edge`, all or nothing. */
-    async apply(batch: IngestBatch): Promise<IngestOutcome> {
+    apply(batch: IngestBatch): IngestOutcome {
       try {
         const outcome = apply(batch);
         if (outcome.ok && outcome.effects.some((e) => e.action !== 'unchanged' && e.action !== 'skipped'))
@@ -326,10 +326,9 @@ export function createIngestStore(db: Db, clock: WriteClock): IngestApi {
       }
     },
     /** The edge that owns a session received from one; null for this server's own sessions. */
-    async ownerOf(sessionId: string): Promise<string | null> {
+    ownerOf(sessionId: string): string | null {
       return owner.get(sessionId) ?? null;
     },
   };
 }
 
-export type IngestStore = IngestApi;

@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { openStore, type Store } from './index.ts';
+import { openStore, type SqliteStore as Store } from './index.ts';
 
 /** The edge's outbox: filled by the storing transactions themselves, and only once attached. */
 
 const stores: Store[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
+  for (const s of stores.splice(0)) void s.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -27,32 +27,32 @@ const entries = (s: Store) =>
 describe('the edge outbox', () => {
   it('notes nothing while the database is not attached to an upstream (a single-user database stores what it did)', async () => {
     const s = open();
-    s.sessions.upsert('s1', { title: 't' }, 1);
+    await s.sessions.upsert('s1', { title: 't' }, 1);
     expect(entries(s)).toEqual([]);
     // Positive control: once attached, the same write is noted.
     await s.outbox!.attach();
-    s.sessions.upsert('s1', { title: 'u' }, 2);
+    await s.sessions.upsert('s1', { title: 'u' }, 2);
     expect(entries(s).at(-1)).toEqual({ kind: 'session', item: 's1' });
   });
 
   it('notes a write in its own transaction: a rolled-back write leaves no entry, a committed one always has one', async () => {
     const s = open();
     await s.outbox!.attach();
-    expect(() =>
-      s.transaction(() => {
-        s.sessions.upsert('gone', {}, 1);
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.sessions.upsert('gone', {}, 1);
         throw new Error('the write fails after the row');
       }),
-    ).toThrow('the write fails');
+    ).rejects.toThrow('the write fails');
     expect(entries(s)).toEqual([]);
-    s.transaction(() => s.sessions.upsert('kept', {}, 1));
+    await s.transaction((tx) => tx.sessions.upsert('kept', {}, 1));
     expect(entries(s)).toEqual([{ kind: 'session', item: 'kept' }]);
   });
 
   it('notes the history stored before attaching once, a session before its rows', async () => {
     const s = open();
-    s.sessions.upsert('s1', {}, 1);
-    s.messages.insert({
+    await s.sessions.upsert('s1', {}, 1);
+    await s.messages.insert({
       id: 'm1',
       session_id: 's1',
       role: 'user',
@@ -72,8 +72,8 @@ describe('the edge outbox', () => {
   it('sends a row noted several times once, at its first note, and a deleted row as absent', async () => {
     const s = open();
     await s.outbox!.attach();
-    s.sessions.upsert('s1', { title: 'a' }, 1);
-    s.messages.insert({
+    await s.sessions.upsert('s1', { title: 'a' }, 1);
+    await s.messages.insert({
       id: 'm1',
       session_id: 's1',
       role: 'user',
@@ -82,7 +82,7 @@ describe('the edge outbox', () => {
       tool_call_id: null,
       created_at: 1,
     });
-    s.sessions.upsert('s1', { title: 'b' }, 2);
+    await s.sessions.upsert('s1', { title: 'b' }, 2);
     const batch = await s.outbox!.read('s1', { maxEntries: 100, maxBytes: 1 << 20 });
     expect(batch.entries.map((e) => [e.kind, e.item])).toEqual([
       ['session', 's1'],
@@ -90,7 +90,7 @@ describe('the edge outbox', () => {
     ]);
     expect(batch.entries[0]!.row).toMatchObject({ title: 'b' });
     expect(batch.seqs).toHaveLength(3);
-    s.sessions.delete('s1');
+    await s.sessions.delete('s1');
     const after = await s.outbox!.read('s1', { maxEntries: 100, maxBytes: 1 << 20 });
     expect(after.entries[0]!.row).toBeNull();
     expect(after.entries.at(-1)!.kind).toBe('session_deleted');
@@ -99,9 +99,9 @@ describe('the edge outbox', () => {
   it('stops a batch at its byte bound (a single larger entry still goes alone) and removes only acknowledged entries', async () => {
     const s = open();
     await s.outbox!.attach();
-    s.sessions.upsert('s1', {}, 1);
+    await s.sessions.upsert('s1', {}, 1);
     for (let i = 0; i < 5; i++)
-      s.messages.insert({
+      await s.messages.insert({
         id: `m${i}`,
         session_id: 's1',
         role: 'user',

@@ -1,6 +1,5 @@
 import type { EdgeBlob, EdgeContentRow, EdgeEntry, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
 import type { Db } from './database.ts';
-import type { OutboxApi } from './types.ts';
 
 /**
  * The edge's outbox (migration 0007). The schema's triggers note every stored result in
@@ -47,7 +46,8 @@ const DEDUPED: ReadonlySet<EdgeEntryKind> = new Set(['session', 'message', 'run'
 // Rough JSON size of a value, for batch bounds (base64 data dominates when present).
 const sizeOf = (v: unknown): number => JSON.stringify(v).length;
 
-export function createOutboxStore(db: Db): OutboxApi {
+/** Synchronous; the store binds it as `OutboxApi` (`sqlite-store.ts`). */
+export function createOutboxStore(db: Db) {
   const state = db.prepare<[], { enabled: number; database_id: string }>(
     'SELECT enabled, database_id FROM edge_state WHERE id = 1',
   );
@@ -197,7 +197,7 @@ export function createOutboxStore(db: Db): OutboxApi {
 
   return {
     /** Starts noting stored results (and notes the history already stored); true the first time. */
-    async attach(): Promise<boolean> {
+    attach(): boolean {
       return db.transaction(() => {
         if (state.get()!.enabled === 1) return false;
         // Backfill first: the triggers are still off, so nothing is noted twice.
@@ -206,31 +206,31 @@ export function createOutboxStore(db: Db): OutboxApi {
         return true;
       })();
     },
-    async attached(): Promise<boolean> {
+    attached(): boolean {
       return state.get()!.enabled === 1;
     },
     /** This database's id (sent with every batch). */
-    async databaseId(): Promise<string> {
+    databaseId(): string {
       return state.get()!.database_id;
     },
-    async status() {
+    status(): { pending_entries: number; pending_sessions: number } {
       const c = counts.get()!;
       return { pending_entries: c.entries, pending_sessions: c.sessions };
     },
     /** Up to `limit` sessions with entries, the one waiting longest first. */
-    async pendingSessions(limit: number): Promise<string[]> {
+    pendingSessions(limit: number): string[] {
       return pendingSessions.all(limit);
     },
     /** The session's oldest entries within the bounds, read in one transaction. */
-    async read(sessionId: string, bounds: BatchBounds): Promise<OutboxBatch> {
+    read(sessionId: string, bounds: BatchBounds): OutboxBatch {
       return read(sessionId, bounds);
     },
     /** Removes acknowledged entries and remembers the contents the centre now holds. */
-    async acknowledge(seqs: readonly number[], blobs: readonly string[]): Promise<void> {
+    acknowledge(seqs: readonly number[], blobs: readonly string[]): void {
       ack(seqs, blobs);
     },
     /** The centre said it lacks these contents: they are sent again with the next batch. */
-    async forgetBlobs(shas: readonly string[]): Promise<void> {
+    forgetBlobs(shas: readonly string[]): void {
       db.transaction(() => {
         for (const s of shas) forgetSent.run(s);
       })();
@@ -238,4 +238,4 @@ export function createOutboxStore(db: Db): OutboxApi {
   };
 }
 
-export type OutboxStore = OutboxApi;
+

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describeEachEngine } from '../test-support/store-engines.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import {
   applyMigrations,
@@ -12,17 +13,17 @@ import {
   openStore,
   type NewChange,
   type NewFile,
-  type Store,
+  type SqliteStore,
 } from './index.ts';
 
 const dirs: string[] = [];
-const stores: Store[] = [];
-afterEach(() => {
-  for (const s of stores.splice(0)) s.close();
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-function tempStore(): Store {
+function tempStore(): SqliteStore {
   const dir = createTempDir();
   dirs.push(dir);
   const store = openStore(path.join(dir, 'nested', 'folder', 'rundiff.db'));
@@ -75,10 +76,7 @@ function file(p: string, extra: Partial<NewFile> = {}): NewFile {
   };
 }
 
-const count = (s: Store, table: string) =>
-  (s.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
-
-describe('database', () => {
+describe('SQLite database', () => {
   it('migrations apply to an empty database, are recorded, and a re-run applies nothing', () => {
     const dir = createTempDir();
     dirs.push(dir);
@@ -134,171 +132,6 @@ describe('database', () => {
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
   });
-});
-
-describe('changes', () => {
-  it('B23: a failure while storing the file rows leaves no summary behind', () => {
-    const s = tempStore();
-    s.sessions.touch('s1', 1);
-    const bad = file('b.txt', { change_type: 'exploded' as never });
-    expect(() => s.changes.insert(change('s1', 'r1', 100), [file('a.txt'), bad], 200)).toThrow();
-    expect(count(s, 'workspace_run_changes')).toBe(0);
-    expect(count(s, 'workspace_run_change_files')).toBe(0);
-  });
-
-  it('B23: a summary without its session is refused whole (no files without summary)', () => {
-    const s = tempStore();
-    expect(() => s.changes.insert(change('ghost', 'r1', 100), [file('a.txt')], 200)).toThrow();
-    expect(count(s, 'workspace_run_change_files')).toBe(0);
-  });
-
-  it('summaries carry file rows in path order and never a patch body; the file route reads one', () => {
-    const s = tempStore();
-    s.sessions.touch('s1', 1);
-    const stored = s.changes.insert(change('s1', 'r1', 100, { changed_count: 2 }), [file('a.txt'), file('b.txt')], 200);
-    const [listed] = s.changes.listForSession('s1');
-    expect(listed).toEqual(stored);
-    expect(listed!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
-    for (const f of listed!.files) expect(f).not.toHaveProperty('patch');
-    expect(s.changes.getFile('s1', 'run:r1', stored.files[1]!.id)).toEqual({
-      ...stored.files[1],
-      patch: 'diff --git a/b.txt b/b.txt\n',
-    });
-    expect(s.changes.getFile('s1', 'run:r2', stored.files[1]!.id)).toBeNull();
-  });
-
-  it('B22: keeps the newest N run-level changes; an evicted run takes its tool changes along', () => {
-    const s = tempStore();
-    s.sessions.touch('s1', 1);
-    s.sessions.touch('s2', 1);
-    s.changes.insert(
-      change('s1', 'r1', 100, { change_id: 'tool:t1', source: 'tool', tool_call_id: 't1' }),
-      [file('t.txt')],
-      2,
-    );
-    s.changes.insert(change('s1', 'r1', 110), [file('a.txt')], 2);
-    s.changes.insert(change('s2', 'r9', 115), [file('z.txt')], 2);
-    s.changes.insert(change('s1', 'r2', 120), [file('b.txt')], 2);
-    expect(s.changes.listForSession('s1').map((c) => c.change_id)).toEqual(['tool:t1', 'run:r1', 'run:r2']);
-    s.changes.insert(change('s1', 'r3', 130), [file('c.txt')], 2);
-    expect(s.changes.listForSession('s1').map((c) => c.change_id)).toEqual(['run:r2', 'run:r3']);
-    expect(s.changes.listForSession('s2').map((c) => c.change_id)).toEqual(['run:r9']);
-    expect(count(s, 'workspace_run_change_files')).toBe(3);
-  });
-
-  it('B22: the age sweep removes changes stored before the cutoff with their files', () => {
-    const s = tempStore();
-    s.sessions.touch('s1', 1);
-    s.changes.insert(change('s1', 'old', 1_000), [file('a.txt')], 200);
-    s.changes.insert(change('s1', 'new', 5_000), [file('b.txt')], 200);
-    expect(s.changes.deleteOlderThan(2_000)).toBe(1);
-    expect(s.changes.listForSession('s1').map((c) => c.run_id)).toEqual(['new']);
-    expect(count(s, 'workspace_run_change_files')).toBe(1);
-  });
-});
-
-describe('sessions and messages', () => {
-  it('B22: deleting a session removes its messages, runs, tool calls, changes and files at once', () => {
-    const s = tempStore();
-    for (const id of ['s1', 's2']) {
-      s.sessions.touch(id, 1);
-      s.messages.insert({
-        id: 'm',
-        session_id: id,
-        role: 'user',
-        content: 'hi',
-        run_id: null,
-        tool_call_id: null,
-        created_at: 1,
-      });
-      s.runs.insertRun({
-        run_id: 'r1',
-        session_id: id,
-        status: 'running',
-        source: 'run',
-        workspace: null,
-        started_at: 1,
-        finished_at: null,
-        error: null,
-        change_id: 'run:r1',
-        tracking: false,
-        reason: null,
-      });
-      s.runs.insertToolCall({
-        tool_call_id: 't1',
-        run_id: 'r1',
-        session_id: id,
-        name: null,
-        status: 'running',
-        workspace: null,
-        started_at: 1,
-        finished_at: null,
-        error: null,
-        change_id: 'tool:t1',
-        tracking: false,
-        reason: null,
-      });
-      s.changes.insert(change(id, 'r1', 10), [file('a.txt')], 200);
-    }
-    expect(s.sessions.delete('s1')).toBe(true);
-    expect(s.sessions.delete('s1')).toBe(false);
-    for (const table of [
-      'sessions',
-      'messages',
-      'runs',
-      'tool_calls',
-      'workspace_run_changes',
-      'workspace_run_change_files',
-    ]) {
-      expect(count(s, table)).toBe(1);
-    }
-  });
-
-  it('session counts: run_count counts runs, changed_count counts distinct paths of run-level changes only', () => {
-    const s = tempStore();
-    s.sessions.upsert('s1', { title: 'T' }, 5);
-    s.runs.insertRun({
-      run_id: 'r1',
-      session_id: 's1',
-      status: 'running',
-      source: 'run',
-      workspace: null,
-      started_at: 1,
-      finished_at: null,
-      error: null,
-      change_id: 'run:r1',
-      tracking: false,
-      reason: null,
-    });
-    s.changes.insert(change('s1', 'r1', 10, { changed_count: 2 }), [file('a.txt'), file('b.txt')], 200);
-    // A second run changing a.txt again: the total names each path once.
-    s.changes.insert(
-      change('s1', 'r2', 11, { changed_count: 2 }),
-      [file('a.txt', { change_type: 'modified' }), file('c.txt')],
-      200,
-    );
-    // Files past the stored-files limit cannot be told apart: they are added as counted.
-    s.changes.insert(change('s1', 'r3', 12, { changed_count: 5, omitted_count: 4 }), [file('a.txt')], 200);
-    s.changes.insert(
-      change('s1', 'r1', 9, { change_id: 'tool:t', source: 'tool', tool_call_id: 't', changed_count: 7 }),
-      [file('tool-only.txt')],
-      200,
-    );
-    expect(s.sessions.get('s1')).toEqual({
-      id: 's1',
-      title: 'T',
-      workspace: null,
-      created_at: 5,
-      updated_at: 5,
-      run_count: 1,
-      changed_count: 3 + 4,
-      failed_run_count: 0,
-      running_run_count: 1,
-      last_run_status: 'running',
-    });
-    s.sessions.upsert('s1', { workspace: '/w' }, 6);
-    expect(s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });
-  });
 
   it('the distinct-path total reads the session/path index, not every file row', () => {
     const s = tempStore();
@@ -313,25 +146,202 @@ describe('sessions and messages', () => {
     );
   });
 
-  it('session pages are newest first and a cursor on updated_at never skips sessions that share it', () => {
+  it('the store is usable on a second connection to the same file (WAL)', async () => {
     const s = tempStore();
-    const times = [10, 20, 20, 20, 30];
-    times.forEach((t, i) => s.sessions.touch(`s${i}`, t));
-    const first = s.sessions.page(2, null);
-    expect(first.sessions.map((x) => x.id)).toEqual(['s4', 's3', 's2', 's1']);
-    expect(first.next_before).toBe(20);
-    const second = s.sessions.page(2, first.next_before);
-    expect(second.sessions.map((x) => x.id)).toEqual(['s0']);
-    expect(second.next_before).toBeNull();
-    expect(s.sessions.page(5, null).next_before).toBeNull();
+    await s.sessions.touch('s1', 1);
+    const other = createStore(openDatabase(s.db.name));
+    stores.push(other);
+    expect((await other.sessions.get('s1'))?.id).toBe('s1');
+  });
+});
+
+describeEachEngine('changes', (engine) => {
+  it('B23: a failure while storing the file rows leaves no summary behind', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    const bad = file('b.txt', { change_type: 'exploded' as never });
+    await expect(s.changes.insert(change('s1', 'r1', 100), [file('a.txt'), bad], 200)).rejects.toThrow();
+    expect(await engine.count(s, 'workspace_run_changes')).toBe(0);
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(0);
   });
 
-  it('message pages: newest N, returned oldest first, ties at the boundary kept together', () => {
-    const s = tempStore();
-    s.sessions.touch('s', 1);
+  it('B23: a summary without its session is refused whole (no files without summary)', async () => {
+    const s = await engine.open();
+    await expect(s.changes.insert(change('ghost', 'r1', 100), [file('a.txt')], 200)).rejects.toThrow();
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(0);
+  });
+
+  it('summaries carry file rows in path order and never a patch body; the file route reads one', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    const stored = await s.changes.insert(
+      change('s1', 'r1', 100, { changed_count: 2 }),
+      [file('a.txt'), file('b.txt')],
+      200,
+    );
+    const [listed] = await s.changes.listForSession('s1');
+    expect(listed).toEqual(stored);
+    expect(listed!.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    for (const f of listed!.files) expect(f).not.toHaveProperty('patch');
+    expect(await s.changes.getFile('s1', 'run:r1', stored.files[1]!.id)).toEqual({
+      ...stored.files[1],
+      patch: 'diff --git a/b.txt b/b.txt\n',
+    });
+    expect(await s.changes.getFile('s1', 'run:r2', stored.files[1]!.id)).toBeNull();
+  });
+
+  it('B22: keeps the newest N run-level changes; an evicted run takes its tool changes along', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    await s.sessions.touch('s2', 1);
+    await s.changes.insert(
+      change('s1', 'r1', 100, { change_id: 'tool:t1', source: 'tool', tool_call_id: 't1' }),
+      [file('t.txt')],
+      2,
+    );
+    await s.changes.insert(change('s1', 'r1', 110), [file('a.txt')], 2);
+    await s.changes.insert(change('s2', 'r9', 115), [file('z.txt')], 2);
+    await s.changes.insert(change('s1', 'r2', 120), [file('b.txt')], 2);
+    expect((await s.changes.listForSession('s1')).map((c) => c.change_id)).toEqual(['tool:t1', 'run:r1', 'run:r2']);
+    await s.changes.insert(change('s1', 'r3', 130), [file('c.txt')], 2);
+    expect((await s.changes.listForSession('s1')).map((c) => c.change_id)).toEqual(['run:r2', 'run:r3']);
+    expect((await s.changes.listForSession('s2')).map((c) => c.change_id)).toEqual(['run:r9']);
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(3);
+  });
+
+  it('B22: the age sweep removes changes stored before the cutoff with their files', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    await s.changes.insert(change('s1', 'old', 1_000), [file('a.txt')], 200);
+    await s.changes.insert(change('s1', 'new', 5_000), [file('b.txt')], 200);
+    expect(await s.changes.deleteOlderThan(2_000)).toBe(1);
+    expect((await s.changes.listForSession('s1')).map((c) => c.run_id)).toEqual(['new']);
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(1);
+  });
+});
+
+describeEachEngine('sessions and messages', (engine) => {
+  it('B22: deleting a session removes its messages, runs, tool calls, changes and files at once', async () => {
+    const s = await engine.open();
+    for (const id of ['s1', 's2']) {
+      await s.sessions.touch(id, 1);
+      await s.messages.insert({
+        id: 'm',
+        session_id: id,
+        role: 'user',
+        content: 'hi',
+        run_id: null,
+        tool_call_id: null,
+        created_at: 1,
+      });
+      await s.runs.insertRun({
+        run_id: 'r1',
+        session_id: id,
+        status: 'running',
+        source: 'run',
+        workspace: null,
+        started_at: 1,
+        finished_at: null,
+        error: null,
+        change_id: 'run:r1',
+        tracking: false,
+        reason: null,
+      });
+      await s.runs.insertToolCall({
+        tool_call_id: 't1',
+        run_id: 'r1',
+        session_id: id,
+        name: null,
+        status: 'running',
+        workspace: null,
+        started_at: 1,
+        finished_at: null,
+        error: null,
+        change_id: 'tool:t1',
+        tracking: false,
+        reason: null,
+      });
+      await s.changes.insert(change(id, 'r1', 10), [file('a.txt')], 200);
+    }
+    expect(await s.sessions.delete('s1')).toBe(true);
+    expect(await s.sessions.delete('s1')).toBe(false);
+    for (const table of [
+      'sessions',
+      'messages',
+      'runs',
+      'tool_calls',
+      'workspace_run_changes',
+      'workspace_run_change_files',
+    ]) {
+      expect(await engine.count(s, table)).toBe(1);
+    }
+  });
+
+  it('session counts: run_count counts runs, changed_count counts distinct paths of run-level changes only', async () => {
+    const s = await engine.open();
+    await s.sessions.upsert('s1', { title: 'T' }, 5);
+    await s.runs.insertRun({
+      run_id: 'r1',
+      session_id: 's1',
+      status: 'running',
+      source: 'run',
+      workspace: null,
+      started_at: 1,
+      finished_at: null,
+      error: null,
+      change_id: 'run:r1',
+      tracking: false,
+      reason: null,
+    });
+    await s.changes.insert(change('s1', 'r1', 10, { changed_count: 2 }), [file('a.txt'), file('b.txt')], 200);
+    // A second run changing a.txt again: the total names each path once.
+    await s.changes.insert(
+      change('s1', 'r2', 11, { changed_count: 2 }),
+      [file('a.txt', { change_type: 'modified' }), file('c.txt')],
+      200,
+    );
+    // Files past the stored-files limit cannot be told apart: they are added as counted.
+    await s.changes.insert(change('s1', 'r3', 12, { changed_count: 5, omitted_count: 4 }), [file('a.txt')], 200);
+    await s.changes.insert(
+      change('s1', 'r1', 9, { change_id: 'tool:t', source: 'tool', tool_call_id: 't', changed_count: 7 }),
+      [file('tool-only.txt')],
+      200,
+    );
+    expect(await s.sessions.get('s1')).toEqual({
+      id: 's1',
+      title: 'T',
+      workspace: null,
+      created_at: 5,
+      updated_at: 5,
+      run_count: 1,
+      changed_count: 3 + 4,
+      failed_run_count: 0,
+      running_run_count: 1,
+      last_run_status: 'running',
+    });
+    await s.sessions.upsert('s1', { workspace: '/w' }, 6);
+    expect(await s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });
+  });
+
+  it('session pages are newest first and a cursor on updated_at never skips sessions that share it', async () => {
+    const s = await engine.open();
+    const times = [10, 20, 20, 20, 30];
+    for (const [i, t] of times.entries()) await s.sessions.touch(`s${i}`, t);
+    const first = await s.sessions.page(2, null);
+    expect(first.sessions.map((x) => x.id)).toEqual(['s4', 's3', 's2', 's1']);
+    expect(first.next_before).toBe(20);
+    const second = await s.sessions.page(2, first.next_before);
+    expect(second.sessions.map((x) => x.id)).toEqual(['s0']);
+    expect(second.next_before).toBeNull();
+    expect((await s.sessions.page(5, null)).next_before).toBeNull();
+  });
+
+  it('message pages: newest N, returned oldest first, ties at the boundary kept together', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s', 1);
     const at = [1, 2, 3, 3, 4];
-    at.forEach((t, i) =>
-      s.messages.insert({
+    for (const [i, t] of at.entries())
+      await s.messages.insert({
         id: `m${i}`,
         session_id: 's',
         role: 'user',
@@ -339,18 +349,209 @@ describe('sessions and messages', () => {
         run_id: null,
         tool_call_id: null,
         created_at: t,
-      }),
-    );
-    expect(s.messages.page('s', 500, null).map((m) => m.id)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
-    expect(s.messages.page('s', 2, null).map((m) => m.id)).toEqual(['m2', 'm3', 'm4']);
-    expect(s.messages.page('s', 2, 3).map((m) => m.id)).toEqual(['m0', 'm1']);
+      });
+    expect((await s.messages.page('s', 500, null)).map((m) => m.id)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    expect((await s.messages.page('s', 2, null)).map((m) => m.id)).toEqual(['m2', 'm3', 'm4']);
+    expect((await s.messages.page('s', 2, 3)).map((m) => m.id)).toEqual(['m0', 'm1']);
+  });
+});
+
+/** A promise with its resolve function (a flow waits on another flow's signal). */
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire!: () => void;
+  const promise = new Promise<void>((resolve) => (fire = resolve));
+  return { promise, fire };
+}
+
+describeEachEngine('transactions', (engine) => {
+  it("commits everything written through tx together when fn resolves, and answers fn's result", async () => {
+    const s = await engine.open();
+    const out = await s.transaction(async (tx) => {
+      await tx.sessions.touch('s1', 1);
+      await tx.changes.insert(change('s1', 'r1', 10), [file('a.txt')], 200);
+      return 'done';
+    });
+    expect(out).toBe('done');
+    expect((await s.changes.listForSession('s1')).map((c) => c.change_id)).toEqual(['run:r1']);
   });
 
-  it('the store is usable on a second connection to the same file (WAL)', () => {
+  it('rolls back everything written through tx when fn rejects, and passes the rejection on', async () => {
+    const s = await engine.open();
+    await expect(
+      s.transaction(async (tx) => {
+        await tx.sessions.touch('s1', 1);
+        await tx.changes.insert(change('s1', 'r1', 10), [file('a.txt')], 200);
+        throw new Error('refused halfway');
+      }),
+    ).rejects.toThrow('refused halfway');
+    expect(await s.sessions.exists('s1')).toBe(false);
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(0);
+  });
+
+  it('a nested transaction that rejects undoes only its own writes', async () => {
+    const s = await engine.open();
+    await s.transaction(async (tx) => {
+      await tx.sessions.touch('outer', 1);
+      await expect(
+        tx.transaction(async (inner) => {
+          await inner.sessions.touch('inner', 1);
+          throw new Error('inner refused');
+        }),
+      ).rejects.toThrow('inner refused');
+      await tx.transaction(async (inner) => inner.sessions.touch('kept', 1));
+    });
+    expect(await s.sessions.exists('outer')).toBe(true);
+    expect(await s.sessions.exists('inner')).toBe(false);
+    expect(await s.sessions.exists('kept')).toBe(true);
+  });
+
+  it("refuses a transaction's modules once the transaction has ended", async () => {
+    const s = await engine.open();
+    let kept: Parameters<Parameters<typeof s.transaction>[0]>[0] | null = null;
+    await s.transaction(async (tx) => {
+      kept = tx;
+    });
+    await expect(kept!.sessions.touch('late', 1)).rejects.toThrow(/after the transaction ended/);
+    await expect(kept!.transaction(async (inner) => inner.sessions.touch('later', 1))).rejects.toThrow(
+      /after the transaction ended/,
+    );
+    expect(await s.sessions.exists('late')).toBe(false);
+    expect(await s.sessions.exists('later')).toBe(false);
+  });
+
+  it('a call of another flow made while a transaction is open is not rolled back with it', async () => {
+    const s = await engine.open();
+    const issued = signal();
+    const other: Promise<void>[] = [];
+    const failing = s.transaction(async (tx) => {
+      await tx.sessions.touch('a', 1);
+      other.push(s.sessions.touch('b', 2));
+      issued.fire();
+      await issued.promise;
+      throw new Error('a refused');
+    });
+    await expect(failing).rejects.toThrow('a refused');
+    await Promise.all(other);
+    expect(await s.sessions.exists('a')).toBe(false);
+    expect(await s.sessions.exists('b')).toBe(true);
+  });
+
+  it("a read of another flow never sees a transaction's writes before they commit", async () => {
+    const s = await engine.open();
+    const issued = signal();
+    const seen: Promise<boolean>[] = [];
+    const failing = s.transaction(async (tx) => {
+      await tx.sessions.touch('a', 1);
+      seen.push(s.sessions.exists('a'));
+      issued.fire();
+      await issued.promise;
+      throw new Error('a refused');
+    });
+    await expect(failing).rejects.toThrow('a refused');
+    expect(await Promise.all(seen)).toEqual([false]);
+  });
+
+  it('transactions of two flows run one after the other, each seeing the other whole or not at all', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    const order: string[] = [];
+    const flow = (name: string, runId: string, at: number) =>
+      s.transaction(async (tx) => {
+        order.push(`${name} begins`);
+        const before = (await tx.changes.listForSession('s1')).length;
+        await tx.changes.insert(change('s1', runId, at), [file(`${runId}.txt`)], 200);
+        await tx.sessions.touch('s1', at);
+        order.push(`${name} ends`);
+        return before;
+      });
+    const [first, second] = await Promise.all([flow('A', 'r1', 10), flow('B', 'r2', 20)]);
+    expect(order).toEqual(['A begins', 'A ends', 'B begins', 'B ends']);
+    expect([first, second]).toEqual([0, 1]);
+  });
+
+  it("the write clock moves when a session's rows change", async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    await s.sessions.touch('s2', 1);
+    const v1 = await s.clock.version('s1');
+    expect(await s.clock.version('s1')).toBe(v1);
+    await s.sessions.touch('s2', 2);
+    await s.changes.insert(change('s1', 'r1', 10), [file('a.txt')], 200);
+    const v2 = await s.clock.version('s1');
+    expect(v2).not.toBe(v1);
+    await s.changes.deleteOlderThan(0);
+    expect(await s.clock.version('s1')).not.toBe(v2);
+  });
+
+  it('close waits for an open transaction to finish', async () => {
+    const s = await engine.open();
+    const issued = signal();
+    const writing = s.transaction(async (tx) => {
+      await issued.promise;
+      await tx.sessions.touch('s1', 1);
+    });
+    const closing = s.close();
+    issued.fire();
+    await writing;
+    await closing;
+  });
+});
+
+describe('SQLite serialising', () => {
+  // Without the gate, a call of another flow runs on the shared connection inside the open
+  // transaction: the two guarantees above are lost. This shows those tests can fail.
+  const noGate = {
+    held: false,
+    run: <T>(op: () => T) => Promise.resolve().then(op),
+    tryAcquire: () => true,
+    acquire: () => Promise.resolve(),
+    release: () => {},
+  };
+
+  function ungated(): SqliteStore {
+    const dir = createTempDir();
+    dirs.push(dir);
+    const store = createStore(openDatabase(path.join(dir, 'rundiff.db')), { gate: noGate });
+    stores.push(store);
+    return store;
+  }
+
+  it("positive control: without the gate another flow's write is rolled back with the transaction", async () => {
+    const s = ungated();
+    const issued = signal();
+    const other: Promise<void>[] = [];
+    const failing = s.transaction(async (tx) => {
+      await tx.sessions.touch('a', 1);
+      other.push(s.sessions.touch('b', 2));
+      issued.fire();
+      await issued.promise;
+      throw new Error('a refused');
+    });
+    await expect(failing).rejects.toThrow('a refused');
+    await Promise.all(other);
+    expect(await s.sessions.exists('b')).toBe(false);
+  });
+
+  it('positive control: without the gate another flow reads rows not yet committed', async () => {
+    const s = ungated();
+    const issued = signal();
+    const seen: Promise<boolean>[] = [];
+    const failing = s.transaction(async (tx) => {
+      await tx.sessions.touch('a', 1);
+      seen.push(s.sessions.exists('a'));
+      issued.fire();
+      await issued.promise;
+      throw new Error('a refused');
+    });
+    await expect(failing).rejects.toThrow('a refused');
+    expect(await Promise.all(seen)).toEqual([true]);
+  });
+
+  it('a plain call runs at once while no transaction is open (no wait behind the gate)', async () => {
     const s = tempStore();
-    s.sessions.touch('s1', 1);
-    const other = createStore(openDatabase(s.db.name));
-    stores.push(other);
-    expect(other.sessions.get('s1')?.id).toBe('s1');
+    const pending = s.sessions.touch('now', 1);
+    // Already written before the promise is awaited: the fast path ran it in the call.
+    expect(s.db.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['now']);
+    await pending;
   });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { openDatabase } from '../store/index.ts';
+import { expect, it } from 'vitest';
+import { describeEachEngine } from '../test-support/store-engines.ts';
 import { MAX_CALL_ARGUMENTS_CHARS } from '../../shared/index.ts';
 import { createCallLog } from './call-log.ts';
 import { argumentsText, commitOf } from './details.ts';
@@ -13,41 +13,44 @@ const call = (n: number) => ({
   created_at: 1_000 + n,
 });
 
-describe('tool-call log', () => {
-  it('migration 0002 creates it; rows come back newest first with booleans and ids', () => {
-    const db = openDatabase(':memory:');
-    onTestFinished(() => void db.close());
-    const log = createCallLog(db);
-    const first = log.record(call(1));
-    log.record(call(2));
-    expect(log.list(10)).toEqual([
+describeEachEngine('tool-call log', (engine) => {
+  it('migration 0002 creates it; rows come back newest first with booleans and ids', async () => {
+    const store = await engine.open();
+    const log = createCallLog(store);
+    const first = await log.record(call(1));
+    await log.record(call(2));
+    expect(await log.list(10)).toEqual([
       { id: expect.any(String), ...call(2), arguments: null, commit: null },
       { id: first.id, ...call(1), arguments: null, commit: null },
     ]);
-    expect(log.list(1)).toHaveLength(1);
+    expect(await log.list(1)).toHaveLength(1);
   });
 
-  it('keeps only the newest maxRows rows (the log is global, so it has its own bound)', () => {
-    const db = openDatabase(':memory:');
-    onTestFinished(() => void db.close());
-    const log = createCallLog(db, { maxRows: 5 });
-    for (let i = 0; i < 12; i++) log.record(call(i));
-    expect(log.list(100).map((c) => c.repository)).toEqual(['repo-11', 'repo-10', 'repo-9', 'repo-8', 'repo-7']);
+  it('keeps only the newest maxRows rows (the log is global, so it has its own bound)', async () => {
+    const store = await engine.open();
+    const log = createCallLog(store, { maxRows: 5 });
+    for (let i = 0; i < 12; i++) await log.record(call(i));
+    expect((await log.list(100)).map((c) => c.repository)).toEqual([
+      'repo-11',
+      'repo-10',
+      'repo-9',
+      'repo-8',
+      'repo-7',
+    ]);
   });
 
-  it("keeps a call's arguments (cut to a bound, the cut marked) and a commit's hash and summary", () => {
-    const db = openDatabase(':memory:');
-    onTestFinished(() => void db.close());
-    const log = createCallLog(db);
+  it("keeps a call's arguments (cut to a bound, the cut marked) and a commit's hash and summary", async () => {
+    const store = await engine.open();
+    const log = createCallLog(store);
     const hash = 'a'.repeat(40);
     const input = { message: 'Fix', paths: ['a.ts'] };
-    log.record({
+    await log.record({
       ...call(1),
       tool: 'git_commit',
       arguments: argumentsText(input),
       commit: commitOf('git_commit', true, { hash, summary: '[main aaaaaaa] Fix', files: [] }),
     });
-    expect(log.list(1)[0]).toMatchObject({
+    expect((await log.list(1))[0]).toMatchObject({
       arguments: '{"message":"Fix","paths":["a.ts"]}',
       commit: { hash, summary: '[main aaaaaaa] Fix' },
     });
@@ -59,11 +62,10 @@ describe('tool-call log', () => {
     expect(commitOf('git_status', true, { hash, summary: 'x' })).toBeNull();
   });
 
-  it('same-millisecond calls keep their arrival order', () => {
-    const db = openDatabase(':memory:');
-    onTestFinished(() => void db.close());
-    const log = createCallLog(db);
-    for (let i = 0; i < 3; i++) log.record({ ...call(i), created_at: 5 });
-    expect(log.list(10).map((c) => c.repository)).toEqual(['repo-2', 'repo-1', 'repo-0']);
+  it('same-millisecond calls keep their arrival order', async () => {
+    const store = await engine.open();
+    const log = createCallLog(store);
+    for (let i = 0; i < 3; i++) await log.record({ ...call(i), created_at: 5 });
+    expect((await log.list(10)).map((c) => c.repository)).toEqual(['repo-2', 'repo-1', 'repo-0']);
   });
 });

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, onTestFinished } from 'vitest';
+import { openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
+import { createTempDir } from './temp-repo.ts';
+
+/**
+ * The store engines the store-level suites run on: each gives a fresh, empty, migrated store per
+ * test (closed and removed when the test ends) and reads the rows a test checks. SQLite is always
+ * there; another engine joins the list when its server is available to the tests.
+ */
+export interface EngineUnderTest {
+  name: StoreEngine;
+  /** A fresh empty store, closed and removed when the test finishes. */
+  open(): Promise<Store>;
+  /** Rows in one table (tests check what a step stored or removed). */
+  count(store: Store, table: string): Promise<number>;
+}
+
+/** The SQLite connection behind a store, for tests of SQLite itself (pragmas, query plans). */
+export function sqliteDb(store: Store): SqliteStore['db'] {
+  if (store.engine !== 'sqlite') throw new Error(`this test reads SQLite directly; the store is ${store.engine}`);
+  return (store as SqliteStore).db;
+}
+
+const sqlite: EngineUnderTest = {
+  name: 'sqlite',
+  open() {
+    const dir = createTempDir();
+    const store = openStore(path.join(dir, 'rundiff.db'));
+    onTestFinished(async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    return Promise.resolve(store);
+  },
+  count(store, table) {
+    const row = sqliteDb(store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number };
+    return Promise.resolve(row.n);
+  },
+};
+
+/** Every engine available to this test run. */
+export const STORE_ENGINES: readonly EngineUnderTest[] = [sqlite];
+
+/** Runs `suite` once per available engine, titled with the engine's name. */
+export function describeEachEngine(title: string, suite: (engine: EngineUnderTest) => void): void {
+  describe.each(STORE_ENGINES.map((e) => ({ engine: e, name: e.name })))(`${title} ($name)`, ({ engine }) =>
+    suite(engine),
+  );
+}
+
+/** Rows in a table of the store a test server uses (its engine's way). */
+export function countRows(store: Store, table: string): Promise<number> {
+  const engine = STORE_ENGINES.find((e) => e.name === store.engine);
+  if (!engine) throw new Error(`no test support for the ${store.engine} store`);
+  return engine.count(store, table);
+}
