@@ -331,4 +331,3 @@ export function createIngestStore(db: Db, clock: WriteClock) {
     },
   };
 }
-

@@ -237,5 +237,3 @@ export function createOutboxStore(db: Db) {
     },
   };
 }
-
-
