@@ -1,3 +1,4 @@
+import { openPostgresStore } from './postgres/index.ts';
 import { AppError } from '../errors.ts';
 import { openDatabase } from './database.ts';
 import { createStore, type SqliteStore } from './sqlite-store.ts';
@@ -48,6 +49,7 @@ export type { SessionPage } from './sessions.ts';
 export type { MarkOutcome } from './viewed.ts';
 export type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 export { storageFailure } from './errors.ts';
+export { openPostgresStore, type PostgresStoreOptions } from './postgres/index.ts';
 
 /** Opens the SQLite database file (creating it and its folder), migrates it and builds the store. */
 export function openStore(file: string): SqliteStore {
@@ -78,10 +80,7 @@ export async function openStoreFrom(where: StoreLocation): Promise<Store> {
       `the database URL must start with postgres:// or postgresql:// (got ${JSON.stringify(redact(url))})`,
       { hint: 'RUNDIFF_DATABASE_URL / --database-url name a PostgreSQL store; leave them unset for the SQLite file' },
     );
-  // The PostgreSQL implementation is plugged in here.
-  throw new AppError('invalid_input', 'PostgreSQL store not built in this version', {
-    hint: 'unset RUNDIFF_DATABASE_URL (or --database-url) to use the SQLite file',
-  });
+  return openPostgresStore(url);
 }
 
 /** A URL with its password hidden, for messages and logs. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, onTestFinished } from 'vitest';
 import { openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
+import { countPostgresRows, openPostgresTestStore, postgresAvailable } from './postgres-engine.ts';
 import { createTempDir } from './temp-repo.ts';
 
 /**
@@ -40,8 +41,14 @@ const sqlite: EngineUnderTest = {
   },
 };
 
-/** Every engine available to this test run. */
-export const STORE_ENGINES: readonly EngineUnderTest[] = [sqlite];
+const postgres: EngineUnderTest = {
+  name: 'postgres',
+  open: openPostgresTestStore,
+  count: countPostgresRows,
+};
+
+/** Every engine available to this test run: SQLite, and PostgreSQL where its programs are installed. */
+export const STORE_ENGINES: readonly EngineUnderTest[] = postgresAvailable() ? [sqlite, postgres] : [sqlite];
 
 /** Runs `suite` once per available engine, titled with the engine's name. */
 export function describeEachEngine(title: string, suite: (engine: EngineUnderTest) => void): void {

@@ -99,8 +99,10 @@ export function createPgChanges(x: Exec): ChangesApi {
     return pageOf(rows, total.rows[0]?.n ?? 0, limit);
   }
 
-  async function listKeyed(sessionId: string) {
-    const files = await x.q.query(
+  const listKeyed = (sessionId: string) => x.read((q) => listKeyedIn(q, sessionId));
+
+  async function listKeyedIn(q: Queryable, sessionId: string) {
+    const files = await q.query(
       `SELECT ${FILE_SUMMARY_COLUMNS}, ord FROM workspace_run_change_files WHERE session_id = $1 AND ord <= $2
        ORDER BY change_id, ord`,
       [sessionId, FIRST_FILES_PAGE],
@@ -112,12 +114,12 @@ export function createPgChanges(x: Exec): ChangesApi {
       if (!list) byChange.set(id, (list = []));
       list.push(row);
     }
-    const counts = await x.q.query<{ change_id: string; n: number }>(
+    const counts = await q.query<{ change_id: string; n: number }>(
       'SELECT change_id, COUNT(*) AS n FROM workspace_run_change_files WHERE session_id = $1 GROUP BY change_id',
       [sessionId],
     );
     const totals = new Map(counts.rows.map((c) => [c.change_id, c.n]));
-    const changes = await x.q.query(
+    const changes = await q.query(
       `SELECT seq, ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = $1 ORDER BY created_at, seq`,
       [sessionId],
     );
@@ -221,24 +223,27 @@ export function createPgChanges(x: Exec): ChangesApi {
       );
       return rows.map((r) => r.seq);
     },
-    async bySeq(seq) {
-      const { rows } = await x.q.query(`SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE seq = $1`, [seq]);
-      const row = rows[0];
-      if (!row) return null;
-      return toChange(row, await page(x.q, row.session_id as string, row.change_id as string, -1, FIRST_FILES_PAGE));
-    },
-    async get(sessionId, changeId) {
-      const { rows } = await x.q.query(
-        `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = $1 AND change_id = $2`,
-        [sessionId, changeId],
-      );
-      const row = rows[0];
-      return row ? toChange(row, await page(x.q, sessionId, changeId, -1, FIRST_FILES_PAGE)) : null;
-    },
-    async filesPage(sessionId, changeId, after, limit) {
-      if (!(await exists(x.q, sessionId, changeId))) return null;
-      return page(x.q, sessionId, changeId, after, limit);
-    },
+    bySeq: (seq) =>
+      x.read(async (q) => {
+        const { rows } = await q.query(`SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE seq = $1`, [seq]);
+        const row = rows[0];
+        if (!row) return null;
+        return toChange(row, await page(q, row.session_id as string, row.change_id as string, -1, FIRST_FILES_PAGE));
+      }),
+    get: (sessionId, changeId) =>
+      x.read(async (q) => {
+        const { rows } = await q.query(
+          `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = $1 AND change_id = $2`,
+          [sessionId, changeId],
+        );
+        const row = rows[0];
+        return row ? toChange(row, await page(q, sessionId, changeId, -1, FIRST_FILES_PAGE)) : null;
+      }),
+    filesPage: (sessionId, changeId, after, limit) =>
+      x.read(async (q) => {
+        if (!(await exists(q, sessionId, changeId))) return null;
+        return page(q, sessionId, changeId, after, limit);
+      }),
     async getFile(sessionId, changeId, fileId) {
       const { rows } = await x.q.query(
         `SELECT ${FILE_SUMMARY_COLUMNS}, patch FROM workspace_run_change_files

@@ -15,6 +15,11 @@ export interface Queryable {
 export interface Exec {
   q: Queryable;
   atomic<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * A read of several statements that must agree with each other (a change and its file rows): one
+   * snapshot (a read-only REPEATABLE READ transaction at the top level, the open transaction inside one).
+   */
+  read<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
 }
 
 // Numbers come back as JS numbers, as SQLite's do: BIGINT (times, sizes, counts) and NUMERIC (SUM of
@@ -45,11 +50,15 @@ export async function inSavepoint<T>(client: Queryable, fn: () => Promise<T>): P
 }
 
 /** Runs `fn` in a transaction on a client of `pool`; the client goes back to the pool either way. */
-export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient) => Promise<T>,
+  begin = 'BEGIN',
+): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const out = await fn(client);
     await client.query('COMMIT');
     return out;
@@ -68,12 +77,17 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
 
 /** The executor of the top-level store: single statements on the pool, steps in their own transactions. */
 export function poolExec(pool: pg.Pool): Exec {
-  return { q: pool, atomic: (fn) => inTransaction(pool, (c) => fn(c)) };
+  return {
+    q: pool,
+    atomic: (fn) => inTransaction(pool, (c) => fn(c)),
+    // A read-only snapshot never fails to serialise, and sees every transaction whole or not at all.
+    read: (fn) => inTransaction(pool, (c) => fn(c), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
+  };
 }
 
 /** The executor bound to an open transaction on `client`. */
 export function clientExec(client: Queryable): Exec {
-  return { q: client, atomic: (fn) => inSavepoint(client, () => fn(client)) };
+  return { q: client, atomic: (fn) => inSavepoint(client, () => fn(client)), read: (fn) => fn(client) };
 }
 
 /** `$1, $2, ...` for `n` values from `start`. */

@@ -4,7 +4,7 @@ import type { CallLogApi, CatalogApi, Store, StoreTx } from '../types.ts';
 import { createPgChanges } from './changes.ts';
 import { createPgClock } from './clock.ts';
 import { createPgContents } from './contents.ts';
-import { clientExec, inSavepoint, inTransaction, poolExec, TYPES, type Exec } from './exec.ts';
+import { clientExec, inSavepoint, inTransaction, poolExec, TYPES, type Exec, type Queryable } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
 import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
@@ -106,9 +106,20 @@ function modules(x: Exec, transaction: StoreTx['transaction']): StoreTx {
   };
 }
 
-function bound(client: pg.PoolClient): StoreTx {
-  const tx: StoreTx = modules(clientExec(client), (fn) => inSavepoint(client, () => fn(tx)));
-  return tx;
+/**
+ * The modules bound to the transaction open on `client`. Once it has ended they refuse every call:
+ * the client is back in the pool, and a late write would land in someone else's work.
+ */
+function bound(client: pg.PoolClient): { tx: StoreTx; end(): void } {
+  let ended = false;
+  const guarded: Queryable = {
+    query: (text, values) =>
+      ended
+        ? Promise.reject(new Error("a transaction's store was used after the transaction ended"))
+        : client.query(text, values),
+  };
+  const tx: StoreTx = modules(clientExec(guarded), (fn) => inSavepoint(guarded, () => fn(tx)));
+  return { tx, end: () => (ended = true) };
 }
 
 /**
@@ -137,14 +148,26 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   let open = 0;
   let closing: Promise<void> | null = null;
   const idle: (() => void)[] = [];
-  const top = modules(poolExec(pool), async (fn) => {
+  // This process's transactions run one after the other, as on SQLite: each sees the ones before it
+  // whole. Plain calls are not queued (they run on other connections and see commits only).
+  let queue: Promise<unknown> = Promise.resolve();
+  const top = modules(poolExec(pool), (fn) => {
     open++;
-    try {
-      return await inTransaction(pool, (client) => fn(bound(client)));
-    } finally {
+    const turn = queue.then(() =>
+      inTransaction(pool, async (client) => {
+        const b = bound(client);
+        try {
+          return await fn(b.tx);
+        } finally {
+          b.end();
+        }
+      }),
+    );
+    queue = turn.catch(() => undefined);
+    return turn.finally(() => {
       open--;
       if (open === 0) idle.splice(0).forEach((r) => r());
-    }
+    });
   });
   return {
     engine: 'postgres',

@@ -29,21 +29,22 @@ export function createPgMessages(x: Exec): MessagesApi {
           values(m),
         );
       }),
-    async page(sessionId, limit, before) {
-      const { rows } = await x.q.query<Message & { seq: number }>(
-        `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = $1 AND created_at < $2
+    page: (sessionId, limit, before) =>
+      x.read(async (q) => {
+        const { rows } = await q.query<Message & { seq: number }>(
+          `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = $1 AND created_at < $2
          ORDER BY created_at DESC, seq DESC LIMIT $3`,
-        [sessionId, before ?? Number.MAX_SAFE_INTEGER, limit],
-      );
-      const last = rows[rows.length - 1];
-      if (last && rows.length === limit) {
-        const ties = await x.q.query<Message & { seq: number }>(
-          `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = $1 AND created_at = $2 AND seq < $3 ORDER BY seq DESC`,
-          [sessionId, last.created_at, last.seq],
+          [sessionId, before ?? Number.MAX_SAFE_INTEGER, limit],
         );
-        rows.push(...ties.rows);
-      }
-      return rows.reverse().map(({ seq: _seq, ...m }) => m);
-    },
+        const last = rows[rows.length - 1];
+        if (last && rows.length === limit) {
+          const ties = await q.query<Message & { seq: number }>(
+            `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = $1 AND created_at = $2 AND seq < $3 ORDER BY seq DESC`,
+            [sessionId, last.created_at, last.seq],
+          );
+          rows.push(...ties.rows);
+        }
+        return rows.reverse().map(({ seq: _seq, ...m }) => m);
+      }),
   };
 }

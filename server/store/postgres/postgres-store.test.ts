@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres.ts';
 import { createTempDir } from '../../test-support/temp-repo.ts';
 import { storageFailure } from '../errors.ts';
-import { createStore, MIGRATIONS_DIR, openDatabase, readMigrations, type NewChange, type NewFile } from '../index.ts';
+import { MIGRATIONS_DIR, openDatabase, openStore, readMigrations, type NewChange, type NewFile } from '../index.ts';
 import type { Store } from '../types.ts';
 import { applyPgMigrations, openPostgresStore, PG_MIGRATIONS_DIR } from './index.ts';
 
@@ -39,7 +39,7 @@ async function freshStore(): Promise<Store> {
 function sqliteStore() {
   const dir = createTempDir();
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const s = createStore(openDatabase(path.join(dir, 'rundiff.db')));
+  const s = openStore(path.join(dir, 'rundiff.db'));
   cleanups.push(() => s.close());
   return s;
 }
@@ -310,17 +310,17 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
     for (const [i, id] of ids.entries()) {
       const fields = { title: `${id} title`, workspace: `/w/${id}` };
       await p.sessions.upsert(id, fields, 100 + (i % 2));
-      l.sessions.upsert(id, fields, 100 + (i % 2));
+      await l.sessions.upsert(id, fields, 100 + (i % 2));
     }
     const filters = [{}, { q: 'ab%' }, { q: 'AB_' }, { q: '%' }, { q: '_' }, { q: 'émile' }, { q: 'É' }, { q: 'b' }];
     for (const filter of filters) {
       for (const limit of [1, 2, 3, 100]) {
         expect(await p.sessions.page(limit, null, filter), JSON.stringify({ filter, limit })).toEqual(
-          l.sessions.page(limit, null, filter),
+          await l.sessions.page(limit, null, filter),
         );
       }
     }
-    expect(await p.sessions.workspaces(3)).toEqual(l.sessions.workspaces(3));
+    expect(await p.sessions.workspaces(3)).toEqual(await l.sessions.workspaces(3));
   });
 
   it('changes, file pages, counts, runs, messages, viewed marks and reviews read the same, numbers as numbers and flags as booleans', async () => {
@@ -328,7 +328,7 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
     const l = sqliteStore();
     const both = async (fn: (s: Store) => unknown) => {
       await fn(p);
-      await fn(l as unknown as Store);
+      await fn(l);
     };
     await both((s) => s.sessions.upsert('s1', { title: 'one', workspace: '/w' }, 5));
     await both((s) =>
@@ -381,30 +381,30 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
     const strip = (v: unknown) =>
       JSON.parse(JSON.stringify(v, (k, x: unknown) => (k === 'id' || k === 'file_id' ? '<id>' : x))) as unknown;
     const pc = await p.changes.get('s1', 'run:r1');
-    const lc = l.changes.get('s1', 'run:r1');
+    const lc = await l.changes.get('s1', 'run:r1');
     expect(strip(pc)).toEqual(strip(lc));
     expect(pc?.truncated).toBe(true);
     expect(pc?.files_total).toBe(66);
     expect(pc?.files.find((f) => f.path === 'B.txt')?.binary).toBe(true);
     expect(strip(await p.changes.filesPage('s1', 'run:r1', 49, 5))).toEqual(
-      strip(l.changes.filesPage('s1', 'run:r1', 49, 5)),
+      strip(await l.changes.filesPage('s1', 'run:r1', 49, 5)),
     );
-    expect(strip(await p.changes.listForSession('s1'))).toEqual(strip(l.changes.listForSession('s1')));
+    expect(strip(await p.changes.listForSession('s1'))).toEqual(strip(await l.changes.listForSession('s1')));
     const ps = await p.sessions.get('s1');
-    expect(ps).toEqual(l.sessions.get('s1'));
+    expect(ps).toEqual(await l.sessions.get('s1'));
     expect(typeof ps?.changed_count).toBe('number');
-    expect(await p.runs.getRun('s1', 'r1')).toEqual(l.runs.getRun('s1', 'r1'));
-    expect(await p.runs.listRuns('s1')).toEqual(l.runs.listRuns('s1'));
-    expect(await p.messages.page('s1', 10, null)).toEqual(l.messages.page('s1', 10, null));
+    expect(await p.runs.getRun('s1', 'r1')).toEqual(await l.runs.getRun('s1', 'r1'));
+    expect(await p.runs.listRuns('s1')).toEqual(await l.runs.listRuns('s1'));
+    expect(await p.messages.page('s1', 10, null)).toEqual(await l.messages.page('s1', 10, null));
     expect(await p.changes.filesPage('s1', 'nope', -1, 5)).toBeNull();
 
     // Viewed marks on the same row of each store.
     const pf = (await p.changes.get('s1', 'run:r1'))!.files[0]!.id;
-    const lf = l.changes.get('s1', 'run:r1')!.files[0]!.id;
-    expect(await p.viewed.mark('s1', 'run:r1', pf, 20)).toBe(l.viewed.mark('s1', 'run:r1', lf, 20));
-    expect(await p.viewed.mark('s1', 'run:r1', pf, 21)).toBe(l.viewed.mark('s1', 'run:r1', lf, 21));
-    expect(strip(await p.viewed.list('s1'))).toEqual(strip(l.viewed.list('s1')));
-    expect(await p.viewed.unmark('s1', 'run:r1', pf)).toBe(l.viewed.unmark('s1', 'run:r1', lf));
+    const lf = (await l.changes.get('s1', 'run:r1'))!.files[0]!.id;
+    expect(await p.viewed.mark('s1', 'run:r1', pf, 20)).toBe(await l.viewed.mark('s1', 'run:r1', lf, 20));
+    expect(await p.viewed.mark('s1', 'run:r1', pf, 21)).toBe(await l.viewed.mark('s1', 'run:r1', lf, 21));
+    expect(strip(await p.viewed.list('s1'))).toEqual(strip(await l.viewed.list('s1')));
+    expect(await p.viewed.unmark('s1', 'run:r1', pf)).toBe(await l.viewed.unmark('s1', 'run:r1', lf));
 
     // Review comments moved into a review and delivered together.
     const comment = (fileId: string) => ({
@@ -429,7 +429,7 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
       addressed_at: null,
     });
     await p.reviews.insertComment(comment(pf));
-    l.reviews.insertComment(comment(lf));
+    await l.reviews.insertComment(comment(lf));
     const review = {
       id: 'rv1',
       session_id: 's1',
@@ -443,22 +443,22 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
       delivered_to: null,
     };
     await both((s) => s.reviews.insertReview(review));
-    expect(await p.reviews.sessionsWithPending()).toEqual(l.reviews.sessionsWithPending());
+    expect(await p.reviews.sessionsWithPending()).toEqual(await l.reviews.sessionsWithPending());
     expect(await p.reviews.deliver('s1', 'rv1', 40, 'hook', null)).toBe(
-      l.reviews.deliver('s1', 'rv1', 40, 'hook', null),
+      await l.reviews.deliver('s1', 'rv1', 40, 'hook', null),
     );
     expect(await p.reviews.deliver('s1', 'rv1', 41, 'hook', null)).toBe(false);
-    expect(strip(await p.reviews.comments('s1'))).toEqual(strip(l.reviews.comments('s1')));
-    expect(await p.reviews.reviews('s1')).toEqual(l.reviews.reviews('s1'));
-    expect(strip(await p.reviews.touches('s1', paths[0]!))).toEqual(strip(l.reviews.touches('s1', paths[0]!)));
+    expect(strip(await p.reviews.comments('s1'))).toEqual(strip(await l.reviews.comments('s1')));
+    expect(await p.reviews.reviews('s1')).toEqual(await l.reviews.reviews('s1'));
+    expect(strip(await p.reviews.touches('s1', paths[0]!))).toEqual(strip(await l.reviews.touches('s1', paths[0]!)));
 
     // Retention: the newest N run-level changes stay.
     for (const r of ['r2', 'r3'])
       await both((s) => s.changes.insert(change('s1', r, r === 'r2' ? 20 : 30), [file('q')], 2));
     expect((await p.changes.listForSession('s1')).map((c) => c.run_id)).toEqual(
-      l.changes.listForSession('s1').map((c) => c.run_id),
+      (await l.changes.listForSession('s1')).map((c) => c.run_id),
     );
-    expect(await p.sessions.get('s1')).toEqual(l.sessions.get('s1'));
+    expect(await p.sessions.get('s1')).toEqual(await l.sessions.get('s1'));
   });
 
   it('contents: kept once per sha256, counted by the triggers, evicted oldest first, removed with the last reference', async () => {

@@ -159,10 +159,11 @@ export function createPgReviews(x: Exec): ReviewsApi {
       );
       return rows[0] ?? null;
     },
-    async touches(sessionId, path) {
-      const byPath = await x.q.query<PathTouch>(touches('path'), [sessionId, path]);
-      const byOld = await x.q.query<PathTouch>(touches('old_path'), [sessionId, path]);
-      return [...byPath.rows, ...byOld.rows];
-    },
+    touches: (sessionId, path) =>
+      x.read(async (q) => {
+        const byPath = await q.query<PathTouch>(touches('path'), [sessionId, path]);
+        const byOld = await q.query<PathTouch>(touches('old_path'), [sessionId, path]);
+        return [...byPath.rows, ...byOld.rows];
+      }),
   };
 }

@@ -87,27 +87,28 @@ export function createPgSessions(x: Exec): SessionsApi {
         await bump(q, id);
         await q.query('UPDATE sessions SET workspace = $1 WHERE id = $2 AND workspace IS NULL', [workspace, id]);
       }),
-    async page(limit, before, filter = {}) {
-      const f = filterSql(filter, 3);
-      const { rows } = await x.q.query<Session>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < $1${f.sql}
+    page: (limit, before, filter = {}) =>
+      x.read(async (q) => {
+        const f = filterSql(filter, 3);
+        const { rows } = await q.query<Session>(
+          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < $1${f.sql}
          ORDER BY s.updated_at DESC, s.id DESC LIMIT $2`,
-        [before ?? Number.MAX_SAFE_INTEGER, limit, ...f.values],
-      );
-      const last = rows[rows.length - 1];
-      if (!last || rows.length < limit) return { sessions: rows, next_before: null };
-      const ties = await x.q.query<Session>(
-        `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at = $1 AND s.id < $2${f.sql} ORDER BY s.id DESC`,
-        [last.updated_at, last.id, ...f.values],
-      );
-      rows.push(...ties.rows);
-      const g = filterSql(filter, 2);
-      const older = await x.q.query(`SELECT 1 FROM sessions s WHERE s.updated_at < $1${g.sql} LIMIT 1`, [
-        last.updated_at,
-        ...g.values,
-      ]);
-      return { sessions: rows, next_before: (older.rowCount ?? 0) > 0 ? last.updated_at : null };
-    },
+          [before ?? Number.MAX_SAFE_INTEGER, limit, ...f.values],
+        );
+        const last = rows[rows.length - 1];
+        if (!last || rows.length < limit) return { sessions: rows, next_before: null };
+        const ties = await q.query<Session>(
+          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at = $1 AND s.id < $2${f.sql} ORDER BY s.id DESC`,
+          [last.updated_at, last.id, ...f.values],
+        );
+        rows.push(...ties.rows);
+        const g = filterSql(filter, 2);
+        const older = await q.query(`SELECT 1 FROM sessions s WHERE s.updated_at < $1${g.sql} LIMIT 1`, [
+          last.updated_at,
+          ...g.values,
+        ]);
+        return { sessions: rows, next_before: (older.rowCount ?? 0) > 0 ? last.updated_at : null };
+      }),
     async workspaces(max) {
       const { rows } = await x.q.query<WorkspaceCount>(
         `SELECT workspace, COUNT(*) AS session_count FROM sessions WHERE workspace IS NOT NULL

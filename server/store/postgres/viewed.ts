@@ -41,23 +41,24 @@ async function markOf(q: Queryable, sessionId: string, path: string, pathBase64:
 
 export function createPgViewed(x: Exec): ViewedApi {
   return {
-    async list(sessionId) {
-      const marks = await x.q.query<MarkRow>(
-        `SELECT path, path_base64, change_id, change_seq, file_id, viewed_at FROM viewed_marks
+    list: (sessionId) =>
+      x.read(async (q) => {
+        const marks = await q.query<MarkRow>(
+          `SELECT path, path_base64, change_id, change_seq, file_id, viewed_at FROM viewed_marks
          WHERE session_id = $1 ORDER BY viewed_at, path, path_base64`,
-        [sessionId],
-      );
-      const rows = await x.q.query<ViewedRow>(
-        `SELECT f.change_id, f.id AS file_id, f.ord FROM viewed_marks m
+          [sessionId],
+        );
+        const rows = await q.query<ViewedRow>(
+          `SELECT f.change_id, f.id AS file_id, f.ord FROM viewed_marks m
          JOIN workspace_run_change_files f
            ON f.session_id = m.session_id AND f.path = m.path AND COALESCE(f.path_base64, '') = m.path_base64
          JOIN workspace_run_changes c ON c.session_id = f.session_id AND c.change_id = f.change_id
          WHERE m.session_id = $1 AND c.seq <= m.change_seq
          ORDER BY f.change_id, f.ord`,
-        [sessionId],
-      );
-      return { viewed: marks.rows.map(toMark), rows: rows.rows };
-    },
+          [sessionId],
+        );
+        return { viewed: marks.rows.map(toMark), rows: rows.rows };
+      }),
     mark: (sessionId, changeId, fileId, at) =>
       x.atomic(async (q): Promise<MarkOutcome> => {
         const t = await target(q, sessionId, changeId, fileId);
