@@ -3,9 +3,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeEvent } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
+import { TYPES } from '../store/postgres/exec.ts';
+import { createTestDatabase } from '../test-support/postgres.ts';
 import { connectClient } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
@@ -56,9 +59,50 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   return { url, port: Number(new URL(url).port), stop, stderr: () => stderr };
 }
 
-function centre(db: string, port = 0) {
-  return serve(['--port', String(port), '--db', db], {
+/** Where a centre keeps its history: a SQLite file, or a PostgreSQL database. */
+interface CentreDb {
+  args: string[];
+  env: Record<string, string>;
+  snapshot(): Promise<Snapshot>;
+  blob(sha: string): Promise<Buffer | null>;
+}
+
+function sqliteCentre(file: string): CentreDb {
+  return {
+    args: ['--db', file],
+    env: {},
+    snapshot: async () => snapshot(file),
+    blob: async (sha) => blobBytes(file, sha),
+  };
+}
+
+async function postgresCentre(dir: string): Promise<CentreDb> {
+  const db = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: db.url, types: TYPES });
+  pool.on('error', () => {});
+  cleanups.push(async () => {
+    await pool.end();
+    await db.drop();
+  });
+  return {
+    // The SQLite file is still named: a centre on PostgreSQL must not create or use it.
+    args: ['--db', path.join(dir, 'unused.db')],
+    env: { RUNDIFF_DATABASE_URL: db.url },
+    snapshot: async () => {
+      const out = {} as Snapshot;
+      for (const [t, sql] of Object.entries(TABLES)) out[t as keyof Snapshot] = (await pool.query(sql)).rows;
+      return out;
+    },
+    blob: async (sha) =>
+      (await pool.query<{ data: Buffer }>('SELECT data FROM content_blobs WHERE sha256 = $1', [sha])).rows[0]?.data ??
+      null,
+  };
+}
+
+function centre(db: CentreDb, port = 0) {
+  return serve(['--port', String(port), ...db.args], {
     RUNDIFF_EDGE_TOKENS: `laptop=${EDGE_TOKEN},ci=${OTHER_TOKEN}`,
+    ...db.env,
   });
 }
 
@@ -164,18 +208,23 @@ function blobBytes(db: string, sha: string): Buffer | null {
   }
 }
 
-function setup() {
-  const dir = createTempDir('rundiff-edge-');
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const ws = path.join(dir, 'ws');
-  fs.mkdirSync(ws);
-  fs.writeFileSync(path.join(ws, 'kept.txt'), 'before\n');
-  return { dir, ws, edgeDb: path.join(dir, 'edge', 'r.db'), centreDb: path.join(dir, 'centre', 'r.db') };
-}
+const ENGINES: [string, (dir: string) => Promise<CentreDb>][] = [
+  ['SQLite', async (dir) => sqliteCentre(path.join(dir, 'centre', 'r.db'))],
+  ['PostgreSQL', postgresCentre],
+];
 
-describe('edge to centre', () => {
+describe.each(ENGINES)('edge to a centre on %s', (_engine, centreDbIn) => {
+  async function setup() {
+    const dir = createTempDir('rundiff-edge-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const ws = path.join(dir, 'ws');
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, 'kept.txt'), 'before\n');
+    return { dir, ws, edgeDb: path.join(dir, 'edge', 'r.db'), centreDb: await centreDbIn(dir) };
+  }
+
   it('sends runs, messages, tool calls, changes with their rows, patches and kept contents, and the centre tells its subscribers live', async () => {
-    const { ws, edgeDb, centreDb } = setup();
+    const { ws, edgeDb, centreDb } = await setup();
     const c = await centre(centreDb);
     const e = await edge(edgeDb, c.url);
     const watcher = await connectClient(c.url);
@@ -188,13 +237,13 @@ describe('edge to centre', () => {
     await drained(e.url);
 
     const onEdge = snapshot(edgeDb);
-    const onCentre = snapshot(centreDb);
+    const onCentre = await centreDb.snapshot();
     expect(onEdge.changes).toHaveLength(2); // the run's change and the tool call's
     expect(onEdge.files.length).toBeGreaterThanOrEqual(2);
     expect(onEdge.blobs.length).toBeGreaterThanOrEqual(2);
     expect(onCentre).toEqual(onEdge);
     const anyBlob = (onEdge.blobs[0] as { sha256: string }).sha256;
-    expect(blobBytes(centreDb, anyBlob)).toEqual(blobBytes(edgeDb, anyBlob));
+    expect(await centreDb.blob(anyBlob)).toEqual(blobBytes(edgeDb, anyBlob));
 
     // The centre's REST serves the edge's session like one of its own.
     const detail = await getJson(`${c.url}/api/hermes/sessions/${sessionId}`);
@@ -207,7 +256,7 @@ describe('edge to centre', () => {
   });
 
   it('keeps working while the centre is down, across an edge restart, and sends everything once when it is back', async () => {
-    const { ws, edgeDb, centreDb } = setup();
+    const { ws, edgeDb, centreDb } = await setup();
     let c = await centre(centreDb);
     const port = c.port;
     let e = await edge(edgeDb, c.url);
@@ -239,7 +288,7 @@ describe('edge to centre', () => {
     c = await centre(centreDb, port);
     await drained(e.url);
     const onEdge = snapshot(edgeDb);
-    const onCentre = snapshot(centreDb);
+    const onCentre = await centreDb.snapshot();
     expect(onCentre).toEqual(onEdge);
     expect(onCentre.runs).toHaveLength(3);
     expect(onCentre.changes).toHaveLength(6);
@@ -247,7 +296,7 @@ describe('edge to centre', () => {
   });
 
   it('sends a session deletion, viewed marks and the history stored before the edge was attached', async () => {
-    const { ws, edgeDb, centreDb } = setup();
+    const { ws, edgeDb, centreDb } = await setup();
     // History first, on a server of its own.
     const alone = await serve(['--port', '0', '--db', edgeDb]);
     const early = randomUUID();
@@ -259,8 +308,8 @@ describe('edge to centre', () => {
     const c = await centre(centreDb);
     const e = await edge(edgeDb, c.url);
     await drained(e.url);
-    expect(snapshot(centreDb)).toEqual(snapshot(edgeDb));
-    expect(snapshot(centreDb).sessions).toHaveLength(2);
+    expect(await centreDb.snapshot()).toEqual(snapshot(edgeDb));
+    expect((await centreDb.snapshot()).sessions).toHaveLength(2);
 
     const changes = (await getJson(`${e.url}/api/hermes/sessions/${early}/workspace-run-changes`)).body;
     const change = (changes.changes ?? changes)[0];
@@ -273,7 +322,7 @@ describe('edge to centre', () => {
     const del = await fetch(`${e.url}/api/hermes/sessions/${gone}`, { method: 'DELETE' });
     expect(del.status).toBeLessThan(300);
     await drained(e.url);
-    const onCentre = snapshot(centreDb);
+    const onCentre = await centreDb.snapshot();
     expect(onCentre).toEqual(snapshot(edgeDb));
     expect(onCentre.viewed).toHaveLength(1);
     expect((onCentre.sessions as { id: string }[]).map((s) => s.id)).toEqual([early]);
