@@ -14,7 +14,7 @@ import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './j
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
-import { createSocketServer, type SocketServer } from './socket/index.ts';
+import { createSocketServer, shareEventsThroughPostgres, type Replicas, type SocketServer } from './socket/index.ts';
 import { openStoreFrom, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
 import { createEdgeIngest, createShipper, edgeTokens, type Shipper, type ShipperDeps } from './edge/index.ts';
@@ -127,6 +127,18 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     port: () => port,
   };
   const socket = createSocketServer(httpServer, policy);
+  // On PostgreSQL the server may be one of several replicas: events reach the subscribers of all.
+  let replicas: Replicas | null = null;
+  if (store.engine === 'postgres' && config.databaseUrl !== null) {
+    try {
+      replicas = await shareEventsThroughPostgres(socket.io, config.databaseUrl, log);
+    } catch (err) {
+      await socket.close().catch(() => undefined);
+      await store.close();
+      await engine.close().catch(() => undefined);
+      throw err;
+    }
+  }
   const ctx: Partial<ServerContext> = { config, store, engine, socket };
   const bridge = createBridge({
     config,
@@ -203,6 +215,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   } catch (err) {
     await shipper?.stop();
     await socket.close().catch(() => undefined);
+    await replicas?.close();
     await engine.close().catch(() => undefined);
     await store.close();
     const e = err as NodeJS.ErrnoException;
@@ -238,6 +251,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // The git helper process: running calls get up to 1 s, then it is told to stop (up to 1 s
       // more, then killed), well inside the serve command's 5 s close budget.
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
+      await replicas?.close();
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
       await store.close();
     })());

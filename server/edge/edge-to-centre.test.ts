@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import type { BridgeEvent } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
 import { TYPES } from '../store/postgres/exec.ts';
 import { createTestDatabase } from '../test-support/postgres.ts';
+import { serveProcess, type ServeProcess } from '../test-support/serve-process.ts';
 import { connectClient } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
@@ -18,46 +18,16 @@ import { createTempDir } from '../test-support/temp-repo.ts';
  * centre stopped and started again on the same port.
  */
 
-const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
 const EDGE_TOKEN = 'edge-token-0123456789abcdef';
 const OTHER_TOKEN = 'other-token-0123456789abcdef';
-
-interface Proc {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-  stderr(): string;
-}
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/nonexistent', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  cleanups.push(stop);
-  let url = '';
-  await vi.waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`serve exited: ${stderr}`);
-      url = /serving on (http:\/\/\S+)/.exec(stderr)?.[1] ?? '';
-      if (!url) throw new Error('not serving yet');
-    },
-    { timeout: 30_000, interval: 50 },
-  );
-  return { url, port: Number(new URL(url).port), stop, stderr: () => stderr };
-}
+const serve = (args: string[], env: Record<string, string> = {}): Promise<ServeProcess> =>
+  serveProcess(args, env, (stop) => cleanups.push(stop));
 
 /** Where a centre keeps its history: a SQLite file, or a PostgreSQL database. */
 interface CentreDb {
