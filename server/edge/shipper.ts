@@ -158,6 +158,8 @@ export function createShipper(deps: ShipperDeps) {
     const ready = candidates.filter((s) => (held.get(s)?.until ?? 0) <= t).slice(0, parallel);
     if (ready.length === 0) return 'idle';
     const results = await Promise.allSettled(ready.map(sendSession));
+    // Stopped meanwhile: the requests were abandoned on purpose, which is no failure to report.
+    if (stopped) return 'idle';
     let failedAll: SendFailure | null = null;
     results.forEach((r, i) => {
       if (r.status === 'fulfilled') return;
