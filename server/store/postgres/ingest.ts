@@ -140,13 +140,19 @@ async function applyContents(
   const seq = await changeSeq(q, s, changeId);
   if (seq === undefined) return 'skipped' as const;
   let changed = false;
+  // The change's file rows and their recorded sides, read once for all rows of the entry.
+  const { rows: fileRows } = await q.query<{ id: string }>(
+    'SELECT id FROM workspace_run_change_files WHERE session_id = $1 AND change_id = $2',
+    [s, changeId],
+  );
+  const files = new Set(fileRows.map((r) => r.id));
+  const { rows: recordedRows } = await q.query<Row & { file_id: string }>(
+    `SELECT file_id, ${CONTENT_COLS.join(', ')} FROM change_file_contents WHERE session_id = $1 AND change_id = $2`,
+    [s, changeId],
+  );
+  const recorded = new Map(recordedRows.map((r) => [r.file_id, r]));
   for (const r of rows) {
-    const file = await exists(
-      q,
-      'SELECT 1 FROM workspace_run_change_files WHERE id = $1 AND session_id = $2 AND change_id = $3',
-      [r.file_id, s, changeId],
-    );
-    if (!file) continue;
+    if (!files.has(r.file_id)) continue;
     const next: Row = { ...r };
     let lacking = false;
     for (const side of ['before', 'after'] as const) {
@@ -160,11 +166,8 @@ async function applyContents(
       }
     }
     if (lacking) continue;
-    const { rows: had } = await q.query<Row>(
-      `SELECT ${CONTENT_COLS.join(', ')} FROM change_file_contents WHERE file_id = $1`,
-      [r.file_id],
-    );
-    if (had[0] && CONTENT_COLS.every((c) => had[0]![c] === next[c])) continue;
+    const had = recorded.get(r.file_id);
+    if (had && CONTENT_COLS.every((c) => had[c] === next[c])) continue;
     await q.query(
       upsertSql('change_file_contents', ['file_id'], ['session_id', 'change_id', 'change_seq', ...CONTENT_COLS]),
       [r.file_id, s, changeId, seq, ...CONTENT_COLS.map((c) => next[c])],
@@ -230,12 +233,18 @@ async function applyEntry(
          VALUES (${[...CHANGE_COLS, 'a', 'b'].map((_, i) => `$${i + 1}`).join(', ')})`,
         [e.item, s, ...CHANGE_COLS.map((c) => row[c])],
       );
-      for (const f of files) {
-        const r = f as unknown as Row;
+      // Many rows per statement (PostgreSQL takes at most 65,535 parameters in one).
+      const cols = FILE_COLS.length + 2;
+      const perStatement = Math.floor(60_000 / cols);
+      for (let at = 0; at < files.length; at += perStatement) {
+        const chunk = files.slice(at, at + perStatement);
+        const values = chunk.map(
+          (_, r) => `(${Array.from({ length: cols }, (_, c) => `$${r * cols + c + 1}`).join(', ')})`,
+        );
         await q.query(
           `INSERT INTO workspace_run_change_files (change_id, session_id, ${FILE_COLS.map(quote).join(', ')})
-           VALUES (${[...FILE_COLS, 'a', 'b'].map((_, i) => `$${i + 1}`).join(', ')})`,
-          [e.item, s, ...FILE_COLS.map((c) => r[c])],
+           VALUES ${values.join(', ')}`,
+          chunk.flatMap((f) => [e.item, s, ...FILE_COLS.map((c) => (f as unknown as Row)[c])]),
         );
       }
       return 'created';
