@@ -2,19 +2,17 @@
  * Server benchmarks (`benchBridge`), called by the bench runner:
  *  1. bridge overhead: run.started + run.completed over HTTP vs the engine alone, same workspace and
  *     change (50 modified / 10 added / 5 deleted / 3 renamed); target <= 1.2x;
- *  2. session-detail latency with 200 stored changes of 50 files each in one session;
- *  3. 10 s of autocannon on that session detail while a run completes every second: req/s, p99
- *     (target <= 50 ms) and zero non-2xx.
+ *  2. session-detail latency with 200 stored changes of 50 files each in one session, from a
+ *     sequential client.
+ * The session detail under load (p99 while runs complete) is `detail-load.ts`: it needs the server,
+ * the load generator and the run-making client in separate processes.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import inspector from 'node:inspector';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { createRequire } from 'node:module';
 import { createEngine } from '../server/checkpoint/index.ts';
 import { resolveConfig } from '../server/config.ts';
 import { createServer, type RunningServer } from '../server/main.ts';
@@ -26,10 +24,6 @@ export interface BridgeBenchOptions {
   files?: number;
   /** Timed start+complete pairs per side. Default 11. */
   rounds?: number;
-  /** autocannon duration (s). Default 10. */
-  durationS?: number;
-  /** autocannon connections. Default 10. */
-  connections?: number;
   log?: (line: string) => void;
 }
 
@@ -39,43 +33,7 @@ export interface BridgeBenchResult {
   httpMs: number;
   overheadRatio: number;
   detail: { changes: number; filesPerChange: number; bytes: number; medianMs: number; p95Ms: number };
-  load: {
-    durationS: number;
-    connections: number;
-    requestsPerSec: number;
-    p50Ms: number;
-    p99Ms: number;
-    non2xx: number;
-    errors: number;
-    runsCompleted: number;
-    /** Share of the time the server's event loop was busy during the load (0-1). */
-    serverBusy: number;
-    /** Event-loop delay during the load (monitorEventLoopDelay, 1 ms resolution): p99 and longest (ms). */
-    loopDelayP99Ms: number;
-    loopDelayMaxMs: number;
-    /** Resident size of the server process during the load (MiB). */
-    rssMiB: number;
-    /** CPU the whole process used (all threads, the load generator's included) per request (ms). */
-    cpuMsPerRequest: number;
-    /** Size of one gzip answer (KiB). */
-    gzipKiB: number;
-  };
 }
-
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-}
-// autocannon ships no types; this is the part of its API used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as (opts: {
-  url: string;
-  connections: number;
-  duration: number;
-  workers?: number;
-  headers?: Record<string, string>;
-}) => Promise<AutocannonResult>;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) =>
@@ -197,57 +155,6 @@ function syntheticChange(sessionId: string, i: number, at: number): { change: Ne
   };
 }
 
-/**
- * With RUNDIFF_BENCH_PROFILE=FILE, the main thread's CPU profile during the load is written to
- * FILE (`.cpuprofile`, readable in Chrome's DevTools) with its top self-time functions on stderr.
- */
-async function startProfile(): Promise<{ stop(): Promise<void> }> {
-  const file = process.env.RUNDIFF_BENCH_PROFILE;
-  if (!file) return { stop: async () => undefined };
-  const session = new inspector.Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
-    );
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 500 });
-  await post('Profiler.start');
-  return {
-    async stop() {
-      const { profile } = (await post('Profiler.stop')) as { profile: CpuProfile };
-      session.disconnect();
-      fs.writeFileSync(file, JSON.stringify(profile));
-      process.stderr.write(`${topSelfTime(profile)}\n`);
-    },
-  };
-}
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** The 25 functions with the most self time, and the idle share. */
-function topSelfTime(profile: CpuProfile): string {
-  const byNode = new Map(profile.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  let total = 0;
-  profile.samples.forEach((id, i) => {
-    const dt = profile.timeDeltas[i] ?? 0;
-    total += dt;
-    const f = byNode.get(id)!.callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(server|bench)\//, '$1/')}:${f.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + dt);
-  });
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 25)
-    .map(([k, us]) => `${((us / total) * 100).toFixed(1).padStart(5)}% ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`)
-    .join('\n');
-}
-
 export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<BridgeBenchResult> {
   const log = opts.log ?? ((l: string) => void process.stderr.write(`${l}\n`));
   const nFiles = opts.files ?? 5_000;
@@ -319,79 +226,12 @@ export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<Bridge
       `session detail (200 x 50): median ${median(warm).toFixed(1)} ms, p95 ${pct(warm, 0.95).toFixed(1)} ms, ${(bytes / 1024).toFixed(0)} KiB`,
     );
 
-    // 3. Load while a run completes every second in the same session (retention keeps it at 200).
-    const small = path.join(tmp, 'ws');
-    fs.mkdirSync(small);
-    fs.writeFileSync(path.join(small, 'a.txt'), 'a\n');
-    let stop = false;
-    let runsCompleted = 0;
-    const background = (async () => {
-      for (let i = 0; !stop; i++) {
-        const t = performance.now();
-        await post(server, { type: 'run.started', session_id: sessionId, run_id: `bg${i}`, workspace: small });
-        fs.writeFileSync(path.join(small, 'a.txt'), `a ${i}\n`);
-        const done = await post(server, { type: 'run.completed', session_id: sessionId, run_id: `bg${i}` });
-        if (done.changed_count === 1) runsCompleted++;
-        await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - t))));
-      }
-    })();
-    const durationS = opts.durationS ?? 10;
-    const connections = opts.connections ?? 10;
-    const loopBefore = performance.eventLoopUtilization();
-    const delay = monitorEventLoopDelay({ resolution: 1 });
-    delay.enable();
-    const cpuBefore = process.cpuUsage();
-    const profiler = await startProfile();
-    // The web UI's browser asks for gzip, as every browser does.
-    const result = await autocannon({
-      url: detailUrl,
-      connections,
-      duration: durationS,
-      workers: 1,
-      headers: { 'accept-encoding': 'gzip, deflate, br' },
-    });
-    const serverBusy = performance.eventLoopUtilization(loopBefore).utilization;
-    delay.disable();
-    const cpu = process.cpuUsage(cpuBefore);
-    await profiler.stop();
-    const gzipped = await new Promise<number>((resolve, reject) =>
-      http
-        .get(detailUrl, { headers: { 'accept-encoding': 'gzip' } }, (res) => {
-          let n = 0;
-          res.on('data', (c: Buffer) => (n += c.length));
-          res.on('end', () => resolve(n));
-        })
-        .on('error', reject),
-    );
-    stop = true;
-    await background;
-    const load = {
-      durationS,
-      connections,
-      requestsPerSec: result.requests.average,
-      p50Ms: result.latency.p50,
-      p99Ms: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors,
-      runsCompleted,
-      serverBusy,
-      loopDelayP99Ms: delay.percentile(99) / 1e6,
-      loopDelayMaxMs: delay.max / 1e6,
-      rssMiB: process.memoryUsage().rss / 2 ** 20,
-      cpuMsPerRequest: (cpu.user + cpu.system) / 1000 / (result.requests.average * durationS),
-      gzipKiB: gzipped / 1024,
-    };
-    log(
-      `autocannon ${durationS} s x ${connections} connections on session detail, a run completing every second: ` +
-        `${load.requestsPerSec.toFixed(0)} req/s, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms, non-2xx ${load.non2xx}, errors ${load.errors}, runs ${runsCompleted}, server loop busy ${(serverBusy * 100).toFixed(0)}%, loop delay p99 ${load.loopDelayP99Ms.toFixed(1)} ms (max ${load.loopDelayMaxMs.toFixed(0)} ms), RSS ${load.rssMiB.toFixed(0)} MiB, process CPU ${load.cpuMsPerRequest.toFixed(1)} ms/request, gzip answer ${load.gzipKiB.toFixed(0)} KiB, load average ${os.loadavg()[0]!.toFixed(1)}`,
-    );
     return {
       files: nFiles,
       engineMs: engineMedian,
       httpMs: httpMedian,
       overheadRatio: httpMedian / engineMedian,
       detail: { changes: 200, filesPerChange: 50, bytes, medianMs: median(warm), p95Ms: pct(warm, 0.95) },
-      load,
     };
   } finally {
     await engine.close();
@@ -410,7 +250,6 @@ export function bridgeReport(r: BridgeBenchResult): string {
     `| run.started + run.completed, engine alone (${r.files.toLocaleString('en')}-file git repo, 68-file change) | ${ms(r.engineMs)} | |`,
     `| the same over HTTP (bridge, store, socket events) | ${ms(r.httpMs)} (${r.overheadRatio.toFixed(2)}x) | <= 1.2x |`,
     `| session detail, ${r.detail.changes} changes x ${r.detail.filesPerChange} files (${Math.round(r.detail.bytes / 1024)} KiB JSON) | median ${ms(r.detail.medianMs)}, p95 ${ms(r.detail.p95Ms)} | |`,
-    `| autocannon ${r.load.durationS} s x ${r.load.connections} connections on it, a run completing every second | ${r.load.requestsPerSec.toFixed(0)} req/s, p50 ${r.load.p50Ms} ms, p99 ${r.load.p99Ms} ms, non-2xx ${r.load.non2xx}; server event loop busy ${(r.load.serverBusy * 100).toFixed(0)}%, loop delay p99 ${r.load.loopDelayP99Ms.toFixed(1)} ms (max ${r.load.loopDelayMaxMs.toFixed(0)} ms) at ${r.load.rssMiB.toFixed(0)} MiB RSS | p99 <= 50 ms, 0 non-2xx |`,
   ].join('\n');
 }
 

@@ -14,7 +14,13 @@ import { performance } from 'node:perf_hooks';
 import { deflateSync } from 'node:zlib';
 import { resolveConfig } from '../server/config.ts';
 import { createServer, type RunningServer } from '../server/main.ts';
-import { openStore, type NewChange, type NewFile, type SqliteStore } from '../server/store/index.ts';
+import {
+  openStore,
+  type NewChange,
+  type NewFile,
+  type PendingContent,
+  type SqliteStore,
+} from '../server/store/index.ts';
 import { createTestDatabase } from '../server/test-support/postgres.ts';
 
 const FILES = 50;
@@ -84,7 +90,7 @@ async function storeChanges(store: SqliteStore, n: number): Promise<number> {
         };
       });
       const pending = await tx.contents.record(sessionId, c.change_id, contents);
-      await tx.contents.fill(pending, 1 << 30, 3000);
+      await tx.contents.fill(pending as PendingContent[], 1 << 30, 3000);
     });
   }
   return performance.now() - started;

@@ -7,6 +7,7 @@ import vm from 'node:vm';
 import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult } from '../server/checkpoint/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../server/workspace/index.ts';
+import { httpRun, startBenchServer } from './http-run.ts';
 import { ensureTrees, git, gitEnv } from './trees.ts';
 import { median } from './stats.ts';
 
@@ -18,7 +19,20 @@ import { median } from './stats.ts';
 
 export interface EngineBenchResult {
   rounds: number;
-  git: { statusMs: number; checkpointMs: number; completionMs: number; ratio: number; maxCompletionMs: number };
+  git: {
+    statusMs: number;
+    checkpointMs: number;
+    completionMs: number;
+    ratio: number;
+    checkpointRatio: number;
+    maxCompletionMs: number;
+    /** The same run through the server over HTTP (`run.started` / `run.completed` answers). */
+    http: { checkpointMs: number; completionMs: number; ratio: number; checkpointRatio: number; counts: string };
+    /** This process (engine and bench) at its largest during the rounds. */
+    peakRssBytes: number;
+    /** The server process at its largest (VmHWM) over the HTTP rounds. */
+    serverPeakRssBytes: number;
+  };
   plain: {
     walkReadMs: number;
     checkpointMs: number;
@@ -149,7 +163,17 @@ export async function benchEngine(
   const engine = createEngine({ limits, dbPath: null });
   const gitWs = await resolved(trees.gitTree);
   const plainWs = await resolved(trees.plainTree);
-  const g = { status: [] as number[], cp: [] as number[], done: [] as number[] };
+  const g = {
+    status: [] as number[],
+    cp: [] as number[],
+    done: [] as number[],
+    hcp: [] as number[],
+    hdone: [] as number[],
+  };
+  const httpCounts = new Set<string>();
+  const http = await startBenchServer();
+  let peak = process.memoryUsage().rss;
+  const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   const p = { walk: [] as number[], cp: [] as number[], done: [] as number[] };
   try {
     // Round -1 warms caches, the worker and git; it is not counted.
@@ -157,17 +181,23 @@ export async function benchEngine(
       const status = await gitStatusMs(trees.gitTree);
       const gr = await timedRun(engine, gitWs, trees.gitTree, trees.gitFiles, r + 1, `git${r}`, r >= 0);
       git(trees.gitTree, 'update-index', '-q', '--refresh');
+      const hr = await httpRun(http, trees.gitTree, `h${r}`, () => applyChange(trees.gitTree, trees.gitFiles, r + 1));
+      git(trees.gitTree, 'update-index', '-q', '--refresh');
       const walk = walkAndRead(trees.plainTree, limits.maxSnapshotBytes);
       const pr = await timedRun(engine, plainWs, trees.plainTree, trees.plainFiles, r + 1, `plain${r}`, r >= 0);
       if (r < 0) continue;
       g.status.push(status);
       g.cp.push(gr.checkpointMs);
       g.done.push(gr.completionMs);
+      g.hcp.push(hr.checkpointMs);
+      g.hdone.push(hr.completionMs);
+      httpCounts.add(hr.counts);
       p.walk.push(walk);
       p.cp.push(pr.checkpointMs);
       p.done.push(pr.completionMs);
       log(
         `round ${r + 1}: git status ${status.toFixed(0)} ms | git checkpoint ${gr.checkpointMs.toFixed(0)} + completion ${gr.completionMs.toFixed(0)} ms | ` +
+          `HTTP ${hr.checkpointMs.toFixed(0)} + ${hr.completionMs.toFixed(0)} ms | ` +
           `walk+read ${walk.toFixed(0)} ms | plain checkpoint ${pr.checkpointMs.toFixed(0)} + completion ${pr.completionMs.toFixed(0)} ms`,
       );
     }
@@ -193,18 +223,30 @@ export async function benchEngine(
     const rss3 = process.memoryUsage().rss;
     engine.drop('mem', 'plain');
 
+    clearInterval(sample);
     const gitCp = median(g.cp);
     const gitDone = median(g.done);
+    const statusMs = median(g.status);
     const plainCp = median(p.cp);
     const plainDone = median(p.done);
     return {
       rounds,
       git: {
-        statusMs: median(g.status),
+        statusMs,
         checkpointMs: gitCp,
         completionMs: gitDone,
-        ratio: (gitCp + gitDone) / median(g.status),
+        ratio: (gitCp + gitDone) / statusMs,
+        checkpointRatio: gitCp / statusMs,
         maxCompletionMs: Math.max(...g.done),
+        http: {
+          checkpointMs: median(g.hcp),
+          completionMs: median(g.hdone),
+          ratio: (median(g.hcp) + median(g.hdone)) / statusMs,
+          checkpointRatio: median(g.hcp) / statusMs,
+          counts: [...httpCounts].join('; '),
+        },
+        peakRssBytes: peak,
+        serverPeakRssBytes: http.peakRssBytes(),
       },
       plain: {
         walkReadMs: median(p.walk),
@@ -220,6 +262,8 @@ export async function benchEngine(
       },
     };
   } finally {
+    clearInterval(sample);
+    await http.close();
     await engine.close();
   }
 }
@@ -231,8 +275,11 @@ export function formatEngineBench(r: EngineBenchResult): string {
     `Engine (medians of ${r.rounds} interleaved rounds; change = 50 modified / 10 added / 5 deleted / 3 renamed)`,
     `  git tree (20,000 tracked files + ignored node_modules of 10,000):`,
     `    git status --porcelain=v2 -z --untracked-files=all  ${ms(r.git.statusMs)}`,
-    `    checkpoint ${ms(r.git.checkpointMs)}, completion ${ms(r.git.completionMs)} (max ${ms(r.git.maxCompletionMs)})`,
+    `    checkpoint ${ms(r.git.checkpointMs)} = ${r.git.checkpointRatio.toFixed(2)}x git status   target <= 1.5x`,
+    `    completion ${ms(r.git.completionMs)} (max ${ms(r.git.maxCompletionMs)})`,
     `    (checkpoint + completion) / git status = ${r.git.ratio.toFixed(2)}x   target <= 3x`,
+    `    over HTTP: run.started ${ms(r.git.http.checkpointMs)} = ${r.git.http.checkpointRatio.toFixed(2)}x, run.completed ${ms(r.git.http.completionMs)}; together ${r.git.http.ratio.toFixed(2)}x git status   target <= 3.6x (${r.git.http.counts})`,
+    `    server process peak RSS ${mib(r.git.serverPeakRssBytes)}   target < 300 MiB (bench process with the engine: ${mib(r.git.peakRssBytes)})`,
     `    resident memory per live clean checkpoint = ${mib(r.memory.cleanGitCheckpointBytes)}   target < 8 MiB`,
     `  plain tree (20,000 files of 1-8 KiB, no git):`,
     `    sync readdir+lstat walk + read of snapshot-eligible files  ${ms(r.plain.walkReadMs)}`,

@@ -1,11 +1,13 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn]`:
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn]`:
  * runs the named benchmarks (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
+ * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
+ * `--runs=off`, `--profile=FILE` (the server's CPU profile of the first window).
  */
-const wanted = new Set(process.argv.slice(2));
+const wanted = new Set(process.argv.slice(2).filter((a) => !a.startsWith('--')));
 const all = wanted.size === 0;
 
 if (all || wanted.has('engine')) {
@@ -32,6 +34,11 @@ if (all || wanted.has('bridge')) {
   const { benchBridge, bridgeReport } = await import('./bridge.ts');
   const r = await benchBridge();
   process.stdout.write(`${bridgeReport(r)}\n`);
+}
+if (all || wanted.has('detail')) {
+  const { benchDetailLoad, detailLoadArgs, formatDetailLoad } = await import('./detail-load.ts');
+  const r = await benchDetailLoad(detailLoadArgs(process.argv.slice(2)));
+  process.stdout.write(`${formatDetailLoad(r)}\n`);
 }
 if (all || wanted.has('loop')) {
   const { benchEventLoop, formatEventLoopBench } = await import('./event-loop.ts');

@@ -15,7 +15,7 @@ import { createBridge, createHistory, type Bridge, type History, type RunObserve
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
 import { createSocketServer, shareEventsThroughPostgres, type Replicas, type SocketServer } from './socket/index.ts';
-import { openStoreFrom, type Store } from './store/index.ts';
+import { openStoreFrom, sqliteDbOf, startWalCheckpointer, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
 import { createEdgeIngest, createShipper, edgeTokens, type Shipper, type ShipperDeps } from './edge/index.ts';
 
@@ -97,6 +97,21 @@ export function httpServerOptions(t: Readonly<HttpTimeouts>): http.ServerOptions
   };
 }
 
+/** How long shutdown waits for answered completions' contents to be written (ms). */
+const CONTENT_FILL_CLOSE_MS = 2_000;
+
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+function waitAtMost(ms: number, p: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
@@ -104,6 +119,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   const store = await openStoreFrom(config);
+  // SQLite's WAL checkpoints run in a thread of their own, not inside a completion's commit.
+  const sqlite = sqliteDbOf(store);
+  const checkpointer = sqlite ? startWalCheckpointer(sqlite, { log }) : null;
   const engine = createEngine({
     limits: config.limits,
     dbPath: config.dbPath,
@@ -217,6 +235,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     await socket.close().catch(() => undefined);
     await replicas?.close();
     await engine.close().catch(() => undefined);
+    await checkpointer?.close();
     await store.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
@@ -253,6 +272,10 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
       await replicas?.close();
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
+      // Contents of answered completions still being written: given a bounded wait, then the
+      // database closes (what is not written stays `pending`, and says so).
+      await waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle());
+      await checkpointer?.close();
       await store.close();
     })());
 

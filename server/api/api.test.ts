@@ -148,6 +148,62 @@ describe('session detail caching', () => {
     expect((await t.get('/api/hermes/sessions/s')).status).toBe(404);
   });
 
+  it('each list of a kept answer is renewed by the writes to its own rows, also by another connection', async () => {
+    const t = await setup();
+    const detail = async () => {
+      const res = await t.request('GET', '/api/hermes/sessions/s', { headers: { 'accept-encoding': 'gzip' } });
+      const plain = await t.get('/api/hermes/sessions/s');
+      const body =
+        res.headers['content-encoding'] === 'gzip' ? JSON.parse(zlib.gunzipSync(res.raw).toString('utf8')) : res.body;
+      expect(body).toEqual(plain.body);
+      const b = plain.body as {
+        messages: { content: string }[];
+        runs: { run_id: string; status: string }[];
+        tool_calls: { tool_call_id: string; status: string }[];
+        session: { run_count: number };
+      };
+      return {
+        messages: b.messages.map((m) => m.content),
+        runs: b.runs.map((r) => `${r.run_id} ${r.status}`),
+        tools: b.tool_calls.map((c) => `${c.tool_call_id} ${c.status}`),
+        runCount: b.session.run_count,
+      };
+    };
+    // Long enough for the gzip path.
+    await t.post({ type: 'message', session_id: 's', role: 'user', content: 'one '.repeat(3000) });
+    expect(await detail()).toEqual({ messages: ['one '.repeat(3000)], runs: [], tools: [], runCount: 0 });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r1' });
+    expect(await detail()).toMatchObject({
+      messages: ['one '.repeat(3000)],
+      runs: ['r1 running'],
+      tools: [],
+      runCount: 1,
+    });
+    await t.post({ type: 'tool.started', session_id: 's', run_id: 'r1', tool_call_id: 't1' });
+    expect(await detail()).toMatchObject({ runs: ['r1 running'], tools: ['t1 running'] });
+    await t.post({ type: 'tool.completed', session_id: 's', run_id: 'r1', tool_call_id: 't1' });
+    await t.post({ type: 'run.completed', session_id: 's', run_id: 'r1' });
+    expect(await detail()).toMatchObject({ runs: ['r1 completed'], tools: ['t1 completed'] });
+    await t.post({ type: 'message', session_id: 's', role: 'assistant', content: 'two' });
+    expect(await detail()).toMatchObject({ messages: ['one '.repeat(3000), 'two'], runs: ['r1 completed'] });
+    const other = createStore(openDatabase(t.dbPath));
+    await other.runs.insertRun({
+      run_id: 'r2',
+      session_id: 's',
+      status: 'running',
+      source: 'run',
+      workspace: null,
+      started_at: Date.now() + 1000,
+      finished_at: null,
+      error: null,
+      change_id: 'run:r2',
+      tracking: false,
+      reason: null,
+    });
+    await other.close();
+    expect(await detail()).toMatchObject({ runs: ['r1 completed', 'r2 running'], runCount: 2 });
+  });
+
   it('a large detail is sent gzip-compressed to clients that accept it, identical once decoded', async () => {
     const t = await setup();
     await t.post({ type: 'message', session_id: 's', role: 'user', content: 'x'.repeat(20_000) });

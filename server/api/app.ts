@@ -176,6 +176,27 @@ export function createApp(deps: AppDeps): Express {
   api.use(healthRouter(deps.contentStats));
   api.use(bridgeRouter(deps.bridge));
   api.use(sessionsRouter(deps.history, deps.bridge));
+  // A change's kept contents are written just after its answer: the routes that read them wait
+  // for that write instead of answering from a partial store (a comment's lines, a patch without
+  // whitespace, where a review's comments are now).
+  const settled = deps.bridge.contentsSettled;
+  const afterContents =
+    (changeOf: (req: express.Request) => string | undefined): express.RequestHandler =>
+    (req, _res, next) => {
+      settled(String(req.params.id), changeOf(req)).then(() => next(), next);
+    };
+  api.post(
+    '/hermes/sessions/:id/comments',
+    afterContents(() => undefined),
+  );
+  api.get(
+    '/hermes/sessions/:id/review',
+    afterContents(() => undefined),
+  );
+  api.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId', (req, res, next) => {
+    if (req.query.whitespace === undefined) next();
+    else afterContents((r) => String(r.params.changeId))(req, res, next);
+  });
   api.use(
     changesRouter(
       deps.history,
@@ -187,8 +208,9 @@ export function createApp(deps: AppDeps): Express {
   api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
   if (deps.netChange) {
-    api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits));
-    api.use(fileContentRouter(deps.history, deps.netChange.store.contents));
+    // Both read kept contents: they wait for a change's contents still being written.
+    api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits, settled));
+    api.use(fileContentRouter(deps.history, deps.netChange.store.contents, settled));
   }
   if (deps.reviews) api.use(reviewsRouter(deps.reviews));
   api.use(demoRouter({ policy: deps.policy, log }));

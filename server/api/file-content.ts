@@ -33,7 +33,11 @@ function isBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8000).indexOf(0) !== -1;
 }
 
-export function fileContentRouter(history: History, contents: ContentsApi): Router {
+export function fileContentRouter(
+  history: History,
+  contents: ContentsApi,
+  settled: (sessionId: string, changeId: string) => Promise<void> = async () => undefined,
+): Router {
   const router = Router();
   router.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId/content', async (req, res) => {
     const id = idParam(req.params.id, 'id');
@@ -47,6 +51,8 @@ export function fileContentRouter(history: History, contents: ContentsApi): Rout
       throw new AppError('invalid_input', 'encoding must be "text" or "raw"', { details: { field: 'encoding' } });
     if (!(await history.file(id, changeId, fileId)))
       throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
+    // Contents of a change answered a moment ago may still be being written.
+    await settled(id, changeId);
 
     const kept = (await contents.get(id, changeId, fileId))?.[side] ?? null;
     let omitted: ContentOmitted | null = null;

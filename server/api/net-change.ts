@@ -25,7 +25,11 @@ function rangeOf(req: Request): NetRange {
  * A session's net change over a range of its runs (`?from=&to=`, run-level change ids; default all),
  * in the shape of a change: the summary with its files, one file with its patch, the whole patch.
  */
-export function netChangeRouter(store: Store, limits: Readonly<Limits>): Router {
+export function netChangeRouter(
+  store: Store,
+  limits: Readonly<Limits>,
+  settled: (sessionId: string) => Promise<void> = async () => undefined,
+): Router {
   const router = Router();
   const base = '/hermes/sessions/:id/net-change';
 
@@ -35,6 +39,7 @@ export function netChangeRouter(store: Store, limits: Readonly<Limits>): Router 
   const compute = async (req: Request): Promise<NetResult> => {
     const id = idParam(req.params.id, 'id');
     if (!(await store.sessions.exists(id))) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    await settled(id);
     const range = rangeOf(req);
     const key = JSON.stringify([id, range.from ?? null, range.to ?? null]);
     const version = await store.clock.version(id);

@@ -1,7 +1,8 @@
+import zlib from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
 import type { Bridge, DetailDocument, History } from '../runs/index.ts';
-import { deflatePiece, joinGzip } from './gzip-join.ts';
+import { crcShift, deflatePiece, joinGzip, type PieceCodec } from './gzip-join.ts';
 import { idParam, intQuery } from './params.ts';
 import { sessionFilterQuery } from './session-filter.ts';
 
@@ -15,12 +16,20 @@ const GZIP_MIN_BYTES = 8 * 1024;
 const plainBodies = new WeakMap<DetailDocument, Buffer>();
 const gzipBodies = new WeakMap<DetailDocument, Buffer>();
 const deflatedParts = new WeakMap<Buffer, Buffer>();
+const checkedParts = new WeakMap<Buffer, { crc: number; shift: number }>();
 
-function deflateCached(part: Buffer): Buffer {
-  let d = deflatedParts.get(part);
-  if (!d) deflatedParts.set(part, (d = deflatePiece(part)));
-  return d;
-}
+const cachedPieces: PieceCodec = {
+  deflate(part) {
+    let d = deflatedParts.get(part);
+    if (!d) deflatedParts.set(part, (d = deflatePiece(part)));
+    return d;
+  },
+  check(part) {
+    let c = checkedParts.get(part);
+    if (!c) checkedParts.set(part, (c = { crc: zlib.crc32(part), shift: crcShift(part.length) }));
+    return c;
+  },
+};
 
 /** Sends a detail document, gzip-compressed for clients that accept it (a long timeline is megabytes). */
 function sendDocument(req: Request, res: Response, doc: DetailDocument): void {
@@ -33,7 +42,7 @@ function sendDocument(req: Request, res: Response, doc: DetailDocument): void {
     return;
   }
   let zipped = gzipBodies.get(doc);
-  if (!zipped) gzipBodies.set(doc, (zipped = joinGzip(doc.parts, deflateCached)));
+  if (!zipped) gzipBodies.set(doc, (zipped = joinGzip(doc.parts, cachedPieces)));
   res.set('Content-Encoding', 'gzip').send(zipped);
 }
 

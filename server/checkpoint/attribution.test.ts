@@ -68,6 +68,9 @@ describe('attribution: checkpoint to checkpoint', () => {
       expect(fs.statSync(abs).mtimeMs).toBe(before.mtimeMs);
       expect(fs.statSync(abs).size).toBe(before.size);
       expect(rows(delta)).toEqual(['M a.txt +1 -1']);
+      // The start side is the content at the checkpoint (in a git workspace its index blob, read
+      // only once the content now turned out different).
+      expect(delta.files[0]!.patch).toContain('-abc\n+xyz\n');
     }
   });
 

@@ -162,6 +162,23 @@ describe('git as the stat oracle', () => {
     }
   });
 
+  test('a path too long for the length the index keeps in its flags (4,095 bytes and more) is read whole, in every version', async () => {
+    for (const version of ['2', '3', '4']) {
+      const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'z.txt': 'z\n' } });
+      onTestFinished(() => repo.cleanup());
+      const oid = repo.git('hash-object', '-w', 'a.txt').trim();
+      // Only an index entry: no file system takes a path this long.
+      const long = Array.from({ length: 20 }, (_, i) => `${i}`.padStart(220, 'd')).join('/') + '/f.txt';
+      expect(long.length).toBeGreaterThan(4095);
+      repo.git('update-index', '--add', '--cacheinfo', `100644,${oid},${long}`);
+      repo.git('update-index', '--index-version', version);
+      const ix = parseIndexFile(fs.readFileSync(path.join(repo.dir, '.git', 'index')), '');
+      expect(ix.count).toBe(3);
+      expect(cleanEntry(ix, long)).toMatchObject({ oid, mode: '100644' });
+      expect(cleanEntry(ix, 'z.txt')).not.toBeNull();
+    }
+  });
+
   test('a repository cloned into the workspace during the run is reported file by file; one removed, as deleted files without content', async () => {
     const repo = createTempRepo({ files: { 'top.txt': 't\n' } });
     onTestFinished(() => repo.cleanup());

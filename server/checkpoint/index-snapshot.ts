@@ -90,8 +90,9 @@ export function parseIndexFile(buf: Buffer, topPrefix: PathKey): IndexSnapshot {
   let i = 0;
   walkEntries(buf, version, total, prefix, (entry, f, ext, src, start, stop) => {
     pathStart[i] = at;
-    at += src.copy(paths, at, start + prefix.length, stop);
-    buf.copy(oids, i * 20, entry + 40, entry + 60);
+    // Byte loops: a path or a blob id is a few dozen bytes, less than the cost of a native copy call.
+    for (let k = start + prefix.length; k < stop; k++) paths[at++] = src[k]!;
+    for (let k = 0, o = i * 20; k < 20; k++) oids[o + k] = buf[entry + 40 + k]!;
     mode[i] = modeCode(buf.readUInt32BE(entry + 24));
     stage[i] = (f >> 12) & 3;
     flags[i] = (f & 0x8000 ? IX_ASSUME_UNCHANGED : 0) | (ext & 0x4000 ? IX_SKIP_WORKTREE : 0);
@@ -182,8 +183,10 @@ function walkEntries(
       stop = len;
       pos = nul + 1;
     } else {
-      const nul = buf.indexOf(0, p);
-      if (nul === -1) throw new UnreadableIndexError('bad index path');
+      // The flags hold the name's length below 0xFFF (git reads it the same way): no search for its end.
+      const named = flags & 0x0fff;
+      const nul = named < 0x0fff ? p + named : buf.indexOf(0, p + named);
+      if (nul === -1 || nul >= buf.length || buf[nul] !== 0) throw new UnreadableIndexError('bad index path');
       start = p;
       stop = nul;
       // Entries are padded with 1-8 NULs to a multiple of 8 bytes from the entry's start.

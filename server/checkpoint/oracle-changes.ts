@@ -180,9 +180,19 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     return ni === undefined || readPos.has(ni);
   });
   const maybeSet = new Set(maybe);
+  // A path read now only as a precaution (its index entry was recorded too close to the
+  // checkpoint) is usually unchanged: its start blob is read only if its content hash now differs.
+  const precaution = (p: PathKey) => ownerOf(end.areas, p)?.recent.has(p) === true;
+  const later: [PathKey, BlobSide][] = [];
+  const blobSides: BlobSide[] = [];
+  for (const [p, b] of startBlob) {
+    if (!maybeSet.has(p)) continue;
+    if (precaution(p) && !endBlob.has(p)) later.push([p, b]);
+    else blobSides.push(b);
+  }
+  for (const [p, b] of endBlob) if (maybeSet.has(p)) blobSides.push(b);
   // Three independent things at once: the work-tree reads (scan worker), the blobs of both ends
   // (objects only: no filter runs) and the attributes (no driver runs).
-  const blobSides = [...startBlob, ...endBlob].filter(([p]) => maybeSet.has(p)).map(([, b]) => b);
   const attrAreas = end.areas.map((a) => ({ prefix: a.area.prefix, cwd: a.area.cwd, attributes: a.attributes }));
   const [cur, , binaryByAttr] = await Promise.all([
     readIdx.length === 0
@@ -207,13 +217,34 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
   step('reads, blobs and attributes');
 
   /** The end side of a path read now: null = gone; 'unchanged' = same stat as at the start. */
+  const readSides = new Map<PathKey, FileSide | null | 'unchanged'>();
   const readSide = (p: PathKey): FileSide | null | 'unchanged' => {
+    let side = readSides.get(p);
+    if (side !== undefined) return side;
     const ni = nowAt.get(p);
-    if (ni === undefined) return null;
-    const j = readPos.get(ni);
-    if (j === undefined) return 'unchanged';
-    return sideFromRead(cur!, j, modeText(now.mode[ni]!), reasons);
+    const j = ni === undefined ? undefined : readPos.get(ni);
+    side =
+      ni === undefined ? null : j === undefined ? 'unchanged' : sideFromRead(cur!, j, modeText(now.mode[ni]!), reasons);
+    readSides.set(p, side);
+    return side;
   };
+  // The precautions that are not their start blob now (gone, another mode, content not hashed or
+  // different): their start bytes are needed after all.
+  const differing = later.filter(([p, b]) => {
+    const side = readSide(p);
+    if (side === 'unchanged') return false;
+    return side === null || side.mode !== b.side.mode || side.oid === undefined || side.oid !== b.side.oid;
+  });
+  if (differing.length > 0) {
+    await traced(
+      'late blobs',
+      fillBlobSides(
+        differing.map(([, b]) => b),
+        ctx.gitTimeoutMs,
+        reasons,
+      ),
+    );
+  }
 
   const changes: CandidateChange[] = [];
   for (const p of maybe) {

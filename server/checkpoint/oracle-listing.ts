@@ -30,6 +30,11 @@ export interface AreaState {
   attributes: boolean;
   /** Workspace-relative keys (the area's prefix included). */
   dirty: Set<PathKey>;
+  /**
+   * The part of `dirty` that is there only because its index entry was recorded too close to the
+   * checkpoint for git's whole-second times to vouch for it (completion only): usually unchanged.
+   */
+  recent: Set<PathKey>;
 }
 
 export interface OracleListing {
@@ -88,8 +93,14 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
     for (const p of flaggedPaths(got.ix)) dirty.add(area.prefix + p);
     // Nor can it tell an edit within the same second as the recorded time that kept the size:
     // at completion, entries recorded since shortly before the checkpoint are compared by content.
+    const recent = new Set<PathKey>();
     if (ctx.recentSinceSec !== null)
-      for (const p of recentPaths(got.ix, ctx.recentSinceSec)) dirty.add(area.prefix + p);
+      for (const p of recentPaths(got.ix, ctx.recentSinceSec)) {
+        const k = area.prefix + p;
+        if (dirty.has(k)) continue;
+        dirty.add(k);
+        recent.add(k);
+      }
     const nested = [...status.nested];
     for (const p of gitlinkPaths(got.ix)) nested.push(p);
     const attributes =
@@ -97,7 +108,7 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
       tracksAttributes(got.ix) ||
       [...dirty].some((p) => p.endsWith('/.gitattributes') || p === area.prefix + '.gitattributes') ||
       [area.gitDir, area.commonDir].some((d) => fs.existsSync(path.join(d, 'info', 'attributes')));
-    return { state: { area, index: got.ix, dirty, attributes }, nested: nested.map((p) => area.prefix + p) };
+    return { state: { area, index: got.ix, dirty, recent, attributes }, nested: nested.map((p) => area.prefix + p) };
   }
   throw new IndexUnstableError(`the index of ${area.cwd} kept changing while it was listed`);
 }

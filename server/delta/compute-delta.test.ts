@@ -417,6 +417,39 @@ describe('renames without a detector (B8 fallback)', () => {
     expect(calls).toBe(1);
   });
 
+  it('B8: no detector call when every path left is more than twice the size of every other (git cannot pair them)', async () => {
+    let calls = 0;
+    const renameDetector = async () => {
+      calls++;
+      return { pairs: [] };
+    };
+    const big = 'x'.repeat(100) + '\n';
+    // 101 bytes against 50 (over twice): no pair can reach 50% similarity, git is not asked.
+    const far = await delta([change('gone', side(big), null), change('new', null, side('y'.repeat(49) + '\n'))], {
+      renameDetector,
+    });
+    expect(far.files.map((f) => f.change_type)).toEqual(['deleted', 'added']);
+    expect(calls).toBe(0);
+    // A symlink never pairs by similarity: its size does not matter.
+    await delta([change('gone', side(big), null), change('ln', null, side('z'.repeat(100), '120000'))], {
+      renameDetector,
+    });
+    expect(calls).toBe(0);
+    // Positive controls: 101 against 51 (at most twice) may pair; a side without bytes is git's call.
+    await delta([change('gone', side(big), null), change('new', null, side('y'.repeat(50) + '\n'))], {
+      renameDetector,
+    });
+    expect(calls).toBe(1);
+    await delta(
+      [
+        change('gone', side(big), null),
+        change('new', null, { bytes: null, size: 9, mode: '100644', oid: 'a'.repeat(40) }),
+      ],
+      { renameDetector },
+    );
+    expect(calls).toBe(2);
+  });
+
   it("B8: a detector's pairs are used as given (similarity in the header, counts of the edit)", async () => {
     const out = await delta([change('c', side('1\n2\n3\n'), null), change('d', null, side('1\n2\n3\n4\n'))], {
       renameDetector: async () => ({

@@ -4,7 +4,7 @@ import { countLines, indexOid, isBinarySide, modeType, sameContent } from './con
 import { wholeFileHunk } from './hunks.ts';
 import { diffInProcess, diffRemaining, type DiffJob, type DiffResults } from './line-diffs.ts';
 import { toPatchText } from './patch-text.ts';
-import { pairExactRenames, validPairs, type PairingSide } from './renames.ts';
+import { pairExactRenames, similarPairPossible, validPairs, type PairingSide } from './renames.ts';
 import { formatStanza } from './stanza.ts';
 import type { DeltaFile, DeltaInput, DeltaOutput, FileSide, RenamePair, RenameResult } from './types.ts';
 
@@ -129,8 +129,10 @@ async function pairRenames(
   if (deleted.length === 0 || added.length === 0) return [];
   // git pairs identical contents first, exactly like this; when that uses up every deleted or
   // every added path, its similarity pass has nothing left to pair and no process is needed.
+  // Nor when no path it leaves can reach git's similarity threshold by size alone.
   const exact = pairExactRenames(deleted, added);
   if (exact.length === deleted.length || exact.length === added.length) return exact;
+  if (!similarPairPossible(deleted, added, exact)) return exact;
   let result: RenameResult | null = null;
   if (input.renameDetector) {
     const toSide = (p: PairingSide) => ({

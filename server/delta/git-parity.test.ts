@@ -357,6 +357,28 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     expect(git.files.every((f) => f.omitted_reason === null || f.omitted_reason === undefined)).toBe(true);
   });
 
+  it('B9: in-process patches of one inserted or removed block and of small edits count like git and apply with git apply', async () => {
+    const r = rng(5);
+    const a: Tree = new Map();
+    const b: Tree = new Map();
+    for (let i = 0; i < 60; i++) {
+      const lines = genText(r, 5 + r.int(80));
+      const after = lines.slice();
+      const at = r.int(after.length + 1);
+      const kind = i % 3;
+      // Repeated lines (blank, braces) around the block are where a placement could slide.
+      if (kind === 0) after.splice(at, 0, ...genText(r, 1 + r.int(6)));
+      else if (kind === 1) after.splice(at, 1 + r.int(5));
+      else after.splice(at, 1 + r.int(3), ...genText(r, 1 + r.int(3)));
+      const p = keyFromBytes(Buffer.from(`f/${String(i).padStart(2, '0')}.txt`));
+      a.set(p, { bytes: Buffer.from(lines.join('')), mode: '100644' });
+      b.set(p, { bytes: Buffer.from(after.join('')), mode: '100644' });
+    }
+    const { r: repo, ca, cb, out } = await runCase(a, b, engineOptions());
+    expectCountsLikeGit(out, gitNumstat(repo, ca, cb));
+    expect(applyAndCompare(repo, ca, cb, wholeRunPatch(out.files))).toEqual([]);
+  });
+
   it('B8: renames: exact, edited above and below 50%, tied identical sources and empty files pair as git diff -M', async () => {
     const lines = (tag: string, n = 20) => Array.from({ length: n }, (_, i) => `${tag} ${i}\n`).join('');
     const t = (s: string, mode = '100644'): FileSpec => ({ bytes: Buffer.from(s), mode });
@@ -396,6 +418,34 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     const stanzas = gitStanzas(r, ca, cb);
     expect(out.files.map((f) => f.patch)).toEqual(stanzas);
     expect(applyAndCompare(r, ca, cb, wholeRunPatch(out.files))).toEqual([]);
+  });
+
+  it('B8: at the size limit (the larger exactly twice the smaller) and just past it, pairs match git diff -M', async () => {
+    const body = Array.from({ length: 20 }, (_, i) => `line ${String(i).padStart(2, '0')}\n`).join('');
+    const t = (s: string): FileSpec => ({ bytes: Buffer.from(s), mode: '100644' });
+    const k = (s: string) => keyFromBytes(Buffer.from(s));
+    // Each new file holds its old one whole: similarity = old size / new size.
+    const a: Tree = new Map([
+      [k('twice/old.txt'), t(body)],
+      [k('past/old.txt'), t(body)],
+    ]);
+    const b: Tree = new Map([
+      [k('twice/new.txt'), t(body + body.toUpperCase())],
+      [k('past/new.txt'), t(body + body.toUpperCase() + 'X\n')],
+    ]);
+    const { r, ca, cb, out } = await runCase(a, b, engineOptions());
+    const expected = gitNumstat(r, ca, cb);
+    expectCountsLikeGit(out, expected);
+    expect(out.files.find((f) => f.path === 'twice/new.txt')).toMatchObject({ change_type: 'renamed' });
+    expect(out.files.find((f) => f.path === 'past/new.txt')).toMatchObject({ change_type: 'added' });
+    // Past the limit alone, git is not asked at all, and the answer is still git's.
+    const past = await runCase(
+      new Map([...a].filter(([p]) => p.startsWith('past/'))),
+      new Map([...b].filter(([p]) => p.startsWith('past/'))),
+      engineOptions(),
+    );
+    expectCountsLikeGit(past.out, gitNumstat(past.r, past.ca, past.cb));
+    expect(past.out.renamed_count).toBe(0);
   });
 
   it('B8: without git, identical contents still pair exactly as git pairs them (ties, file names, modes)', async () => {

@@ -1,6 +1,7 @@
 import type { PathKey } from '../paths/index.ts';
-import { jsdiffLikelyFits, jsdiffLineDiff } from './hunks.ts';
-import { gitPreprocessKeepsMinimal, MAX_MINIMAL_EDITS } from './minimal-safe.ts';
+import { jsdiffLikelyFits, jsdiffLineDiff, jsdiffTrimmed, oneSidedDiff } from './hunks.ts';
+import { MAX_MINIMAL_EDITS, trimmedKeepsMinimal } from './minimal-safe.ts';
+import { middleCount, recordCount, trimEnds, type Records, type TrimmedPair } from './trim-ends.ts';
 import type { DeltaInput, LineDiff } from './types.ts';
 
 /**
@@ -18,20 +19,26 @@ export interface DiffJob {
 
 export type DiffResults = Map<PathKey, LineDiff | null>;
 
-function records(bytes: Buffer): string[] {
-  return bytes.toString('latin1').match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
 /**
- * git's exact counts without a process where that is provable: when git's preprocessing cannot
- * set aside a line a minimal diff would keep and the edit is small enough for git's cost
- * heuristics to stay off, jsdiff's minimal diff has git's counts. Null = ask git.
+ * git's exact counts without a process where that is provable. The equal first and last records
+ * are trimmed first (as git does). Lines inserted or removed in one block between them are changes
+ * in every diff, git's included. Otherwise, when git's preprocessing cannot set aside a line a
+ * minimal diff would keep and the edit is small enough for git's cost heuristics to stay off,
+ * jsdiff's minimal diff of the part between the ends has git's counts. Null = ask git.
  */
 export function provablyGitExact(before: Buffer, after: Buffer, budgetMs: number): LineDiff | null {
-  if (!jsdiffLikelyFits(before, after, budgetMs)) return null;
-  if (!gitPreprocessKeepsMinimal(records(before), records(after))) return null;
-  const d = jsdiffLineDiff(before, after, budgetMs);
+  const t = trimEnds(before, after);
+  if (middleCount(t.a, t) === 0 || middleCount(t.b, t) === 0) return oneSidedDiff(t);
+  if (!trimmedLikelyFits(t, budgetMs)) return null;
+  if (!trimmedKeepsMinimal(t)) return null;
+  const d = jsdiffTrimmed(t, budgetMs);
   return d && d.additions + d.deletions <= MAX_MINIMAL_EDITS ? d : null;
+}
+
+/** `jsdiffLikelyFits` on the part between the trimmed ends (the equal ends cost jsdiff nothing). */
+function trimmedLikelyFits(t: TrimmedPair, budgetMs: number): boolean {
+  const part = (r: Records) => r.bytes.subarray(r.starts[t.head]!, r.starts[recordCount(r) - t.tail]!);
+  return jsdiffLikelyFits(part(t.a), part(t.b), budgetMs);
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,3 +1,5 @@
+import { recordCount, recordText, type Records, type TrimmedPair } from './trim-ends.ts';
+
 /**
  * When is git's line diff minimal? git's Myers (xdiff) differs from a minimal diff in two ways only:
  * 1. before diffing it sets aside lines that occur often on the other side ("multimatch" lines:
@@ -82,5 +84,40 @@ export function gitPreprocessKeepsMinimal(a: string[], b: string[]): boolean {
   const cb = counts(b);
   if (mayDiscardMultimatch(classify(a, start, endA, cb, multimatchLimit(a.length)))) return false;
   if (mayDiscardMultimatch(classify(b, start, endB, ca, multimatchLimit(b.length)))) return false;
+  return true;
+}
+
+/** How often each of `keys` occurs among all records of `r` (only records of a length some key has are read). */
+function countsIn(keys: readonly string[], r: Records): Map<string, number> {
+  const m = new Map<string, number>();
+  const lengths = new Set<number>();
+  for (const k of keys) {
+    m.set(k, 0);
+    lengths.add(k.length);
+  }
+  const n = recordCount(r);
+  for (let i = 0; i < n; i++) {
+    if (!lengths.has(r.starts[i + 1]! - r.starts[i]!)) continue;
+    const text = recordText(r, i);
+    const c = m.get(text);
+    if (c !== undefined) m.set(text, c + 1);
+  }
+  return m;
+}
+
+/**
+ * `gitPreprocessKeepsMinimal` for a pair whose equal ends are already trimmed: the same
+ * classification of the records between the ends against whole-file counts, without a string
+ * for every line of both files.
+ */
+export function trimmedKeepsMinimal(t: TrimmedPair): boolean {
+  const na = recordCount(t.a);
+  const nb = recordCount(t.b);
+  const midA: string[] = [];
+  const midB: string[] = [];
+  for (let i = t.head; i < na - t.tail; i++) midA.push(recordText(t.a, i));
+  for (let i = t.head; i < nb - t.tail; i++) midB.push(recordText(t.b, i));
+  if (mayDiscardMultimatch(classify(midA, 0, midA.length - 1, countsIn(midA, t.b), multimatchLimit(na)))) return false;
+  if (mayDiscardMultimatch(classify(midB, 0, midB.length - 1, countsIn(midB, t.a), multimatchLimit(nb)))) return false;
   return true;
 }

@@ -72,3 +72,41 @@ export function validPairs(pairs: RenamePair[], deleted: Set<PathKey>, added: Se
   }
   return out;
 }
+
+/**
+ * False when git's similarity pass provably pairs nothing among the paths the exact pass left:
+ * git scores a pair 0 unless both are regular files and the larger is at most twice the smaller
+ * (at its default 50% threshold a size difference over half the larger size rules the pair out
+ * before any content is compared). Sides without bytes are judged by git on stand-in content, so
+ * they always count as possible. True means git has to be asked.
+ */
+export function similarPairPossible(deleted: PairingSide[], added: PairingSide[], exact: RenamePair[]): boolean {
+  const usedFrom = new Set(exact.map((p) => p.from));
+  const usedTo = new Set(exact.map((p) => p.to));
+  const sizes = (sides: PairingSide[], used: Set<PathKey>): number[] | null => {
+    const out: number[] = [];
+    for (const s of sides) {
+      if (used.has(s.path) || !isRegularMode(s.side.mode)) continue;
+      if (!s.side.bytes) return null;
+      out.push(s.side.bytes.length);
+    }
+    return out;
+  };
+  const from = sizes(deleted, usedFrom);
+  const to = sizes(added, usedTo);
+  if (from === null || to === null) return true;
+  if (from.length === 0 || to.length === 0) return false;
+  from.sort((x, y) => x - y);
+  // Some source size s with t <= 2s and s <= 2t, i.e. s in [ceil(t/2), 2t]: the smallest s >= t/2.
+  for (const t of to) {
+    let lo = 0;
+    let hi = from.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (2 * from[mid]! < t) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < from.length && from[lo]! <= 2 * t) return true;
+  }
+  return false;
+}

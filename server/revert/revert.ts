@@ -189,6 +189,8 @@ export function createReverter(deps: RevertDeps) {
     const change = await store.changes.get(sessionId, changeId);
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(sessionId)}`);
+    // A change answered a moment ago may still have its contents being written.
+    await bridge.contentsSettled(sessionId, changeId);
     let rows = await allRows(store, sessionId, changeId);
     if (req.file_ids !== undefined) {
       const wanted = new Set(req.file_ids);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { silentEmitter } from '../runs/index.ts';
-import type { NewChange, NewFile, Store } from '../store/index.ts';
+import type { NewChange, NewFile, PendingContent, PreparedContent, RawContent, Store } from '../store/index.ts';
 import { describeEachEngine } from '../test-support/store-engines.ts';
 import { createReviews } from './reviews.ts';
 
@@ -64,6 +64,13 @@ const prepared = (text: string) => {
   };
 };
 
+/** What `record` answers for contents given prepared: only prepared sides, ready for `fill`. */
+const ready = (items: PendingContent<PreparedContent | RawContent>[]): PendingContent[] =>
+  items.map((p) => {
+    if (!('sha256' in p.content)) throw new Error('a raw side where only prepared ones were recorded');
+    return { ...p, content: p.content };
+  });
+
 describeEachEngine('placing comments', (engine) => {
   it('a later change whose contents are still being written is read again once they are stored', async () => {
     const store = await engine.open();
@@ -72,9 +79,11 @@ describeEachEngine('placing comments', (engine) => {
     const file = await change(store, 1, 'diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@ -2 +2 @@\n-b\n+B\n');
     // The first change's contents are kept whole: a,B,c,d,e.
     await store.contents.fill(
-      await store.contents.record(S, 'run:r1', [
-        { before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') },
-      ]),
+      ready(
+        await store.contents.record(S, 'run:r1', [
+          { before: prepared('a\nb\nc\nd\ne\n'), after: prepared('a\nB\nc\nd\ne\n') },
+        ]),
+      ),
       1 << 30,
       1,
     );
@@ -94,7 +103,7 @@ describeEachEngine('placing comments', (engine) => {
       { before: prepared('a\nB\nc\nd\ne\n'), after: prepared('A\nB\nc\nd\ne\n') },
     ]);
     expect((await reviews.view(S)).comments[0]).toMatchObject({ outdated: true, current: null });
-    await store.contents.fill(pending, 1 << 30, 2);
+    await store.contents.fill(ready(pending), 1 << 30, 2);
     // No write to the session's rows happened in between: only not keeping the provisional answer
     // lets the stored contents count.
     expect((await reviews.view(S)).comments[0]).toMatchObject({ outdated: false, current: null });

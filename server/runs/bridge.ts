@@ -88,6 +88,13 @@ export function createBridge(deps: BridgeDeps) {
       set: (sessionId: string, target: ViewedRequest, viewed: boolean): Promise<ViewedResponse | null> =>
         setViewed(ctx, sessionId, target, viewed),
     },
+    /**
+     * Resolves once the contents of the change (of every change of the session, without a change
+     * id) answered so far are written: what undo and the content routes wait for.
+     */
+    contentsSettled: (sessionId: string, changeId?: string): Promise<void> => ctx.fills.settled(sessionId, changeId),
+    /** Resolves once no contents are being written (shutdown waits for it before the database closes). */
+    contentsIdle: (): Promise<void> => ctx.fills.idle(),
   };
 }
 

@@ -1,8 +1,14 @@
 import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../shared/index.ts';
 import type { DeltaResult } from '../checkpoint/types.ts';
-import { storageFailure, type PendingContent, type StoreTx } from '../store/index.ts';
+import {
+  storageFailure,
+  type PendingContent,
+  type PreparedContent,
+  type RawContent,
+  type StoreTx,
+} from '../store/index.ts';
 import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
-import { fillContents, prepareContents, recordContents } from './contents.ts';
+import { planContents, recordContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
 import { emitSession } from './sessions.ts';
@@ -85,15 +91,15 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
 
     const t = ctx.now();
     const source = changeSourceOf(a, first);
-    const contents =
-      d && d.changed_count > 0 ? await prepareContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
+    // Recorded `pending` with the rows; hashed, compressed and written after the answer.
+    const contents = d && d.changed_count > 0 ? planContents(d.files, ctx.config.limits.maxContentFileBytes) : [];
     const outcome = await storeCompletion(ctx, a, async (tx) => {
       // The session (and record) may be new here: a completion without a start, or a session
       // deleted while the delta was computed. Sessions are created by the first event naming them.
       await tx.sessions.touch(sessionId, t);
       await ensureRecord(tx, a, t);
       let stored: ChangeSummary | null = null;
-      let pending: PendingContent[] = [];
+      let pending: PendingContent<PreparedContent | RawContent>[] = [];
       let viewedReset = 0;
       if (d && d.changed_count > 0) {
         stored = await tx.changes.insert(
@@ -120,8 +126,8 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
     });
     // Stored: only now may the checkpoint (and its computed delta) go.
     engine.drop(sessionId, changeId);
-    // The change is stored; its contents follow before anyone is told, so a revert sees them.
-    await fillContents(store, ctx.config.limits, { sessionId, changeId, now: t }, outcome.pending, ctx.log);
+    // The contents follow the answer; a reader of this change's contents waits for them.
+    ctx.fills.start(store, ctx.config.limits, { sessionId, changeId, now: t }, outcome.pending);
 
     if (outcome.stored)
       ctx.emitter.toSession(sessionId, 'workspace.diff.completed', diffCompletedPayload(outcome.stored));

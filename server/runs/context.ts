@@ -3,6 +3,7 @@ import type { CheckpointEngine } from '../checkpoint/types.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/index.ts';
 import type { BridgeEmitter } from './emitter.ts';
+import { createContentFills, type ContentFills } from './contents.ts';
 import { createObservers, type Observers, type RunObserver } from './observers.ts';
 
 export interface BridgeDeps {
@@ -28,6 +29,8 @@ export interface BridgeContext {
   /** Keyed by session and change id: a repeat during the first call shares its promise. */
   starting: Map<string, Promise<StartResponse>>;
   completing: Map<string, Promise<CompleteResponse>>;
+  /** Contents of answered completions still being written. */
+  fills: ContentFills;
 }
 
 export function createContext(deps: BridgeDeps): BridgeContext {
@@ -42,6 +45,7 @@ export function createContext(deps: BridgeDeps): BridgeContext {
     observers: createObservers(deps.observers ?? [], log),
     starting: new Map(),
     completing: new Map(),
+    fills: createContentFills(log),
   };
 }
 

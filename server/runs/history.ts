@@ -8,7 +8,7 @@ import {
   type SessionListResponse,
   type WorkspacesResponse,
 } from '../../shared/index.ts';
-import type { Store, StoreTx } from '../store/index.ts';
+import type { Store, StoreTx, WritePart } from '../store/index.ts';
 
 /** Serialized summaries of stored changes kept for session details (they never change once stored). */
 const MAX_FRAGMENT_BYTES = 64 * 1024 * 1024;
@@ -19,11 +19,18 @@ const BULK_MISSES = 16;
 
 const COMMA = Buffer.from(',');
 const TAIL = Buffer.from(']}');
+const MESSAGES_KEY = Buffer.from(',"messages":');
+const RUNS_KEY = Buffer.from(',"runs":');
+const TOOL_CALLS_KEY = Buffer.from(',"tool_calls":');
+const CHANGES_KEY = Buffer.from(',"changes":[');
+/** Sessions whose serialized messages, runs and tool calls are kept between answers. */
+const MAX_HEAD_SESSIONS = 64;
 
 /**
  * A session detail as UTF-8 JSON in parts whose concatenation is the document. The parts of stored
- * changes (and the separators) are the same Buffer objects from one answer to the next, so a
- * consumer may cache work per part (the API compresses each part once).
+ * changes, the separators, and the messages, runs and tool calls while no write touched them, are
+ * the same Buffer objects from one answer to the next, so a consumer may cache work per part (the
+ * API compresses each part once).
  */
 export interface DetailDocument {
   parts: readonly Buffer[];
@@ -39,6 +46,29 @@ export function createHistory(store: Store) {
   const fragments = new Map<number, Buffer>();
   let fragmentBytes = 0;
   const details = new Map<string, { version: string; doc: DetailDocument }>();
+  // A session's messages, runs and tool calls serialized, each kept until a write touches its rows:
+  // a run's events rewrite its own row, so an answer rebuilt after one reuses the other lists.
+  const lists = new Map<string, { version: string; json: Buffer }>();
+
+  async function keptList(
+    tx: StoreTx,
+    sessionId: string,
+    part: WritePart,
+    key: string,
+    read: () => Promise<unknown>,
+  ): Promise<Buffer> {
+    const id = `${sessionId}\u0000${key}`;
+    const version = await tx.clock.partVersion(sessionId, part);
+    const kept = lists.get(id);
+    const json = kept?.version === version ? kept.json : Buffer.from(JSON.stringify(await read()), 'utf8');
+    lists.delete(id); // refresh its place in the LRU order
+    lists.set(id, { version, json });
+    for (const old of lists.keys()) {
+      if (lists.size <= MAX_HEAD_SESSIONS * 3) break;
+      lists.delete(old);
+    }
+    return json;
+  }
 
   function keepFragment(seq: number, json: Buffer): void {
     fragments.set(seq, json);
@@ -89,15 +119,19 @@ export function createHistory(store: Store) {
     const doc = await store.transaction(async (tx): Promise<DetailDocument | null> => {
       const session = await tx.sessions.get(sessionId);
       if (!session) return null;
-      const head = Buffer.from(
-        `{"session":${JSON.stringify(session)}` +
-          `,"messages":${JSON.stringify(await tx.messages.page(sessionId, messages.limit, messages.before))}` +
-          `,"runs":${JSON.stringify(await tx.runs.listRuns(sessionId))}` +
-          `,"tool_calls":${JSON.stringify(await tx.runs.listToolCalls(sessionId))}` +
-          `,"changes":[`,
-        'utf8',
-      );
-      const parts: Buffer[] = [head];
+      const page = `messages:${messages.limit}:${messages.before ?? ''}`;
+      const parts: Buffer[] = [
+        Buffer.from(`{"session":${JSON.stringify(session)}`, 'utf8'),
+        MESSAGES_KEY,
+        await keptList(tx, sessionId, 'messages', page, () =>
+          tx.messages.page(sessionId, messages.limit, messages.before),
+        ),
+        RUNS_KEY,
+        await keptList(tx, sessionId, 'runs', 'runs', () => tx.runs.listRuns(sessionId)),
+        TOOL_CALLS_KEY,
+        await keptList(tx, sessionId, 'tool_calls', 'tool_calls', () => tx.runs.listToolCalls(sessionId)),
+        CHANGES_KEY,
+      ];
       (await changeFragments(tx, sessionId)).forEach((f, i) => {
         if (i > 0) parts.push(COMMA);
         parts.push(f);

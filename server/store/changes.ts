@@ -242,7 +242,7 @@ export function createChangeStore(db: Db, clock: WriteClock) {
      * (B22, B23). Nested inside a caller's transaction it becomes a savepoint of that transaction.
      */
     insert(change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary {
-      clock.bump(change.session_id);
+      clock.bump(change.session_id, 'changes');
       return store(change, files, maxChangesPerSession);
     },
     exists(sessionId: string, changeId: string): boolean {

@@ -4,13 +4,18 @@ import type { Db } from './database.ts';
 
 /**
  * The content store: the before and after bytes of a change's files, content-addressed and
- * compressed, under a global budget. Contents are prepared (hashed, compressed) before the storing
- * transaction; here they are only written, referenced and evicted. A content no row references is
+ * compressed, under a global budget. Contents are prepared (hashed, compressed) outside any
+ * transaction, before the storing one or after it (their sides are then `pending` meanwhile); here
+ * they are only written, referenced and evicted. A content no row references is
  * removed by the schema's triggers, so deletes elsewhere (a session, retention) free space too.
  */
 
-/** One side of a file about to be stored: absent, unavailable with a reason, or a prepared content. */
-export type ContentSideInput = { mode: null } | { mode: string; reason: ContentUnavailableReason } | PreparedContent;
+/**
+ * One side of a file about to be stored: absent, unavailable with a reason, a prepared content, or
+ * raw bytes that are hashed and compressed after the storing transaction (recorded `pending`).
+ */
+export type ContentSideInput =
+  { mode: null } | { mode: string; reason: ContentUnavailableReason } | PreparedContent | RawContent;
 
 /** A content ready to store: the sha256 of its raw bytes, their size, and the data as kept. */
 export interface PreparedContent {
@@ -21,12 +26,18 @@ export interface PreparedContent {
   data: Buffer;
 }
 
-/** A prepared content waiting to be written for one side of a recorded file. */
-export interface PendingContent {
+/** Bytes of a side still to be prepared (hashed, compressed) before they are written. */
+export interface RawContent {
+  mode: string;
+  raw: Buffer;
+}
+
+/** A content waiting to be written for one side of a recorded file (prepared by then). */
+export interface PendingContent<C extends PreparedContent | RawContent = PreparedContent> {
   seq: number;
   fileId: string;
   side: 'before' | 'after';
-  content: PreparedContent;
+  content: C;
 }
 
 export interface FileContentInput {
@@ -156,10 +167,14 @@ export function createContentStore(db: Db) {
      * side's mode and, for a side whose content is prepared, `pending` until `fill` writes it. Call
      * inside the transaction that stored the rows; the answer is the work `fill` has to do.
      */
-    record(sessionId: string, changeId: string, files: readonly FileContentInput[]): PendingContent[] {
+    record(
+      sessionId: string,
+      changeId: string,
+      files: readonly FileContentInput[],
+    ): PendingContent<PreparedContent | RawContent>[] {
       const seq = changeSeq.get(sessionId, changeId);
       if (seq === undefined) return [];
-      const pending: PendingContent[] = [];
+      const pending: PendingContent<PreparedContent | RawContent>[] = [];
       fileIds.all(sessionId, changeId).forEach((fileId, i) => {
         const f = files[i];
         if (!f) return;
@@ -176,7 +191,7 @@ export function createContentStore(db: Db) {
         });
         for (const side of SIDES) {
           const c = f[side];
-          if ('sha256' in c) pending.push({ seq, fileId, side, content: c });
+          if ('sha256' in c || 'raw' in c) pending.push({ seq, fileId, side, content: c });
         }
       });
       return pending;

@@ -33,6 +33,7 @@ export type {
   FileContentInput,
   PendingContent,
   PreparedContent,
+  RawContent,
   StoredContent,
   StoredSide,
 } from './contents.ts';
@@ -48,8 +49,15 @@ export type {
 export type { SessionPage } from './sessions.ts';
 export type { MarkOutcome } from './viewed.ts';
 export type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
+export type { WritePart } from './write-clock.ts';
+export { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 export { storageFailure } from './errors.ts';
 export { openPostgresStore, type PostgresStoreOptions } from './postgres/index.ts';
+
+/** The SQLite connection behind a store; null for another engine (SQLite's own upkeep, such as WAL checkpoints). */
+export function sqliteDbOf(store: Store): SqliteStore['db'] | null {
+  return store.engine === 'sqlite' ? (store as SqliteStore).db : null;
+}
 
 /** Opens the SQLite database file (creating it and its folder), migrates it and builds the store. */
 export function openStore(file: string): SqliteStore {

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEdgeBatch } from '../edge/index.ts';
 import { createTestDatabase, type TestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
-import { openStore, type IngestBatch, type SqliteStore } from './index.ts';
+import { openStore, type IngestBatch, type PendingContent, type SqliteStore } from './index.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import type { Store } from './types.ts';
 
@@ -127,7 +127,7 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
       { before: { mode: null }, after: prepared },
       { before: { mode: null }, after: { mode: '100644', reason: 'too_large' } },
     ]);
-    await tx.contents.fill(pending, 1 << 30, 2000);
+    await tx.contents.fill(pending as PendingContent[], 1 << 30, 2000);
   });
   const read = await edge.outbox!.read(sessionId, { maxEntries: 500, maxBytes: 1 << 22 });
   const parsed = parseEdgeBatch(

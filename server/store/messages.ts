@@ -30,11 +30,11 @@ export function createMessageStore(db: Db, clock: WriteClock) {
       return getStmt.get(sessionId, id) ?? null;
     },
     insert(message: Message): void {
-      clock.bump(message.session_id);
+      clock.bump(message.session_id, 'messages');
       insertStmt.run(message);
     },
     update(message: Message): void {
-      clock.bump(message.session_id);
+      clock.bump(message.session_id, 'messages');
       updateStmt.run(message);
     },
     /**

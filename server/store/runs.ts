@@ -9,7 +9,7 @@ import {
 } from '../../shared/index.ts';
 import type { Db } from './database.ts';
 import { pickFields, toInt, type SqliteRow } from './rows.ts';
-import type { WriteClock } from './write-clock.ts';
+import type { WriteClock, WritePart } from './write-clock.ts';
 
 /**
  * Runs and tool calls: one activity at two scopes, kept in two tables of the same shape (`runs`,
@@ -132,6 +132,9 @@ function prepareTable<K extends ActivityKind>(db: Db, t: Table<K>) {
   };
 }
 
+/** The part of a session each kind's writes touch (readers keep the other parts' answers). */
+const PART: Record<ActivityKind, WritePart> = { run: 'runs', tool: 'tool_calls' };
+
 export function createRunStore(db: Db, clock: WriteClock) {
   const tables = { run: prepareTable(db, TABLES.run), tool: prepareTable(db, TABLES.tool) };
   const openChanges = db.prepare<{ session_id: string }, { change_id: string }>(
@@ -160,7 +163,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
   }
 
   function insert<K extends ActivityKind>(kind: K, a: NewActivity<K>): void {
-    clock.bump(a.session_id);
+    clock.bump(a.session_id, PART[kind]);
     of(kind).insert.run({ ...a, tracking: toInt(a.tracking) });
   }
 
@@ -174,7 +177,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
     insert,
     /** Records the answer given to the start (its checkpoint taken or not). */
     recordStart(kind: ActivityKind, sessionId: string, id: string, o: StartOutcome): void {
-      clock.bump(sessionId);
+      clock.bump(sessionId, PART[kind]);
       of(kind).start.run({
         session_id: sessionId,
         id,
@@ -184,7 +187,7 @@ export function createRunStore(db: Db, clock: WriteClock) {
       });
     },
     finish(kind: ActivityKind, sessionId: string, id: string, f: Finish): void {
-      clock.bump(sessionId);
+      clock.bump(sessionId, PART[kind]);
       of(kind).finish.run({
         session_id: sessionId,
         id,

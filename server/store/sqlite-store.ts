@@ -95,7 +95,8 @@ function bindAll(m: Modules, run: Runner): Omit<StoreTx, 'transaction'> {
     outbox: bind<OutboxApi>(m.outbox, run),
     clock: {
       version: (sessionId) => run(() => m.clock.version(sessionId)),
-      bump: (sessionId) => run(() => m.clock.bump(sessionId)),
+      partVersion: (sessionId, part) => run(() => m.clock.partVersion(sessionId, part)),
+      bump: (sessionId, part) => run(() => m.clock.bump(sessionId, part)),
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   type NewFile,
   type SqliteStore,
 } from './index.ts';
+import { SESSION_COLUMNS } from './sessions.ts';
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
@@ -133,17 +134,49 @@ describe('SQLite database', () => {
     expect(db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get()).toEqual({ v: 1 });
   });
 
+  it('the changed-path total kept between reads of a session moves with every write of its changes: own, retention, another connection', async () => {
+    const s = tempStore();
+    await s.sessions.touch('s1', 1);
+    await s.changes.insert(change('s1', 'r1', 10), [file('a.txt')], 2);
+    expect((await s.sessions.get('s1'))!.changed_count).toBe(1);
+    await s.changes.insert(change('s1', 'r2', 11), [file('b.txt')], 2);
+    expect((await s.sessions.get('s1'))!.changed_count).toBe(2);
+    // Retention keeps two changes here: r1's goes, and a.txt with it.
+    await s.changes.insert(change('s1', 'r3', 12), [file('b.txt', { change_type: 'modified' })], 2);
+    expect((await s.sessions.get('s1'))!.changed_count).toBe(1);
+    // Writes to other rows of the session leave the total as it is.
+    await s.sessions.touch('s1', 2);
+    await s.messages.insert({
+      id: 'm',
+      session_id: 's1',
+      role: 'user',
+      content: 'x',
+      run_id: null,
+      tool_call_id: null,
+      created_at: 3,
+    });
+    expect(await s.sessions.get('s1')).toMatchObject({ changed_count: 1, updated_at: 2 });
+    const other = openStore(s.db.name);
+    stores.push(other);
+    await other.changes.insert(change('s1', 'r4', 13), [file('c.txt'), file('d.txt')], 200);
+    expect((await s.sessions.get('s1'))!.changed_count).toBe(3);
+    await s.sessions.delete('s1');
+    await s.sessions.touch('s1', 4);
+    expect((await s.sessions.get('s1'))!.changed_count).toBe(0);
+  });
+
   it('the distinct-path total reads the session/path index, not every file row', () => {
     const s = tempStore();
+    // The statement the session row is read with, not the subquery alone: correlated to the outer
+    // row, the planner chose another index for it.
     const plan = s.db
-      .prepare(
-        `EXPLAIN QUERY PLAN SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
-         WHERE f.session_id = ? AND f.change_id >= 'run:' AND f.change_id < 'run;'`,
-      )
-      .all('s') as { detail: string }[];
-    expect(plan.map((p) => p.detail).join('\n')).toMatch(
-      /f USING COVERING INDEX idx_workspace_run_change_files_session_path/,
-    );
+      .prepare(`EXPLAIN QUERY PLAN SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`)
+      .all('s') as {
+      detail: string;
+    }[];
+    const details = plan.map((p) => p.detail).join('\n');
+    expect(details).toMatch(/f USING COVERING INDEX idx_workspace_run_change_files_session_path/);
+    expect(details).not.toMatch(/TEMP B-TREE/);
   });
 
   it('the store is usable on a second connection to the same file (WAL)', async () => {
@@ -467,6 +500,27 @@ describeEachEngine('transactions', (engine) => {
     const [first, second] = await Promise.all([flow('A', 'r1', 10), flow('B', 'r2', 20)]);
     expect(order).toEqual(['A begins', 'A ends', 'B begins', 'B ends']);
     expect([first, second]).toEqual([0, 1]);
+  });
+
+  it('calls and transactions made while a transaction is open take effect in the order they were made', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s', 1);
+    const issued = signal();
+    const steps: Promise<unknown>[] = [];
+    const title = (t: string) => s.sessions.upsert('s', { title: t }, 1);
+    const first = s.transaction(async (tx) => {
+      await tx.sessions.upsert('s', { title: 'first' }, 1);
+      steps.push(title('second'));
+      steps.push(s.transaction(async (tx2) => tx2.sessions.upsert('s', { title: 'third' }, 1)));
+      steps.push(s.sessions.get('s').then((x) => x?.title));
+      steps.push(title('fourth'));
+      issued.fire();
+      await issued.promise;
+    });
+    await first;
+    const [, , seen] = await Promise.all(steps);
+    expect(seen).toBe('third');
+    expect((await s.sessions.get('s'))?.title).toBe('fourth');
   });
 
   it("the write clock moves when a session's rows change", async () => {

@@ -15,7 +15,7 @@ import type {
   WorkspacesResponse,
 } from '../../shared/index.ts';
 import type { NewChange, NewFile } from './changes.ts';
-import type { FileContentInput, PendingContent, StoredContent } from './contents.ts';
+import type { FileContentInput, PendingContent, PreparedContent, RawContent, StoredContent } from './contents.ts';
 import type {
   ActivityKind,
   ActivityRecords,
@@ -29,6 +29,7 @@ import type { SessionPage } from './sessions.ts';
 import type { IngestBatch, IngestOutcome } from './ingest.ts';
 import type { BatchBounds, OutboxBatch } from './outbox.ts';
 import type { MarkOutcome } from './viewed.ts';
+import type { WritePart } from './write-clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 
 /**
@@ -97,8 +98,13 @@ export type StoreTx = Omit<Store, 'close' | 'engine'>;
 export interface StoreClock {
   /** Changes whenever the session's rows may have changed. Opaque; compare for equality only. */
   version(sessionId: string): Promise<string>;
-  /** Called by writers: the session written, or null for a write across sessions. */
-  bump(sessionId: string | null): Promise<void>;
+  /**
+   * Changes whenever the session's rows of `part` may have changed (a write naming no part counts
+   * for every part), so a reader keeps the parts of an answer a write left alone.
+   */
+  partVersion(sessionId: string, part: WritePart): Promise<string>;
+  /** Called by writers: the session written (null: a write across sessions) and what (none: anything). */
+  bump(sessionId: string | null, part?: WritePart): Promise<void>;
 }
 
 export interface SessionsApi {
@@ -165,8 +171,15 @@ export interface ChangesApi {
 }
 
 export interface ContentsApi {
-  /** Records each side of a stored change's files (`pending` where a content is prepared); the work for `fill`. */
-  record(sessionId: string, changeId: string, files: readonly FileContentInput[]): Promise<PendingContent[]>;
+  /**
+   * Records each side of a stored change's files (`pending` where a content is prepared or still
+   * raw); the work for `fill` (raw sides are prepared first).
+   */
+  record(
+    sessionId: string,
+    changeId: string,
+    files: readonly FileContentInput[],
+  ): Promise<PendingContent<PreparedContent | RawContent>[]>;
   /** Writes recorded contents within `maxBytes`, evicting older changes' contents first. */
   fill(items: readonly PendingContent[], maxBytes: number, now: number): Promise<void>;
   settlePending(sessionId: string, changeId: string, reason: ContentUnavailableReason): Promise<void>;

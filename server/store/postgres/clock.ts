@@ -18,7 +18,7 @@ export async function bump(q: Queryable, sessionId: string | null): Promise<void
  * transaction of its write, so a version read here moves exactly when a write to the session commits.
  */
 export function createPgClock(q: Queryable): StoreClock {
-  return {
+  const clock: StoreClock = {
     async version(sessionId) {
       const { rows } = await q.query<{ g: number; s: number }>(
         `SELECT COALESCE((SELECT version FROM session_versions WHERE session_id = $1), 0) AS g,
@@ -27,6 +27,9 @@ export function createPgClock(q: Queryable): StoreClock {
       );
       return `${rows[0]!.g}:${rows[0]!.s}`;
     },
+    // One version per session here: a write to any part moves every part (never a stale answer).
+    partVersion: (sessionId) => clock.version(sessionId),
     bump: (sessionId) => bump(q, sessionId),
   };
+  return clock;
 }

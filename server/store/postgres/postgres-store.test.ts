@@ -7,7 +7,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres.ts';
 import { createTempDir } from '../../test-support/temp-repo.ts';
 import { storageFailure } from '../errors.ts';
-import { MIGRATIONS_DIR, openDatabase, openStore, readMigrations, type NewChange, type NewFile } from '../index.ts';
+import {
+  MIGRATIONS_DIR,
+  openDatabase,
+  openStore,
+  readMigrations,
+  type NewChange,
+  type NewFile,
+  type PendingContent,
+} from '../index.ts';
 import type { Store } from '../types.ts';
 import { applyPgMigrations, openPostgresStore, PG_MIGRATIONS_DIR } from './index.ts';
 
@@ -483,7 +491,7 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
       { before: { mode: null }, after: big },
     ]);
     expect(pending).toHaveLength(2);
-    await s.contents.fill(pending, 10_000, 11);
+    await s.contents.fill(pending as PendingContent[], 10_000, 11);
     const stats = await s.contents.stats(10_000);
     expect(stats).toEqual({ bytes_used: big.data.length, max_bytes: 10_000, blobs: 1 });
     expect((await s.contents.blob(big.sha256))?.toString()).toBe('x'.repeat(1000) + 'a');
@@ -491,7 +499,7 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
     // A budget that holds one content: the newer change evicts the older one's.
     await s.changes.insert(change('s', 'r2', 20), [file('c')], 10);
     const p2 = await s.contents.record('s', 'run:r2', [{ before: { mode: null }, after: other }]);
-    await s.contents.fill(p2, big.data.length + other.data.length - 1, 21);
+    await s.contents.fill(p2 as PendingContent[], big.data.length + other.data.length - 1, 21);
     const first = await s.contents.forChange('s', 'run:r1');
     expect([...first.values()].map((c) => c.after.reason)).toEqual(['evicted', 'evicted']);
     expect(await s.contents.blob(big.sha256)).toBeNull();
