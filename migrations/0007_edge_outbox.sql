@@ -1,9 +1,10 @@
 -- Edge to centre. On an edge (a `rundiff serve --upstream` database) every stored result is noted in
--- `edge_outbox` by the triggers below, inside the transaction that stored it: nothing committed can
--- be missing from the outbox, and a crash loses neither. The shipper sends an entry's row as it is
+-- `edge_outbox` by triggers, inside the transaction that stored it: nothing committed can be
+-- missing from the outbox, and a crash loses neither. The shipper sends an entry's row as it is
 -- when sent (or its absence, which the centre applies as a delete) and removes the entry once the
--- centre acknowledged it. The triggers do nothing until the database is attached to an upstream
--- (`edge_state.enabled`), so a single-user database stores exactly what it did before.
+-- centre acknowledged it. The triggers are created when the database is first attached to an
+-- upstream (`edge_state.enabled`, server/store/outbox.ts), so a single-user database stores, and
+-- spends, exactly what it did before.
 -- On a centre, `edge_sessions` records which edge owns each session it received.
 
 CREATE TABLE edge_state (
@@ -35,59 +36,3 @@ CREATE TABLE edge_sessions (
   edge TEXT NOT NULL,
   first_seen_at INTEGER NOT NULL
 );
-
-CREATE TRIGGER edge_session_added AFTER INSERT ON sessions WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
-END;
-CREATE TRIGGER edge_session_updated AFTER UPDATE ON sessions WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
-END;
-CREATE TRIGGER edge_session_deleted AFTER DELETE ON sessions WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.id, 'session_deleted', OLD.id);
-END;
-
-CREATE TRIGGER edge_message_added AFTER INSERT ON messages WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
-END;
-CREATE TRIGGER edge_message_updated AFTER UPDATE ON messages WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
-END;
-
-CREATE TRIGGER edge_run_added AFTER INSERT ON runs WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
-END;
-CREATE TRIGGER edge_run_updated AFTER UPDATE ON runs WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
-END;
-
-CREATE TRIGGER edge_tool_call_added AFTER INSERT ON tool_calls WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
-END;
-CREATE TRIGGER edge_tool_call_updated AFTER UPDATE ON tool_calls WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
-END;
-
--- A change is stored once (summary and rows together) and only ever deleted afterwards.
-CREATE TRIGGER edge_change_added AFTER INSERT ON workspace_run_changes WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'change', NEW.change_id);
-END;
-CREATE TRIGGER edge_change_deleted AFTER DELETE ON workspace_run_changes WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'change', OLD.change_id);
-END;
-
-CREATE TRIGGER edge_contents_added AFTER INSERT ON change_file_contents WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
-END;
-CREATE TRIGGER edge_contents_updated AFTER UPDATE ON change_file_contents WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
-END;
-
-CREATE TRIGGER edge_viewed_added AFTER INSERT ON viewed_marks WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
-END;
-CREATE TRIGGER edge_viewed_updated AFTER UPDATE ON viewed_marks WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
-END;
-CREATE TRIGGER edge_viewed_deleted AFTER DELETE ON viewed_marks WHEN (SELECT enabled FROM edge_state) = 1 BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'viewed', json_array(OLD.path, OLD.path_base64));
-END;

@@ -41,6 +41,70 @@ const FILE_COLUMNS = `id, ord, path, old_path, path_base64, old_path_base64, cha
   size_before, size_after, patch, patch_bytes, truncated, binary, omitted_reason, created_at`;
 const CONTENT_COLUMNS = 'file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason';
 
+/**
+ * The triggers that fill the outbox, created when the database is first attached (they are schema
+ * objects, so every later writer of the file, an offline `rundiff run` included, fills it too). A
+ * database never attached has none and spends nothing on them. One 'contents' entry per change at a
+ * time: a newer write replaces it (a new seq), so an acknowledgement never hides a later write.
+ */
+export const OUTBOX_TRIGGERS = `
+CREATE TRIGGER edge_session_added AFTER INSERT ON sessions BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
+END;
+CREATE TRIGGER edge_session_updated AFTER UPDATE ON sessions BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
+END;
+CREATE TRIGGER edge_session_deleted AFTER DELETE ON sessions BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.id, 'session_deleted', OLD.id);
+END;
+
+CREATE TRIGGER edge_message_added AFTER INSERT ON messages BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
+END;
+CREATE TRIGGER edge_message_updated AFTER UPDATE ON messages BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
+END;
+
+CREATE TRIGGER edge_run_added AFTER INSERT ON runs BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
+END;
+CREATE TRIGGER edge_run_updated AFTER UPDATE ON runs BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
+END;
+
+CREATE TRIGGER edge_tool_call_added AFTER INSERT ON tool_calls BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
+END;
+CREATE TRIGGER edge_tool_call_updated AFTER UPDATE ON tool_calls BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
+END;
+
+-- A change is stored once (summary and rows together) and only ever deleted afterwards.
+CREATE TRIGGER edge_change_added AFTER INSERT ON workspace_run_changes BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'change', NEW.change_id);
+END;
+CREATE TRIGGER edge_change_deleted AFTER DELETE ON workspace_run_changes BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'change', OLD.change_id);
+END;
+
+CREATE TRIGGER edge_contents_added AFTER INSERT ON change_file_contents BEGIN
+  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
+END;
+CREATE TRIGGER edge_contents_updated AFTER UPDATE ON change_file_contents BEGIN
+  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
+END;
+
+CREATE TRIGGER edge_viewed_added AFTER INSERT ON viewed_marks BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
+END;
+CREATE TRIGGER edge_viewed_updated AFTER UPDATE ON viewed_marks BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
+END;
+CREATE TRIGGER edge_viewed_deleted AFTER DELETE ON viewed_marks BEGIN
+  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'viewed', json_array(OLD.path, OLD.path_base64));
+END;
+`;
+
 const DEDUPED: ReadonlySet<EdgeEntryKind> = new Set(['session', 'message', 'run', 'tool_call', 'change']);
 
 // Rough JSON size of a value, for batch bounds (base64 data dominates when present).
@@ -200,8 +264,9 @@ export function createOutboxStore(db: Db) {
     attach(): boolean {
       return db.transaction(() => {
         if (state.get()!.enabled === 1) return false;
-        // Backfill first: the triggers are still off, so nothing is noted twice.
+        // Backfill first: the triggers do not exist yet, so nothing is noted twice.
         for (const s of backfill) s.run();
+        db.exec(OUTBOX_TRIGGERS);
         enable.run();
         return true;
       })();
