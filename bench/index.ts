@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [spawn]`:
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn]`:
  * runs the named benchmarks (all by default but monorepo500k) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
@@ -69,6 +69,11 @@ if (all || wanted.has('engines')) {
   const { benchStoreEngines, storeEnginesReport } = await import('./store-engines.ts');
   const r = await benchStoreEngines();
   process.stdout.write(`${storeEnginesReport(r)}\n`);
+}
+if (all || wanted.has('edge')) {
+  const { benchEdge, formatEdgeBench } = await import('./edge.ts');
+  const r = await benchEdge();
+  process.stdout.write(`${formatEdgeBench(r)}\n`);
 }
 if (all || wanted.has('spawn')) {
   const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');

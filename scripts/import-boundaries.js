@@ -66,9 +66,20 @@ export const MAY_IMPORT = {
   // Agent hooks: pure per-agent mappings of hook payloads to bridge events, and their session state.
   'server/hooks': [...BASE, 'server/paths', 'server/runs'],
   'server/jobs': [...BASE, ...ENGINE, ...STORAGE, ...RUNS],
+  // Edge to centre: the edge's shipper (outbox to HTTP) and the centre's batch validation and ingest.
+  'server/edge': [...BASE, ...STORAGE, 'server/runs'],
 
   // Edges: none imports another.
-  'server/api': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/security', 'server/bridge-client', 'server/demo'],
+  'server/api': [
+    ...BASE,
+    ...ENGINE,
+    ...STORAGE,
+    ...RUNS,
+    'server/security',
+    'server/bridge-client',
+    'server/demo',
+    'server/edge',
+  ],
   'server/socket': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/security'],
   'server/cli': [
     ...BASE,
@@ -91,6 +102,7 @@ export const MAY_IMPORT = {
     'server/security',
     'server/api',
     'server/socket',
+    'server/edge',
   ],
   'server/index.ts': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/jobs', 'server/main.ts'],
 };

@@ -28,6 +28,22 @@ export interface Config {
   /** Slow-client bounds of the HTTP server (ms); see `HTTP_TIMEOUT_ENV`. */
   http: Readonly<HttpTimeouts>;
   limits: Readonly<Limits>;
+  /** Edge to centre: where this server sends its results, and which edges it accepts. */
+  edge: Readonly<EdgeSettings>;
+}
+
+/** Edge to centre (docs/deployment.md). */
+export interface EdgeSettings {
+  /** The centre's URL (`http(s)://host:port`); null = a server of its own. RUNDIFF_UPSTREAM / --upstream */
+  upstream: string | null;
+  /** The token this edge presents to the centre. RUNDIFF_UPSTREAM_TOKEN / --upstream-token */
+  upstreamToken: string | null;
+  /** Edges this server accepts, each by name and token. RUNDIFF_EDGE_TOKENS=name=token,name2=token2 */
+  acceptedEdges: readonly { edge: string; token: string }[];
+  /** Largest batch body an edge may send (bytes). Default 64 MiB. RUNDIFF_EDGE_MAX_BATCH_BYTES */
+  maxBatchBytes: number;
+  /** Longest wait between tries while the centre is unreachable (ms). Default 30,000. RUNDIFF_UPSTREAM_RETRY_MAX_MS */
+  retryMaxMs: number;
 }
 
 /**
@@ -62,6 +78,8 @@ export interface ConfigFlags {
   db?: string;
   databaseUrl?: string;
   requireCommitApproval?: boolean;
+  upstream?: string;
+  upstreamToken?: string;
   /** Limits by their key, e.g. `{maxScannedFiles: '100'}` from `--max-scanned-files 100`. */
   limits?: Partial<Record<keyof Limits, string | number>>;
 }
@@ -105,11 +123,11 @@ function pick<T>(flag: T | undefined, envValue: string | undefined, fallback: T)
  * start a server no client can use, so it is refused here with the reason. The token itself is
  * never echoed.
  */
-export function parseToken(raw: string | undefined): string | null {
+export function parseToken(raw: string | undefined, name = 'RUNDIFF_TOKEN'): string | null {
   if (raw === undefined || raw === '') return null;
   const hint = 'use printable ASCII without spaces, e.g. the output of `openssl rand -hex 32`';
   if (raw.trim() === '')
-    throw new AppError('invalid_input', 'RUNDIFF_TOKEN is only whitespace, so no client could send it', { hint });
+    throw new AppError('invalid_input', `${name} is only whitespace, so no client could send it`, { hint });
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
     if (c >= 0x21 && c <= 0x7e) continue;
@@ -121,7 +139,7 @@ export function parseToken(raw: string | undefined): string | null {
           : 'a non-ASCII character';
     throw new AppError(
       'invalid_input',
-      `RUNDIFF_TOKEN contains ${what} at position ${i + 1}, which an "Authorization: Bearer" header cannot carry`,
+      `${name} contains ${what} at position ${i + 1}, which an "Authorization: Bearer" header cannot carry`,
       { hint },
     );
   }
@@ -179,6 +197,83 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     homeDir,
     http: Object.freeze(resolveHttpTimeouts(env)),
     limits: Object.freeze(limits),
+    edge: Object.freeze(resolveEdgeSettings(flags, env)),
   };
   return Object.freeze(config);
+}
+
+const EDGE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** An edge token at least this long: it is all that stands between the internet and the store. */
+const MIN_EDGE_TOKEN_CHARS = 16;
+
+/** `name=token` pairs separated by commas or whitespace; names distinct, tokens distinct. */
+export function parseEdgeTokens(raw: string | undefined): { edge: string; token: string }[] {
+  const out: { edge: string; token: string }[] = [];
+  for (const pair of (raw ?? '').split(/[,\s]+/).filter((p) => p !== '')) {
+    const eq = pair.indexOf('=');
+    const edge = eq > 0 ? pair.slice(0, eq) : '';
+    if (!EDGE_NAME.test(edge))
+      throw new AppError(
+        'invalid_input',
+        `RUNDIFF_EDGE_TOKENS: each entry is name=token with a name of a-z, 0-9, . _ -`,
+        {
+          hint: 'e.g. RUNDIFF_EDGE_TOKENS=laptop-ana=<token>,ci=<token>',
+        },
+      );
+    const token = parseToken(pair.slice(eq + 1), `RUNDIFF_EDGE_TOKENS (${edge})`);
+    if (token === null || token.length < MIN_EDGE_TOKEN_CHARS)
+      throw new AppError(
+        'invalid_input',
+        `RUNDIFF_EDGE_TOKENS: the token of ${edge} is shorter than ${MIN_EDGE_TOKEN_CHARS} characters`,
+        {
+          hint: 'use e.g. the output of `openssl rand -hex 32`',
+        },
+      );
+    if (out.some((o) => o.edge === edge || o.token === token))
+      throw new AppError('invalid_input', `RUNDIFF_EDGE_TOKENS: ${edge} appears twice or shares a token`);
+    out.push({ edge, token });
+  }
+  return out;
+}
+
+function resolveEdgeSettings(flags: ConfigFlags, env: Env): EdgeSettings {
+  const upstreamRaw = pick(flags.upstream, env.RUNDIFF_UPSTREAM, undefined);
+  let upstream: string | null = null;
+  if (upstreamRaw !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(String(upstreamRaw));
+    } catch {
+      throw new AppError(
+        'invalid_input',
+        `--upstream / RUNDIFF_UPSTREAM must be a URL, got ${JSON.stringify(upstreamRaw)}`,
+      );
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '')
+      throw new AppError('invalid_input', '--upstream / RUNDIFF_UPSTREAM must be an http(s) URL without credentials', {
+        hint: 'the token goes in RUNDIFF_UPSTREAM_TOKEN',
+      });
+    upstream = url.origin + url.pathname.replace(/\/+$/, '');
+  }
+  const upstreamToken = parseToken(
+    pick(flags.upstreamToken, env.RUNDIFF_UPSTREAM_TOKEN, undefined) as string | undefined,
+    'RUNDIFF_UPSTREAM_TOKEN',
+  );
+  if (upstream !== null && upstreamToken === null)
+    throw new AppError('invalid_input', '--upstream needs the token the centre gave this edge', {
+      hint: 'set RUNDIFF_UPSTREAM_TOKEN (or --upstream-token)',
+    });
+  const maxRaw = env.RUNDIFF_EDGE_MAX_BATCH_BYTES;
+  const retryRaw = env.RUNDIFF_UPSTREAM_RETRY_MAX_MS;
+  return {
+    upstream,
+    upstreamToken: upstream === null ? null : upstreamToken,
+    acceptedEdges: parseEdgeTokens(env.RUNDIFF_EDGE_TOKENS),
+    maxBatchBytes:
+      maxRaw === undefined || maxRaw === ''
+        ? 64 * 1024 * 1024
+        : parseCount('RUNDIFF_EDGE_MAX_BATCH_BYTES', maxRaw, 1024),
+    retryMaxMs:
+      retryRaw === undefined || retryRaw === '' ? 30_000 : parseCount('RUNDIFF_UPSTREAM_RETRY_MAX_MS', retryRaw, 100),
+  };
 }

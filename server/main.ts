@@ -14,9 +14,10 @@ import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './j
 import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
-import { createSocketServer, type SocketServer } from './socket/index.ts';
+import { createSocketServer, shareEventsThroughPostgres, type Replicas, type SocketServer } from './socket/index.ts';
 import { openStoreFrom, sqliteDbOf, startWalCheckpointer, type Store } from './store/index.ts';
 import { createCallLog, type CallLog } from './tools-log/index.ts';
+import { createEdgeIngest, createShipper, edgeTokens, type Shipper, type ShipperDeps } from './edge/index.ts';
 
 /** What `createServer` needs besides the config; everything optional. */
 export interface ServerOptions {
@@ -37,6 +38,8 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** The scan worker module (tests use one whose walks really block). Default the real one. */
   scanWorkerUrl?: URL;
+  /** The shipper's pace with `--upstream` (tests shorten the waits). Defaults in server/edge. */
+  shipper?: Pick<ShipperDeps, 'idleMs' | 'minBackoffMs' | 'maxBackoffMs' | 'bounds' | 'parallel'>;
 }
 
 /** The parts of a running server that other modules (and tests) reach. */
@@ -67,6 +70,8 @@ export interface RunningServer extends ServerContext {
   jobs: RunningJobs;
   /** The live touched-files feed (its `handles()` say what it holds open). */
   liveFeed: LiveFeed;
+  /** Sends stored results to the centre (`--upstream`); null on a server of its own. */
+  shipper: Shipper | null;
   close(): Promise<void>;
 }
 
@@ -140,6 +145,18 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     port: () => port,
   };
   const socket = createSocketServer(httpServer, policy);
+  // On PostgreSQL the server may be one of several replicas: events reach the subscribers of all.
+  let replicas: Replicas | null = null;
+  if (store.engine === 'postgres' && config.databaseUrl !== null) {
+    try {
+      replicas = await shareEventsThroughPostgres(socket.io, config.databaseUrl, log);
+    } catch (err) {
+      await socket.close().catch(() => undefined);
+      await store.close();
+      await engine.close().catch(() => undefined);
+      throw err;
+    }
+  }
   const ctx: Partial<ServerContext> = { config, store, engine, socket };
   const bridge = createBridge({
     config,
@@ -158,6 +175,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   });
   const reverter = createReverter({ store, bridge, engine, config, log });
   const reviews = createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) });
+  const shipper = await startingShipper(config, store, log, opts.shipper);
   Object.assign(ctx, { bridge, history, callLog: createCallLog(store), approvals, reverter, reviews });
   const full = ctx as ServerContext;
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
@@ -185,6 +203,19 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     reviews,
     netChange: { store, limits: config.limits },
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
+    edgeCentre: {
+      tokens: edgeTokens(config.edge.acceptedEdges),
+      maxBatchBytes: config.edge.maxBatchBytes,
+      ingest: createEdgeIngest({
+        store,
+        emitter: socket.emitter,
+        now: opts.now ?? Date.now,
+        maxContentBytes: config.limits.maxContentFileBytes,
+        contentMaxBytes: config.limits.contentStoreMaxBytes,
+        log,
+      }),
+    },
+    ...(shipper ? { edgeStatus: () => shipper.status() } : {}),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, log, now: opts.now ?? Date.now }),
@@ -200,7 +231,9 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       });
     });
   } catch (err) {
+    await shipper?.stop();
     await socket.close().catch(() => undefined);
+    await replicas?.close();
     await engine.close().catch(() => undefined);
     await checkpointer?.close();
     await store.close();
@@ -222,11 +255,13 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     }),
     { log, ...(opts.jobTimers ? { timers: opts.jobTimers } : {}) },
   );
+  shipper?.start();
 
   let closing: Promise<void> | null = null;
   const close = () =>
     (closing ??= (async () => {
       jobs.stop();
+      await shipper?.stop();
       approvals.close();
       await live.close();
       // Scans first: their workers are terminated (bounded wait), so nothing below waits on them.
@@ -235,6 +270,7 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       // The git helper process: running calls get up to 1 s, then it is told to stop (up to 1 s
       // more, then killed), well inside the serve command's 5 s close budget.
       await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
+      await replicas?.close();
       httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
       // Contents of answered completions still being written: given a bounded wait, then the
       // database closes (what is not written stays `pending`, and says so).
@@ -250,6 +286,54 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     io: socket.io,
     jobs,
     liveFeed: live.feed,
+    shipper,
     close,
   };
+}
+
+/**
+ * With `--upstream`: attaches the database to its centre (from now on every stored result is noted
+ * in the outbox, and the history stored before is noted once) and builds the shipper, started
+ * after listen. Without it, a database attached before keeps noting (a later `--upstream` sends
+ * it all), and the log says what waits.
+ */
+async function startingShipper(
+  config: Readonly<Config>,
+  store: Store,
+  log: (m: string) => void,
+  pace: ServerOptions['shipper'],
+): Promise<Shipper | null> {
+  const { upstream, upstreamToken } = config.edge;
+  const outbox = store.outbox;
+  if (upstream === null || upstreamToken === null) {
+    if (outbox && (await outbox.attached())) {
+      const s = await outbox.status();
+      if (s.pending_entries > 0)
+        log(`${s.pending_entries} stored results wait for an upstream; start with --upstream URL to send them`);
+    }
+    return null;
+  }
+  if (!outbox)
+    throw new AppError(
+      'invalid_input',
+      '--upstream needs the SQLite store: an edge keeps its outbox in its own database',
+      {
+        hint: 'run the edge on its local SQLite file (RUNDIFF_DB) and point --upstream at the centre',
+      },
+    );
+  if (!(await outbox.attached())) {
+    await outbox.attach();
+    log(`database attached to ${upstream}: every stored result (and the history stored before) goes there`);
+  }
+  if (upstream.startsWith('http:') && !/^http:\/\/(127\.|localhost[:/]|\[::1\])/.test(`${upstream}/`))
+    log(`warning: ${upstream} is plain http; the edge token and the results travel unencrypted`);
+  return createShipper({
+    outbox,
+    upstream,
+    token: upstreamToken,
+    log,
+    maxBackoffMs: config.edge.retryMaxMs,
+    minBackoffMs: Math.min(500, config.edge.retryMaxMs),
+    ...pace,
+  });
 }

@@ -22,6 +22,10 @@ export const ERROR_STATUS = {
   content_unavailable: 409,
   /** A run or tool call is still open on the workspace (or another revert is running): reverting now would race it. */
   workspace_busy: 409,
+  /** An edge batch refers to kept contents the centre lacks; `details.missing_blobs` names them (send them along). */
+  missing_blobs: 409,
+  /** An edge batch is for a session another edge (or the centre itself) owns; nothing was stored. */
+  session_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   git_failed: 500,

@@ -9,3 +9,4 @@ export * from './pick.ts';
 export * from './revert.ts';
 export * from './review.ts';
 export * from './viewed.ts';
+export * from './edge.ts';

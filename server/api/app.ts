@@ -1,10 +1,11 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import type { ContentStoreStats, Limits } from '../../shared/index.ts';
+import type { ContentStoreStats, EdgeOutboxStatus, Limits } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Bridge, History } from '../runs/index.ts';
 import type { Reverter } from '../revert/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
+import { edgeCentreRouter, edgeStatusRouter, type EdgeCentreDeps } from './edge.ts';
 import { changesRouter } from './changes.ts';
 import { fileContentRouter } from './file-content.ts';
 import { demoRouter } from './demo.ts';
@@ -40,6 +41,10 @@ export interface AppDeps {
   netChange?: { store: Store; limits: Readonly<Limits> };
   /** Review comments and reviews (section 3c); absent, no such routes and hooks answer `{}`. */
   reviews?: Reviews;
+  /** Edges this server accepts (`POST /api/edge/batches`); absent, it accepts none. */
+  edgeCentre?: EdgeCentreDeps;
+  /** This edge's outbox (`GET /api/edge/status`); absent on a server without upstream. */
+  edgeStatus?: () => Promise<EdgeOutboxStatus>;
   /** The content store's use, shown by `GET /api/health`. */
   contentStats?: () => Promise<ContentStoreStats>;
   log?: (message: string) => void;
@@ -150,6 +155,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(securityHeaders);
   app.use((req, _res, next) => next(checkHostAndOrigin(req.headers, deps.policy) ?? undefined));
 
+  // Edges authenticate with their own tokens, before the server's token guard and body parser.
+  app.use('/api/edge', edgeCentreRouter(deps.edgeCentre, jsonBody));
+
   const api = express.Router();
   api.use((req, _res, next) =>
     next(tokenMatches(bearerToken(req.headers.authorization), deps.policy) ? undefined : unauthorized()),
@@ -196,6 +204,7 @@ export function createApp(deps: AppDeps): Express {
     ),
   );
   api.use(viewedRouter(deps.bridge));
+  api.use(edgeStatusRouter(deps.edgeStatus));
   api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));
   if (deps.netChange) {

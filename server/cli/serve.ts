@@ -16,7 +16,8 @@ function help(): string {
     (k) => `  ${limitFlagName(k).padEnd(36)} ${String(DEFAULT_LIMITS[k]).padStart(10)}  (${LIMIT_ENV[k]})`,
   );
   return [
-    'usage: rundiff serve [--host H] [--port P] [--db FILE | --database-url URL] [--require-commit-approval] [--max-... N]',
+    'usage: rundiff serve [--host H] [--port P] [--db FILE | --database-url URL] [--require-commit-approval]',
+    '                     [--upstream URL] [--max-... N]',
     '',
     'Runs the rundiff server: the bridge and history API, socket.io events and the web UI at /.',
     '',
@@ -27,6 +28,12 @@ function help(): string {
     '  --database-url URL           a PostgreSQL store (postgres://...) instead of the SQLite file',
     '                               (RUNDIFF_DATABASE_URL)',
     '  --require-commit-approval    git_commit waits for a person to approve it in the web UI',
+    '  --upstream URL               also send every stored result to the central rundiff at URL (RUNDIFF_UPSTREAM);',
+    '                               needs its edge token in RUNDIFF_UPSTREAM_TOKEN (or --upstream-token T)',
+    '  --upstream-token T           the token the centre gave this edge (prefer RUNDIFF_UPSTREAM_TOKEN:',
+    '                               a flag is visible to other users in the process list)',
+    '',
+    'A centre accepts edges listed in RUNDIFF_EDGE_TOKENS=name=token,... (docs/deployment.md).',
     '',
     'Limits (flag, default, environment variable):',
     ...limits,
@@ -76,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
   let flags: ConfigFlags;
   try {
     const args = parseArgs(argv, {
-      values: ['host', 'port', 'db', 'database-url', ...limitFlags.keys()],
+      values: ['host', 'port', 'db', 'database-url', 'upstream', 'upstream-token', ...limitFlags.keys()],
       booleans: ['require-commit-approval', 'help'],
     });
     if (args.booleans.has('help')) {
@@ -91,6 +98,8 @@ export async function run(argv: string[]): Promise<number> {
       ...(args.values.port !== undefined ? { port: args.values.port } : {}),
       ...(args.values.db !== undefined ? { db: args.values.db } : {}),
       ...(args.values['database-url'] !== undefined ? { databaseUrl: args.values['database-url'] } : {}),
+      ...(args.values.upstream !== undefined ? { upstream: args.values.upstream } : {}),
+      ...(args.values['upstream-token'] !== undefined ? { upstreamToken: args.values['upstream-token'] } : {}),
       requireCommitApproval: args.booleans.has('require-commit-approval'),
       limits,
     };

@@ -15,10 +15,10 @@ export function isValidId(s: string): boolean {
   return n >= 1 && n <= 200 && !NOT_PRINTABLE.test(s);
 }
 
-const id = z.string().refine(isValidId, { message: 'must be 1-200 printable characters' });
+export const idSchema = z.string().refine(isValidId, { message: 'must be 1-200 printable characters' });
 
 const MAX_PATH_CHARS = 4096;
-const workspace = z
+export const workspaceSchema = z
   .string()
   .refine((s) => s.length > 0 && s.length <= MAX_PATH_CHARS, { message: `must be 1-${MAX_PATH_CHARS} characters` })
   .refine((s) => !s.includes('\0'), { message: 'must not contain NUL' })
@@ -27,60 +27,70 @@ const workspace = z
 const MIB = 1024 * 1024;
 /** `error` texts of runs and tool calls (stack traces included) up to 64 KiB. */
 const MAX_ERROR_BYTES = 64 * 1024;
-const errorText = z
+export const errorTextSchema = z
   .string()
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_ERROR_BYTES, { message: 'must be at most 64 KiB' });
 
 export const bridgeEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('session.upsert'),
-    session_id: id,
+    session_id: idSchema,
     title: z
       .string()
       .refine((s) => codePoints(s) <= 500, { message: 'must be at most 500 characters' })
       .refine((s) => !s.includes('\0'), { message: 'must not contain NUL' })
       .optional(),
-    workspace: workspace.optional(),
+    workspace: workspaceSchema.optional(),
   }),
   z.object({
     type: z.literal('message'),
-    session_id: id,
+    session_id: idSchema,
     role: z.enum(['user', 'assistant', 'tool']),
     content: z
       .string()
       .refine((s) => Buffer.byteLength(s, 'utf8') <= MIB, { message: 'must be at most 1 MiB (UTF-8)' }),
-    message_id: id.optional(),
-    run_id: id.optional(),
-    tool_call_id: id.optional(),
+    message_id: idSchema.optional(),
+    run_id: idSchema.optional(),
+    tool_call_id: idSchema.optional(),
     created_at: z.number().int().min(0).max(8.64e15).optional(),
   }),
   z.object({
     type: z.literal('run.started'),
-    session_id: id,
-    run_id: id,
-    workspace: workspace.optional(),
+    session_id: idSchema,
+    run_id: idSchema,
+    workspace: workspaceSchema.optional(),
     source: z.enum(['run', 'workflow', 'coding-agent']).optional(),
   }),
   z.object({
     type: z.literal('tool.started'),
-    session_id: id,
-    run_id: id,
-    tool_call_id: id,
+    session_id: idSchema,
+    run_id: idSchema,
+    tool_call_id: idSchema,
     name: z
       .string()
       .refine((s) => codePoints(s) <= 500, { message: 'must be at most 500 characters' })
       .optional(),
-    workspace: workspace.optional(),
+    workspace: workspaceSchema.optional(),
   }),
   z.object({
     type: z.literal('tool.completed'),
-    session_id: id,
-    run_id: id,
-    tool_call_id: id,
-    error: errorText.optional(),
+    session_id: idSchema,
+    run_id: idSchema,
+    tool_call_id: idSchema,
+    error: errorTextSchema.optional(),
   }),
-  z.object({ type: z.literal('run.completed'), session_id: id, run_id: id, error: errorText.optional() }),
-  z.object({ type: z.literal('run.failed'), session_id: id, run_id: id, error: errorText.optional() }),
+  z.object({
+    type: z.literal('run.completed'),
+    session_id: idSchema,
+    run_id: idSchema,
+    error: errorTextSchema.optional(),
+  }),
+  z.object({
+    type: z.literal('run.failed'),
+    session_id: idSchema,
+    run_id: idSchema,
+    error: errorTextSchema.optional(),
+  }),
 ]);
 
 /** Parses one bridge event or throws `invalid_input` naming every bad field. Unknown fields are ignored. */

@@ -2,4 +2,11 @@ export { createBridge, type Bridge, type BridgeDeps, type RunObserver } from './
 export { createHistory, type History, type DetailDocument } from './history.ts';
 export { silentEmitter, type BridgeEmitter, type EventPayload } from './emitter.ts';
 export { diffCompletedPayload, toNewChange, toNewFile } from './payloads.ts';
-export { parseBridgeEvent, bridgeEventSchema, isValidId } from './event-schema.ts';
+export {
+  parseBridgeEvent,
+  bridgeEventSchema,
+  isValidId,
+  idSchema,
+  workspaceSchema,
+  errorTextSchema,
+} from './event-schema.ts';

@@ -1,1 +1,2 @@
 export { createSocketServer, sessionRoom, SESSIONS_ROOM, type SocketServer, type IoServer } from './server.ts';
+export { shareEventsThroughPostgres, type Replicas } from './replicas.ts';

@@ -23,7 +23,11 @@ export type {
   StoreEngine,
   StoreTx,
   ViewedApi,
+  IngestApi,
+  OutboxApi,
 } from './types.ts';
+export type { BatchBounds, OutboxBatch } from './outbox.ts';
+export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome } from './ingest.ts';
 export type { NewChange, NewFile } from './changes.ts';
 export type {
   ContentSideInput,

@@ -4,7 +4,9 @@ import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
 import { createGate, type Gate } from './gate.ts';
+import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
+import { createOutboxStore } from './outbox.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionStore } from './sessions.ts';
@@ -13,7 +15,9 @@ import type {
   CatalogApi,
   ChangesApi,
   ContentsApi,
+  IngestApi,
   MessagesApi,
+  OutboxApi,
   ReviewsApi,
   RunsApi,
   SessionsApi,
@@ -57,6 +61,8 @@ function createModules(db: Db) {
     reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'deliver']),
     callLog: createCallLogStore(db),
     catalog: createCatalogStore(db),
+    outbox: createOutboxStore(db),
+    ingest: createIngestStore(db, clock),
   };
 }
 
@@ -85,6 +91,8 @@ function bindAll(m: Modules, run: Runner): Omit<StoreTx, 'transaction'> {
     reviews: bind<ReviewsApi>(m.reviews, run),
     callLog: bind<CallLogApi>(m.callLog, run),
     catalog: bind<CatalogApi>(m.catalog, run),
+    ingest: bind<IngestApi>(m.ingest, run),
+    outbox: bind<OutboxApi>(m.outbox, run),
     clock: {
       version: (sessionId) => run(() => m.clock.version(sessionId)),
       partVersion: (sessionId, part) => run(() => m.clock.partVersion(sessionId, part)),

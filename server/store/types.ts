@@ -26,6 +26,8 @@ import type {
   StartOutcome,
 } from './runs.ts';
 import type { SessionPage } from './sessions.ts';
+import type { IngestBatch, IngestOutcome } from './ingest.ts';
+import type { BatchBounds, OutboxBatch } from './outbox.ts';
 import type { MarkOutcome } from './viewed.ts';
 import type { WritePart } from './write-clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
@@ -76,6 +78,10 @@ export interface Store {
   callLog: CallLogApi;
   /** Workspaces named by stored sessions and runs (the REST git tools' repository catalog). */
   catalog: CatalogApi;
+  /** A centre's writes of what its edges send (`POST /api/edge/batches`). */
+  ingest: IngestApi;
+  /** An edge's outbox of stored results its centre has not acknowledged; null on an engine that cannot be an edge. */
+  outbox: OutboxApi | null;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
   clock: StoreClock;
   /** Runs `fn` in one transaction; see the guarantees above. */
@@ -233,4 +239,32 @@ export interface CatalogApi {
   sessionWorkspaces(max: number): Promise<string[]>;
   /** Distinct run workspaces, most recently started first; at most `max`. */
   runWorkspaces(max: number): Promise<string[]>;
+}
+
+/**
+ * Edge to centre, the centre's side: one session's batch from an edge applied in one transaction,
+ * by natural keys (applying it again changes nothing); refused whole when the session belongs to
+ * another edge or a referenced content is neither held nor sent.
+ */
+export interface IngestApi {
+  apply(batch: IngestBatch): Promise<IngestOutcome>;
+  /** The edge that owns a session received from one; null for the server's own sessions. */
+  ownerOf(sessionId: string): Promise<string | null>;
+}
+
+/** Edge to centre, the edge's side: the outbox the storing transactions fill (SQLite's triggers). */
+export interface OutboxApi {
+  /** Starts noting stored results, and notes the history stored before; true the first time. */
+  attach(): Promise<boolean>;
+  attached(): Promise<boolean>;
+  databaseId(): Promise<string>;
+  status(): Promise<{ pending_entries: number; pending_sessions: number }>;
+  /** Up to `limit` sessions with entries, the one waiting longest first. */
+  pendingSessions(limit: number): Promise<string[]>;
+  /** The session's oldest entries within the bounds, read in one transaction. */
+  read(sessionId: string, bounds: BatchBounds): Promise<OutboxBatch>;
+  /** Removes acknowledged entries and remembers the contents the centre now holds. */
+  acknowledge(seqs: readonly number[], blobs: readonly string[]): Promise<void>;
+  /** The centre lacks these contents: they go with the next batch again. */
+  forgetBlobs(shas: readonly string[]): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { createPgChanges } from './changes.ts';
 import { createPgClock } from './clock.ts';
 import { createPgContents } from './contents.ts';
 import { clientExec, inSavepoint, inTransaction, poolExec, TYPES, type Exec, type Queryable } from './exec.ts';
+import { createPgIngest } from './ingest.ts';
 import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
@@ -97,6 +98,9 @@ function modules(x: Exec, transaction: StoreTx['transaction']): StoreTx {
     reviews: createPgReviews(x),
     callLog: createCallLog(x),
     catalog: createCatalog(x),
+    ingest: createPgIngest(x),
+    // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
+    outbox: null,
     clock: createPgClock(x.q),
     transaction,
   };
@@ -194,6 +198,8 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     reviews: gated(plain.reviews),
     callLog: gated(plain.callLog),
     catalog: gated(plain.catalog),
+    ingest: gated(plain.ingest),
+    outbox: null,
     clock: gated(plain.clock),
     transaction: plain.transaction,
   };

@@ -1,0 +1,331 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EdgeBatchRequest, EdgeEntry } from '../../shared/index.ts';
+import { httpBridgeSender } from '../bridge-client/index.ts';
+import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+
+/** The centre's batch route on a real server: who may send, what it accepts, and what a refusal leaves. */
+
+const TOKEN = 'laptop-token-0123456789abcdef';
+const CI_TOKEN = 'ci-token-0123456789abcdef0123';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function started(p: Promise<TestServer>): Promise<TestServer> {
+  const s = await p;
+  cleanups.push(() => s.close());
+  return s;
+}
+
+const centre = (env: Record<string, string> = {}) =>
+  started(startTestServer({ env: { RUNDIFF_EDGE_TOKENS: `laptop=${TOKEN},ci=${CI_TOKEN}`, ...env } }));
+
+function counts(db: string): Record<string, number> {
+  const conn = new Database(db, { readonly: true });
+  try {
+    const out: Record<string, number> = {};
+    for (const t of [
+      'sessions',
+      'messages',
+      'runs',
+      'tool_calls',
+      'workspace_run_changes',
+      'workspace_run_change_files',
+      'change_file_contents',
+      'content_blobs',
+      'edge_sessions',
+    ])
+      out[t] = conn.prepare(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number;
+    return out;
+  } finally {
+    conn.close();
+  }
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** A valid batch: a session with a run, a change of one added file and its kept content. */
+function batch(sessionId = randomUUID()): EdgeBatchRequest {
+  // Incompressible enough that the batch is a few KiB on the wire.
+  const content = Buffer.from(`${randomBytes(2048).toString('hex')}\n`);
+  const data = deflateSync(content);
+  const fileId = randomUUID();
+  const changeId = 'run:r1';
+  const entries: EdgeEntry[] = [
+    {
+      id: 1,
+      kind: 'session',
+      item: sessionId,
+      row: { title: 't', workspace: '/w', created_at: 1000, updated_at: 2000 },
+    },
+    {
+      id: 2,
+      kind: 'run',
+      item: 'r1',
+      row: {
+        status: 'completed',
+        source: 'run',
+        workspace: '/w',
+        started_at: 1000,
+        finished_at: 2000,
+        error: null,
+        change_id: changeId,
+        tracking: 1,
+        reason: null,
+      },
+    },
+    {
+      id: 3,
+      kind: 'change',
+      item: changeId,
+      row: {
+        run_id: 'r1',
+        tool_call_id: null,
+        source: 'run',
+        workspace: '/w',
+        workspace_kind: 'filesystem',
+        started_at: 1000,
+        finished_at: 2000,
+        changed_count: 1,
+        added_count: 1,
+        modified_count: 0,
+        deleted_count: 0,
+        renamed_count: 0,
+        binary_count: 0,
+        truncated: 0,
+        truncated_reasons: '[]',
+        total_patch_bytes: 10,
+        overlapping: 0,
+        omitted_count: 0,
+        created_at: 2000,
+        files: [
+          {
+            id: fileId,
+            ord: 0,
+            path: 'a.txt',
+            old_path: null,
+            path_base64: null,
+            old_path_base64: null,
+            change_type: 'added',
+            additions: 50,
+            deletions: 0,
+            size_before: null,
+            size_after: content.length,
+            patch: '@@ -0,0 +1 @@\n+hello\n',
+            patch_bytes: 10,
+            truncated: 0,
+            binary: 0,
+            omitted_reason: null,
+            created_at: 2000,
+          },
+        ],
+      },
+    },
+    {
+      id: 4,
+      kind: 'contents',
+      item: changeId,
+      row: {
+        change_id: changeId,
+        rows: [
+          {
+            file_id: fileId,
+            before_mode: null,
+            before_sha256: null,
+            before_reason: null,
+            after_mode: '100644',
+            after_sha256: sha(content),
+            after_reason: null,
+          },
+        ],
+      },
+    },
+  ];
+  return {
+    database_id: 'abcdef0123456789',
+    session_id: sessionId,
+    entries,
+    blobs: [{ sha256: sha(content), size: content.length, codec: 'deflate', data: data.toString('base64') }],
+  };
+}
+
+function send(s: TestServer, body: unknown, token: string | null = TOKEN) {
+  return s.request('POST', '/api/edge/batches', {
+    headers: { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+describe('the centre accepts edge batches', () => {
+  it('applies a valid batch in one go, and the same batch again changes nothing (no duplicate rows)', async () => {
+    const c = await centre();
+    const b = batch();
+    const first = await send(c, b);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ applied: [1, 2, 3, 4], skipped: [] });
+    const after = counts(c.dbPath);
+    expect(after).toMatchObject({ sessions: 1, runs: 1, workspace_run_changes: 1, content_blobs: 1, edge_sessions: 1 });
+    expect((await send(c, b)).status).toBe(200);
+    expect(counts(c.dbPath)).toEqual(after);
+    // The kept content is the one sent, and the REST route serves the change.
+    const detail = await c.get(`/api/hermes/sessions/${b.session_id}/workspace-run-changes/run:r1`);
+    expect(detail.status).toBe(200);
+  });
+
+  it('refuses a missing or wrong token before reading the body, storing nothing', async () => {
+    const c = await centre();
+    const before = counts(c.dbPath);
+    for (const token of [null, 'wrong-token-0123456789abcdef', TOKEN.slice(0, -1)]) {
+      const res = await send(c, batch(), token);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+    expect(counts(c.dbPath)).toEqual(before);
+    // Positive control: the right token stores.
+    expect((await send(c, batch())).status).toBe(200);
+    expect(counts(c.dbPath).sessions).toBe(1);
+  });
+
+  it('answers 404 on a server that accepts no edges, even with a token', async () => {
+    const c = await started(startTestServer());
+    const res = await send(c, batch());
+    expect(res.status).toBe(404);
+    expect(res.body.error.hint).toMatch(/RUNDIFF_EDGE_TOKENS/);
+  });
+
+  it('refuses a malformed batch whole, naming the field, and stores nothing of it', async () => {
+    const c = await centre();
+    const before = counts(c.dbPath);
+    const bad: [string, (b: EdgeBatchRequest) => unknown][] = [
+      ['not JSON', () => '{"entries": ['],
+      ['a run with an unknown status', (b) => ((b.entries[1]!.row!.status = 'exploded'), b)],
+      [
+        'a content whose bytes do not match its sha256',
+        (b) => ((b.blobs[0]!.data = deflateSync('evil').toString('base64')), b),
+      ],
+      ['a session id of control characters', (b) => ((b.session_id = 'a\u0007b'), b)],
+      ['entries out of order', (b) => ((b.entries[2]!.id = 1), b)],
+      [
+        'a file row with a position out of order',
+        (b) => (((b.entries[2]!.row!.files as { ord: number }[])[0]!.ord = 3), b),
+      ],
+      ['a relative workspace', (b) => ((b.entries[0]!.row!.workspace = 'w'), b)],
+      ['a contents entry of another change', (b) => ((b.entries[3]!.row!.change_id = 'run:other'), b)],
+    ];
+    for (const [what, corrupt] of bad) {
+      const res = await send(c, corrupt(batch()));
+      expect(res.status, what).toBe(400);
+      expect(res.body.error.code, what).toBe('invalid_input');
+    }
+    expect(counts(c.dbPath)).toEqual(before);
+  });
+
+  it('refuses a batch over RUNDIFF_EDGE_MAX_BATCH_BYTES with 413, storing nothing', async () => {
+    const c = await centre({ RUNDIFF_EDGE_MAX_BATCH_BYTES: '2048' });
+    const res = await send(c, batch());
+    expect(res.status).toBe(413);
+    expect(counts(c.dbPath).sessions).toBe(0);
+    // Positive control: a batch under the bound is accepted.
+    const small = batch();
+    small.entries = small.entries.slice(0, 1);
+    small.blobs = [];
+    expect((await send(c, small)).status).toBe(200);
+  });
+
+  it('refuses a batch referring to a content it neither holds nor was sent, naming it, with nothing stored', async () => {
+    const c = await centre();
+    const b = batch();
+    const blob = b.blobs[0]!.sha256;
+    b.blobs = [];
+    const res = await send(c, b);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'missing_blobs', details: { missing_blobs: [blob] } });
+    expect(counts(c.dbPath)).toMatchObject({ sessions: 0, workspace_run_changes: 0, content_blobs: 0 });
+  });
+
+  it("refuses one edge's batch for a session another edge owns, and the owner's own still goes in", async () => {
+    const c = await centre();
+    const b = batch();
+    expect((await send(c, b)).status).toBe(200);
+    const theirs = await send(c, b, CI_TOKEN);
+    expect(theirs.status).toBe(409);
+    expect(theirs.body.error.code).toBe('session_conflict');
+    // A session the centre stored itself is not taken over either.
+    const own = randomUUID();
+    await httpBridgeSender(c.server.url, null)({ type: 'session.upsert', session_id: own });
+    expect((await send(c, batch(own))).body.error.code).toBe('session_conflict');
+    expect((await send(c, b)).status).toBe(200);
+  });
+});
+
+describe('an edge sending to a centre', () => {
+  it('sends again the contents the centre lost, and holds back only a session it refuses', async () => {
+    const c = await centre();
+    const ws = createTempDir('rundiff-ws-');
+    cleanups.push(() => fs.rmSync(ws, { recursive: true, force: true }));
+    const edge = await started(
+      startTestServer({
+        env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+        // Small batches: a session's entries go over several requests, still in order.
+        shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100, bounds: { maxEntries: 3, maxBytes: 1 << 20 } },
+      }),
+    );
+    const drained = () =>
+      vi.waitFor(
+        async () => {
+          const s = (await edge.get('/api/edge/status')).body;
+          if (s.pending_entries !== 0) throw new Error(`pending ${s.pending_entries}`);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+    const bridge = httpBridgeSender(edge.server.url, null);
+    const runWriting = async (sessionId: string, runId: string, text: string) => {
+      await bridge({ type: 'session.upsert', session_id: sessionId, workspace: ws });
+      await bridge({ type: 'run.started', session_id: sessionId, run_id: runId, workspace: ws });
+      fs.writeFileSync(path.join(ws, `${runId}.txt`), text);
+      await bridge({ type: 'run.completed', session_id: sessionId, run_id: runId });
+    };
+    const a = randomUUID();
+    await runWriting(a, 'one', 'same content\n');
+    await drained();
+    // The centre loses the content (its session deleted there); the edge believes it sent it.
+    expect((await c.request('DELETE', `/api/hermes/sessions/${a}`)).status).toBeLessThan(300);
+    expect(counts(c.dbPath).content_blobs).toBe(0);
+    const b = randomUUID();
+    await runWriting(b, 'two', 'same content\n');
+    await drained();
+    expect(counts(c.dbPath).content_blobs).toBe(1);
+
+    // A session id the centre gives to another edge: that session waits, the others go on.
+    const taken = batch();
+    expect((await send(c, taken, CI_TOKEN)).status).toBe(200);
+    await runWriting(taken.session_id, 'three', 'x\n');
+    const free = randomUUID();
+    await runWriting(free, 'four', 'y\n');
+    await vi.waitFor(
+      async () => {
+        const s = (await edge.get('/api/edge/status')).body;
+        expect(s.pending_sessions).toBe(1);
+        expect(s.last_error).toMatch(/session_conflict/);
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    const centreRuns = new Database(c.dbPath, { readonly: true });
+    try {
+      expect(centreRuns.prepare('SELECT COUNT(*) FROM runs WHERE session_id = ?').pluck().get(free)).toBe(1);
+      expect(centreRuns.prepare('SELECT run_id FROM runs WHERE session_id = ?').pluck().all(taken.session_id)).toEqual([
+        'r1',
+      ]);
+    } finally {
+      centreRuns.close();
+    }
+  });
+});

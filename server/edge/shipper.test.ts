@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore, type SqliteStore } from '../store/index.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+import { createShipper, type ShipperTimers } from './shipper.ts';
+
+/** The shipper's pace while the centre is unreachable: real requests to a closed port, timers recorded. */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+async function outboxWithEntries(): Promise<SqliteStore> {
+  const dir = createTempDir('rundiff-shipper-');
+  const s = openStore(path.join(dir, 'r.db'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  cleanups.push(() => s.close());
+  await s.outbox!.attach();
+  await s.sessions.upsert('s1', { title: 't' }, 1);
+  return s;
+}
+
+/** Timers whose rounds fire at once (no waiting on real time) and whose delays are recorded. */
+function recordingTimers(requestTimeoutMs: number) {
+  const delays: number[] = [];
+  const timers: ShipperTimers = {
+    setTimeout(fn, ms) {
+      // The per-request time limit is left pending (cleared when the request ends).
+      if (ms === requestTimeoutMs) return { pending: true };
+      delays.push(ms);
+      return setImmediate(fn);
+    },
+    clearTimeout(h) {
+      if (h && typeof h === 'object' && 'pending' in h) return;
+      clearImmediate(h as NodeJS.Immediate);
+    },
+  };
+  return { delays, timers };
+}
+
+describe('the shipper while the centre is unreachable', () => {
+  it('waits twice as long after each failure, never longer than the maximum, and keeps the outbox', async () => {
+    const store = await outboxWithEntries();
+    const { delays, timers } = recordingTimers(60_000);
+    const log: string[] = [];
+    const shipper = createShipper({
+      outbox: store.outbox!,
+      upstream: `http://127.0.0.1:${await closedPort()}`,
+      token: 'token-0123456789abcdef',
+      log: (m) => log.push(m),
+      minBackoffMs: 100,
+      maxBackoffMs: 1_000,
+      requestTimeoutMs: 60_000,
+      timers,
+    });
+    cleanups.push(() => shipper.stop());
+    shipper.start();
+    await vi.waitFor(() => expect(delays.length).toBeGreaterThanOrEqual(8), { timeout: 20_000, interval: 5 });
+    await shipper.stop();
+    // The first round at once, then 100, 200, 400, 800 and the cap from there on.
+    expect(delays.slice(0, 8)).toEqual([0, 100, 200, 400, 800, 1_000, 1_000, 1_000]);
+    const status = await shipper.status();
+    expect(status.pending_entries).toBe(1);
+    expect(status.last_error).toMatch(/unreachable \(ECONNREFUSED\)/);
+    // Said once, not at every try.
+    expect(log.filter((l) => l.includes('unreachable'))).toHaveLength(1);
+  });
+
+  it('looks at an empty outbox at its idle pace and sends nothing', async () => {
+    const store = await outboxWithEntries();
+    await store.outbox!.acknowledge((await store.outbox!.read('s1', { maxEntries: 10, maxBytes: 1 << 20 })).seqs, []);
+    const { delays, timers } = recordingTimers(60_000);
+    const shipper = createShipper({
+      outbox: store.outbox!,
+      upstream: `http://127.0.0.1:${await closedPort()}`,
+      token: 'token-0123456789abcdef',
+      log: () => {},
+      idleMs: 250,
+      timers,
+    });
+    cleanups.push(() => shipper.stop());
+    shipper.start();
+    await vi.waitFor(() => expect(delays.length).toBeGreaterThanOrEqual(3), { timeout: 20_000, interval: 5 });
+    await shipper.stop();
+    expect(delays.slice(0, 3)).toEqual([0, 250, 250]);
+    expect((await shipper.status()).last_error).toBeNull();
+  });
+});

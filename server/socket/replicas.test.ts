@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpBridgeSender } from '../bridge-client/index.ts';
+import { createTestDatabase } from '../test-support/postgres.ts';
+import { serveProcess } from '../test-support/serve-process.ts';
+import { connectClient, type TestClient } from '../test-support/server-harness.ts';
+import { createTempDir } from '../test-support/temp-repo.ts';
+
+/**
+ * Two `rundiff serve` processes on one PostgreSQL database, a socket.io client on each: an event
+ * stored through one replica reaches the subscribers of the other (socket.io's PostgreSQL adapter).
+ */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function replicas(count: number) {
+  const db = await createTestDatabase();
+  cleanups.push(() => db.drop());
+  const dir = createTempDir('rundiff-replicas-');
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const servers = [];
+  for (let i = 0; i < count; i++)
+    servers.push(
+      await serveProcess(
+        ['--port', '0', '--db', path.join(dir, `unused-${i}.db`)],
+        { RUNDIFF_DATABASE_URL: db.url },
+        (stop) => cleanups.push(stop),
+      ),
+    );
+  return { db, servers };
+}
+
+async function subscribed(url: string, sessionId: string): Promise<TestClient> {
+  const c = await connectClient(url);
+  cleanups.push(() => c.close());
+  expect(await c.ask('sessions.subscribe', {})).toMatchObject({ ok: true });
+  expect(await c.ask('session.subscribe', { session_id: sessionId })).toMatchObject({ ok: true });
+  return c;
+}
+
+describe('several replicas on one PostgreSQL database', () => {
+  it('an event stored through one replica reaches a socket subscribed on the other, small and over the NOTIFY limit', async () => {
+    const { db, servers } = await replicas(2);
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const sessionId = randomUUID();
+    const onA = await subscribed(a.url, sessionId);
+    const onB = await subscribed(b.url, sessionId);
+    const send = httpBridgeSender(a.url, null);
+    await send({ type: 'session.upsert', session_id: sessionId, title: 'shared' });
+    await send({ type: 'run.started', session_id: sessionId, run_id: 'r1' });
+    // A message larger than NOTIFY's 8,000 bytes travels through the adapter's table.
+    const big = 'x'.repeat(20_000);
+    await send({ type: 'message', session_id: sessionId, role: 'assistant', content: big, run_id: 'r1' });
+    await send({ type: 'run.completed', session_id: sessionId, run_id: 'r1' });
+
+    for (const c of [onA, onB]) {
+      await c.waitFor('run.completed', 1, 15_000);
+      const [created] = await c.waitFor('message.created', 1, 15_000);
+      expect((created!.payload as { message: { content: string } }).message.content).toBe(big);
+      expect(c.names()).toEqual(expect.arrayContaining(['session.updated', 'run.started']));
+    }
+    // B serves what A stored (one store), and the adapter's table exists on the database.
+    const detail = await fetch(`${b.url}/api/hermes/sessions/${sessionId}`);
+    expect(detail.status).toBe(200);
+    const pool = new pg.Pool({ connectionString: db.url });
+    try {
+      const t = await pool.query("SELECT to_regclass('public.socket_io_attachments') AS t");
+      expect(t.rows[0].t).toBe('socket_io_attachments');
+    } finally {
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { createAdapter } from '@socket.io/postgres-adapter';
+import pg from 'pg';
+import type { IoServer } from './server.ts';
+
+/**
+ * Several replicas on one PostgreSQL database: socket.io's PostgreSQL adapter (LISTEN/NOTIFY) makes
+ * an event emitted by one replica reach the subscribers of every replica. It uses a small pool of
+ * its own on the store's URL (one connection listens for good) and the adapter's table for
+ * payloads over NOTIFY's 8,000 bytes (a `workspace.diff.completed` of a large change), created at
+ * start when missing.
+ */
+
+/** Payloads larger than this travel through the table (NOTIFY's own limit is 8,000 bytes). */
+const NOTIFY_PAYLOAD_BYTES = 7_500;
+
+export interface Replicas {
+  close(): Promise<void>;
+}
+
+export async function shareEventsThroughPostgres(
+  io: IoServer,
+  url: string,
+  log: (message: string) => void,
+): Promise<Replicas> {
+  const pool = new pg.Pool({ connectionString: url, max: 3, application_name: 'rundiff-events' });
+  // A dropped idle connection is replaced; it must not end the process.
+  pool.on('error', (err) => log(`events: a PostgreSQL connection failed while idle: ${err.message}`));
+  try {
+    await pool.query(`CREATE TABLE IF NOT EXISTS socket_io_attachments (
+      id BIGSERIAL UNIQUE,
+      created_at TIMESTAMPTZ DEFAULT NOW(),
+      payload BYTEA
+    )`);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  io.adapter(
+    createAdapter(pool, {
+      payloadThreshold: NOTIFY_PAYLOAD_BYTES,
+      errorHandler: (err: Error) => log(`events: sharing with other replicas failed: ${err.message}`),
+    }),
+  );
+  return {
+    async close() {
+      // The adapter stops listening when socket.io closes; the pool goes after it.
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
