@@ -36,7 +36,8 @@ type FileRow = SqliteRow<Omit<FileSummary, 'path_base64' | 'old_path_base64'>, '
 const FILE_BOOLEANS: ReadonlySet<string> = new Set(['binary', 'truncated'] satisfies (keyof FileSummary)[]);
 const CHANGE_BOOLEANS: ReadonlySet<string> = new Set(['truncated', 'overlapping'] satisfies (keyof ChangeSummary)[]);
 
-const CHANGE_FIELDS = fieldsOf<NewChange>()([
+/** The columns of a stored change, in their order (every engine names them from here). */
+export const CHANGE_FIELDS = fieldsOf<NewChange>()([
   'change_id',
   'session_id',
   'run_id',

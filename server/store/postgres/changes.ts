@@ -7,34 +7,11 @@ import {
   type FileSummary,
   type TruncatedReason,
 } from '../../../shared/index.ts';
-import type { NewChange } from '../changes.ts';
+import { CHANGE_FIELDS, type NewChange } from '../changes.ts';
 import type { ChangesApi } from '../types.ts';
 import { bump } from './clock.ts';
 import { valuesRows, type Exec, type Queryable } from './exec.ts';
 
-const CHANGE_FIELDS = [
-  'change_id',
-  'session_id',
-  'run_id',
-  'tool_call_id',
-  'source',
-  'workspace',
-  'workspace_kind',
-  'started_at',
-  'finished_at',
-  'changed_count',
-  'added_count',
-  'modified_count',
-  'deleted_count',
-  'renamed_count',
-  'binary_count',
-  'truncated',
-  'truncated_reasons',
-  'total_patch_bytes',
-  'overlapping',
-  'omitted_count',
-  'created_at',
-] as const satisfies readonly (keyof NewChange)[];
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
 // `binary` is a keyword in PostgreSQL: the column is quoted wherever it is named.
 const quote = (c: string) => (c === 'binary' ? '"binary"' : c);

@@ -1,5 +1,6 @@
 import type { EdgeContentRow, EdgeFileRow } from '../../../shared/index.ts';
 import { same, type IngestBatch, type IngestEffect, type IngestEntry, type IngestOutcome } from '../ingest.ts';
+import { CHANGE_FIELDS } from '../changes.ts';
 import type { IngestApi } from '../types.ts';
 import { bump } from './clock.ts';
 import type { Exec, Queryable } from './exec.ts';
@@ -44,27 +45,8 @@ const TOOL_COLS = [
   'tracking',
   'reason',
 ];
-const CHANGE_COLS = [
-  'run_id',
-  'tool_call_id',
-  'source',
-  'workspace',
-  'workspace_kind',
-  'started_at',
-  'finished_at',
-  'changed_count',
-  'added_count',
-  'modified_count',
-  'deleted_count',
-  'renamed_count',
-  'binary_count',
-  'truncated',
-  'truncated_reasons',
-  'total_patch_bytes',
-  'overlapping',
-  'omitted_count',
-  'created_at',
-];
+/** A change's columns but its key (`change_id`, `session_id`), which an ingested entry names itself. */
+const CHANGE_COLS = CHANGE_FIELDS.filter((c) => c !== 'change_id' && c !== 'session_id');
 const FILE_COLS = [
   'id',
   'ord',
