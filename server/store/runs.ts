@@ -59,40 +59,44 @@ interface Table<K extends ActivityKind> {
   fields: readonly (keyof ActivityRecords[K] & string)[];
 }
 
+/** The columns of a stored run and of a stored tool call, in their order (every engine names them from here). */
+export const RUN_FIELDS = fieldsOf<Run>()([
+  'run_id',
+  'session_id',
+  'status',
+  'source',
+  'workspace',
+  'started_at',
+  'finished_at',
+  'error',
+  'change_id',
+  'tracking',
+  'reason',
+]);
+export const TOOL_CALL_FIELDS = fieldsOf<ToolCall>()([
+  'tool_call_id',
+  'run_id',
+  'session_id',
+  'name',
+  'status',
+  'started_at',
+  'finished_at',
+  'error',
+  'change_id',
+  'tracking',
+  'reason',
+]);
+
 const TABLES: { [K in ActivityKind]: Table<K> } = {
   run: {
     name: 'runs',
     id: 'run_id',
-    fields: fieldsOf<Run>()([
-      'run_id',
-      'session_id',
-      'status',
-      'source',
-      'workspace',
-      'started_at',
-      'finished_at',
-      'error',
-      'change_id',
-      'tracking',
-      'reason',
-    ]),
+    fields: RUN_FIELDS,
   },
   tool: {
     name: 'tool_calls',
     id: 'tool_call_id',
-    fields: fieldsOf<ToolCall>()([
-      'tool_call_id',
-      'run_id',
-      'session_id',
-      'name',
-      'status',
-      'started_at',
-      'finished_at',
-      'error',
-      'change_id',
-      'tracking',
-      'reason',
-    ]),
+    fields: TOOL_CALL_FIELDS,
   },
 };
 

@@ -1,5 +1,12 @@
 import type { Run, ToolCall } from '../../../shared/index.ts';
-import type { ActivityKind, ActivityRecords, NewActivity, Recorded } from '../runs.ts';
+import {
+  RUN_FIELDS,
+  TOOL_CALL_FIELDS,
+  type ActivityKind,
+  type ActivityRecords,
+  type NewActivity,
+  type Recorded,
+} from '../runs.ts';
 import type { RunsApi } from '../types.ts';
 import { bump, type WritePart } from './clock.ts';
 import { placeholders, type Exec } from './exec.ts';
@@ -8,36 +15,12 @@ const TABLES: Record<ActivityKind, { name: string; id: string; fields: readonly 
   run: {
     name: 'runs',
     id: 'run_id',
-    fields: [
-      'run_id',
-      'session_id',
-      'status',
-      'source',
-      'workspace',
-      'started_at',
-      'finished_at',
-      'error',
-      'change_id',
-      'tracking',
-      'reason',
-    ],
+    fields: RUN_FIELDS,
   },
   tool: {
     name: 'tool_calls',
     id: 'tool_call_id',
-    fields: [
-      'tool_call_id',
-      'run_id',
-      'session_id',
-      'name',
-      'status',
-      'started_at',
-      'finished_at',
-      'error',
-      'change_id',
-      'tracking',
-      'reason',
-    ],
+    fields: TOOL_CALL_FIELDS,
   },
 };
 
