@@ -76,4 +76,33 @@ describe('several replicas on one PostgreSQL database', () => {
       await pool.end();
     }
   });
+
+  it('a socket on the other replica gets the events in the order they were emitted, a large one ahead of small ones', async () => {
+    const { servers } = await replicas(2);
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const sessionId = randomUUID();
+    const onA = await subscribed(a.url, sessionId);
+    const onB = await subscribed(b.url, sessionId);
+    const send = httpBridgeSender(a.url, null);
+    await send({ type: 'session.upsert', session_id: sessionId, title: 'ordered' });
+    await send({ type: 'run.started', session_id: sessionId, run_id: 'r1' });
+    // Over NOTIFY's limit: read back from the adapter's table by the receiver, which takes a
+    // query's round trip while the small events behind it need none.
+    const contents = ['x'.repeat(20_000), 'one', 'two', 'y'.repeat(9_000), 'three'];
+    for (const content of contents)
+      await send({ type: 'message', session_id: sessionId, role: 'assistant', content, run_id: 'r1' });
+    await send({ type: 'run.completed', session_id: sessionId, run_id: 'r1' });
+
+    const story = (c: TestClient) =>
+      c.events.map((e) =>
+        e.event === 'message.created'
+          ? `message ${(e.payload as { message: { content: string } }).message.content.slice(0, 5)}`
+          : e.event,
+      );
+    await onA.waitFor('run.completed', 1, 15_000);
+    await onB.waitFor('run.completed', 1, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(story(onA)).toContain('message three');
+    expect(story(onB)).toEqual(story(onA));
+  });
 });

@@ -1,10 +1,11 @@
-import { createAdapter } from '@socket.io/postgres-adapter';
 import pg from 'pg';
+import { orderedPostgresAdapter } from './ordered-adapter.ts';
 import type { IoServer } from './server.ts';
 
 /**
  * Several replicas on one PostgreSQL database: socket.io's PostgreSQL adapter (LISTEN/NOTIFY) makes
- * an event emitted by one replica reach the subscribers of every replica. It uses a small pool of
+ * an event emitted by one replica reach the subscribers of every replica, in emit order (see
+ * `ordered-adapter.ts`). It uses a small pool of
  * its own on the store's URL (one connection listens for good) and the adapter's table for
  * payloads over NOTIFY's 8,000 bytes (a `workspace.diff.completed` of a large change), created at
  * start when missing.
@@ -36,8 +37,11 @@ export async function shareEventsThroughPostgres(
     throw err;
   }
   io.adapter(
-    createAdapter(pool, {
+    orderedPostgresAdapter(pool, {
+      channelPrefix: 'socket.io',
+      tableName: 'socket_io_attachments',
       payloadThreshold: NOTIFY_PAYLOAD_BYTES,
+      cleanupInterval: 30_000,
       errorHandler: (err: Error) => log(`events: sharing with other replicas failed: ${err.message}`),
     }),
   );

@@ -1,0 +1,93 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Server } from 'socket.io';
+import { MessageType, type ClusterMessage } from 'socket.io-adapter';
+import { io as connect, type Socket } from 'socket.io-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../test-support/postgres.ts';
+import { orderedPostgresAdapter, type OrderedPostgresAdapter } from './ordered-adapter.ts';
+
+/**
+ * The receiving side of the ordered adapter, fed numbered messages as another replica's LISTEN
+ * connection would hand them over (out of order, or with one lost), and watched through a real
+ * socket.io client connected to this replica.
+ */
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const GAP_MS = 300;
+
+async function replica() {
+  const db = await createTestDatabase();
+  cleanups.push(() => db.drop());
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  cleanups.push(() => pool.end());
+  const server = http.createServer();
+  const io = new Server(server);
+  io.adapter(
+    orderedPostgresAdapter(
+      pool,
+      {
+        channelPrefix: 'socket.io',
+        tableName: 'socket_io_attachments',
+        payloadThreshold: 7_500,
+        cleanupInterval: 30_000,
+        errorHandler: () => undefined,
+      },
+      GAP_MS,
+    ),
+  );
+  cleanups.push(() => new Promise<void>((resolve) => io.close(() => resolve())));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client: Socket = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+    transports: ['websocket'],
+  });
+  cleanups.push(() => void client.close());
+  await new Promise<void>((resolve) => client.on('connect', () => resolve()));
+  const seen: number[] = [];
+  client.on('e', (n: number) => seen.push(n));
+  const adapter = io.of('/').adapter as unknown as OrderedPostgresAdapter;
+  const fromOther = (seq: number) =>
+    adapter.receive({
+      uid: 'other-replica',
+      nsp: '/',
+      type: MessageType.BROADCAST,
+      seq,
+      data: { packet: { type: 2, nsp: '/', data: ['e', seq] }, opts: { rooms: [], except: [], flags: {} } },
+    } as ClusterMessage);
+  return { seen, fromOther };
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the ordered PostgreSQL adapter, receiving from another replica', () => {
+  it('hands on a later message only after the earlier one, in the sender`s numbering', async () => {
+    const { seen, fromOther } = await replica();
+    fromOther(1);
+    fromOther(3); // overtook 2 (2 was a large message still being read from the table)
+    await settle(100);
+    expect(seen).toEqual([1]);
+    fromOther(2);
+    await settle(100);
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('a lost message holds what follows it for the gap only, and arriving late it is still handed on', async () => {
+    const { seen, fromOther } = await replica();
+    fromOther(1);
+    fromOther(3);
+    fromOther(4);
+    await settle(GAP_MS / 2);
+    expect(seen).toEqual([1]);
+    await settle(GAP_MS * 2);
+    expect(seen).toEqual([1, 3, 4]);
+    fromOther(2);
+    fromOther(5);
+    await settle(100);
+    expect(seen).toEqual([1, 3, 4, 2, 5]);
+  });
+});
