@@ -9,7 +9,7 @@ import {
   plantHostileConfig,
   type TempRepo,
 } from '../test-support/index.ts';
-import { sqliteDb } from '../test-support/store-engines.ts';
+import { executeSql } from '../test-support/store-engines.ts';
 
 /**
  * Undoing a run over REST, in real workspaces: every kind of change comes back, later edits are
@@ -203,7 +203,7 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
   it('a change stored before contents were kept (an upgraded database) says not_recorded and writes nothing', async () => {
     const { t, repo } = await setup({ 'a.txt': 'a\n' });
     await run(t, 'r1', () => repo.write('a.txt', 'A\n'));
-    sqliteDb(t.server.store).prepare('DELETE FROM change_file_contents').run();
+    await executeSql(t.server.store, 'DELETE FROM change_file_contents');
     const res = await revert(t, 'run:r1', { dry_run: true });
     expect(res.body.files[0]).toMatchObject({ action: 'unavailable', patch: null });
     expect(res.body.files[0].reason).toMatch(/^not_recorded/);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { startTestServer, testStoreEngine, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
 import { sqliteDb } from '../test-support/store-engines.ts';
 
@@ -41,7 +41,8 @@ const count = (t: TestServer, table: string) =>
 const paths = (body: { files: { path: string; change_type: string }[] }) =>
   body.files.map((f) => [f.path, f.change_type]).sort();
 
-describe('a completion the database refuses', () => {
+// A full database is made with SQLite's page limit; PostgreSQL has no such per-database switch.
+describe.skipIf(testStoreEngine() !== 'sqlite')('a completion the database refuses', () => {
   it('control: with the page limit lowered a plain insert really fails with SQLITE_FULL', async () => {
     const { t } = await setup();
     fillDatabase(t);

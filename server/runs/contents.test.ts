@@ -5,7 +5,8 @@ import path from 'node:path';
 import { DEFAULT_LIMITS } from '../../shared/index.ts';
 import type { DeltaFile } from '../delta/index.ts';
 import { openStore } from '../store/index.ts';
-import { countRows, sqliteDb } from '../test-support/store-engines.ts';
+import { countRows, selectRows, sqliteDb } from '../test-support/store-engines.ts';
+import { testStoreEngine } from '../test-support/server-harness.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { fillContents, prepareContents, recordContents } from './contents.ts';
@@ -48,20 +49,23 @@ async function run(t: TestServer, runId: string, edit: () => void, sessionId = '
 
 const health = async (t: TestServer) => (await t.get('/api/health')).body.content_store;
 const rows = (t: TestServer, changeId: string) =>
-  sqliteDb(t.server.store)
-    .prepare(
-      `SELECT f.path, c.before_sha256, c.before_reason, c.after_sha256, c.after_reason, c.before_mode, c.after_mode
-       FROM change_file_contents c JOIN workspace_run_change_files f ON f.id = c.file_id
-       WHERE c.change_id = ? ORDER BY f.ord`,
-    )
-    .all(changeId) as Record<string, string | null>[];
+  selectRows<Record<string, string | null>>(
+    t.server.store,
+    `SELECT f.path, c.before_sha256, c.before_reason, c.after_sha256, c.after_reason, c.before_mode, c.after_mode
+     FROM change_file_contents c JOIN workspace_run_change_files f ON f.id = c.file_id
+     WHERE c.change_id = ? ORDER BY f.ord`,
+    [changeId],
+  );
 const blobCount = (t: TestServer) => countRows(t.server.store, 'content_blobs');
-const storedSum = (t: TestServer) =>
-  (
-    sqliteDb(t.server.store).prepare('SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM content_blobs').get() as {
-      n: number;
-    }
-  ).n;
+const storedSum = async (t: TestServer) =>
+  Number(
+    (
+      await selectRows<{ n: number | string }>(
+        t.server.store,
+        'SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM content_blobs',
+      )
+    )[0]!.n,
+  );
 
 describe('the content store', () => {
   it('keeps both sides of every changed file, identical contents once, and shows the bytes in /api/health', async () => {
@@ -72,7 +76,7 @@ describe('the content store', () => {
       repo.rm('gone.txt');
       repo.write('copy.txt', 'a\nb\n'); // the same bytes as a.txt's new side
     });
-    const r = rows(t, 'run:r1');
+    const r = await rows(t, 'run:r1');
     expect(r.map((x) => x.path)).toEqual(['a.txt', 'copy.txt', 'gone.txt']);
     const [a, copy, gone] = r;
     expect(a!.before_sha256).not.toBeNull();
@@ -84,7 +88,7 @@ describe('the content store', () => {
     expect(await blobCount(t)).toBe(3);
     const stats = await health(t);
     expect(stats.blobs).toBe(3);
-    expect(stats.bytes_used).toBe(storedSum(t));
+    expect(stats.bytes_used).toBe(await storedSum(t));
   });
 
   it('a file over the per-file bound is recorded as too_large, the rest of the change is kept', async () => {
@@ -93,7 +97,7 @@ describe('the content store', () => {
       repo.write('a.txt', 'x'.repeat(101));
       repo.write('small.txt', 'fits\n');
     });
-    const [a, small] = rows(t, 'run:r1');
+    const [a, small] = await rows(t, 'run:r1');
     expect(a).toMatchObject({ path: 'a.txt', after_sha256: null, after_reason: 'too_large' });
     expect(a!.before_sha256).not.toBeNull(); // its 2-byte start fits
     expect(small).toMatchObject({ path: 'small.txt', after_reason: null });
@@ -110,16 +114,20 @@ describe('the content store', () => {
       const used = (await health(t)).bytes_used;
       sizes.push(used);
       expect(used).toBeLessThanOrEqual(budget);
-      expect(used).toBe(storedSum(t));
+      expect(used).toBe(await storedSum(t));
     }
     // Positive control: three fit (9,000 bytes), the fourth needed room, so the first went.
     expect(sizes.slice(0, 3)).toEqual([3_000, 6_000, 9_000]);
-    expect(rows(t, 'run:r1')[0]).toMatchObject({ after_sha256: null, after_reason: 'evicted' });
-    expect(rows(t, 'run:r2')[0]!.after_sha256).not.toBeNull();
-    expect(rows(t, 'run:r4')[0]!.after_sha256).not.toBeNull();
+    expect((await rows(t, 'run:r1'))[0]).toMatchObject({ after_sha256: null, after_reason: 'evicted' });
+    expect((await rows(t, 'run:r2'))[0]!.after_sha256).not.toBeNull();
+    expect((await rows(t, 'run:r4'))[0]!.after_sha256).not.toBeNull();
 
     await run(t, 'r5', () => repo.write('huge.bin', randomBytes(budget + 1)));
-    expect(rows(t, 'run:r5')[0]).toMatchObject({ path: 'huge.bin', after_sha256: null, after_reason: 'budget' });
+    expect((await rows(t, 'run:r5'))[0]).toMatchObject({
+      path: 'huge.bin',
+      after_sha256: null,
+      after_reason: 'budget',
+    });
     expect((await health(t)).bytes_used).toBeLessThanOrEqual(budget);
   });
 
@@ -129,10 +137,10 @@ describe('the content store', () => {
     expect(await blobCount(t)).toBe(2);
     // The newest-N retention removes r1 with the storing of r2: only r2's contents stay.
     await run(t, 'r2', () => repo.write('a.txt', 'two\n'));
-    expect(rows(t, 'run:r1')).toEqual([]);
+    expect(await rows(t, 'run:r1')).toEqual([]);
     expect(await countRows(t.server.store, 'change_file_contents')).toBe(1);
     expect(await blobCount(t)).toBe(2); // "one" and "two"; "a" went with r1
-    expect((await health(t)).bytes_used).toBe(storedSum(t));
+    expect((await health(t)).bytes_used).toBe(await storedSum(t));
 
     // The age sweep.
     expect(await t.server.store.changes.deleteOlderThan(Number.MAX_SAFE_INTEGER)).toBe(1);
@@ -146,25 +154,29 @@ describe('the content store', () => {
     expect(await health(t)).toMatchObject({ bytes_used: 0, blobs: 0 });
   });
 
-  it('a database that refuses the contents still stores the change, its files marked storage_failed', async () => {
-    const { t, repo } = await setup();
-    await run(t, 'r0', () => repo.write('warm.txt', 'w\n'));
-    expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
-    repo.write('big.bin', randomBytes(400_000));
-    // Room for the change's rows, not for 400 KB of contents.
-    const db = sqliteDb(t.server.store);
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    const pages = db.pragma('page_count', { simple: true }) as number;
-    db.pragma(`max_page_count = ${pages + 8}`);
-    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
-    await t.server.bridge.contentsSettled('s1', 'run:r1');
-    db.pragma('max_page_count = 1073741823');
-    expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ change_id: 'run:r1', changed_count: 1 });
-    expect(rows(t, 'run:r1')).toEqual([
-      expect.objectContaining({ path: 'big.bin', after_sha256: null, after_reason: 'storage_failed' }),
-    ]);
-  });
+  // A full database is made with SQLite's page limit; PostgreSQL has no such per-database switch.
+  it.skipIf(testStoreEngine() !== 'sqlite')(
+    'a database that refuses the contents still stores the change, its files marked storage_failed',
+    async () => {
+      const { t, repo } = await setup();
+      await run(t, 'r0', () => repo.write('warm.txt', 'w\n'));
+      expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
+      repo.write('big.bin', randomBytes(400_000));
+      // Room for the change's rows, not for 400 KB of contents.
+      const db = sqliteDb(t.server.store);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      const pages = db.pragma('page_count', { simple: true }) as number;
+      db.pragma(`max_page_count = ${pages + 8}`);
+      const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+      await t.server.bridge.contentsSettled('s1', 'run:r1');
+      db.pragma('max_page_count = 1073741823');
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ change_id: 'run:r1', changed_count: 1 });
+      expect(await rows(t, 'run:r1')).toEqual([
+        expect.objectContaining({ path: 'big.bin', after_sha256: null, after_reason: 'storage_failed' }),
+      ]);
+    },
+  );
 
   it('contents are written a few hundred KiB per transaction, the rest pending until their turn', async () => {
     const dir = createTempDir('rundiff-fill-');

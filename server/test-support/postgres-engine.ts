@@ -25,13 +25,13 @@ export async function openPostgresTestStore(): Promise<Store> {
 }
 
 /** The rows `sql` selects in a PostgreSQL store a test opened (through a connection of its own). */
-export async function selectPostgresRows<T>(store: Store, sql: string): Promise<T[]> {
+export async function selectPostgresRows<T>(store: Store, sql: string, params: readonly unknown[] = []): Promise<T[]> {
   const url = urls.get(store);
   if (!url) throw new Error('this PostgreSQL store was not opened by the test support');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(sql)).rows as T[];
+    return (await client.query(sql, [...params])).rows as T[];
   } finally {
     await client.end();
   }

@@ -64,8 +64,30 @@ export function countRows(store: Store, table: string): Promise<number> {
   return engine.count(store, table);
 }
 
-/** The rows `sql` selects in the store a test server uses (a plain SELECT both engines read alike). */
-export function selectRows<T>(store: Store, sql: string): Promise<T[]> {
-  if (store.engine === 'postgres') return selectPostgresRows<T>(store, sql);
-  return Promise.resolve(sqliteDb(store).prepare(sql).all() as T[]);
+/**
+ * The rows `sql` selects in the store a test server uses (a plain SELECT both engines read alike),
+ * with `?` placeholders for `params`.
+ */
+export function selectRows<T>(store: Store, sql: string, params: readonly unknown[] = []): Promise<T[]> {
+  if (store.engine === 'postgres') return selectPostgresRows<T>(store, numberedPlaceholders(sql), params);
+  return Promise.resolve(
+    sqliteDb(store)
+      .prepare(sql)
+      .all(...params) as T[],
+  );
+}
+
+/** Runs one statement that returns no rows (a test altering what a server stored), both engines. */
+export async function executeSql(store: Store, sql: string, params: readonly unknown[] = []): Promise<void> {
+  if (store.engine === 'postgres') await selectPostgresRows(store, numberedPlaceholders(sql), params);
+  else
+    sqliteDb(store)
+      .prepare(sql)
+      .run(...params);
+}
+
+/** SQLite's `?` placeholders as PostgreSQL's `$1, $2, ...` (the tests' statements hold no `?` in text). */
+function numberedPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
 }
