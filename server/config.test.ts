@@ -61,6 +61,30 @@ describe('config', () => {
     expect(c.limits).toMatchObject({ scanTimeoutMs: 5, checkpointTtlMs: 60_000, retentionDays: 2 });
   });
 
+  it('the PostgreSQL pool bounds come from the environment, with defaults, and a bad one is refused by name', () => {
+    expect(resolveConfig({}, {}).database).toEqual({
+      maxConnections: 10,
+      statementTimeoutMs: 30_000,
+      connectTimeoutMs: 10_000,
+    });
+    expect(
+      resolveConfig(
+        {},
+        {
+          RUNDIFF_DATABASE_POOL_MAX: '4',
+          RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS: '5000',
+          RUNDIFF_DATABASE_CONNECT_TIMEOUT_MS: '2500',
+        },
+      ).database,
+    ).toEqual({ maxConnections: 4, statementTimeoutMs: 5_000, connectTimeoutMs: 2_500 });
+    expect(() => resolveConfig({}, { RUNDIFF_DATABASE_POOL_MAX: '0' })).toThrow(
+      /RUNDIFF_DATABASE_POOL_MAX must be a whole number >= 1/,
+    );
+    expect(() => resolveConfig({}, { RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS: 'soon' })).toThrow(
+      /RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS/,
+    );
+  });
+
   it('roots, allowed hosts, token and approval come from the environment', () => {
     const c = resolveConfig(
       {},

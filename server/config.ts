@@ -13,6 +13,8 @@ export interface Config {
   dbPath: string;
   /** PostgreSQL URL (`postgres://...`) of a shared store; null = the SQLite file. RUNDIFF_DATABASE_URL / --database-url */
   databaseUrl: string | null;
+  /** The PostgreSQL store's pool, per server process (unused on SQLite). */
+  database: Readonly<DatabaseSettings>;
   /** Bearer token for /api/* and the socket handshake; null = none. RUNDIFF_TOKEN */
   token: string | null;
   /** Only workspaces inside one of these (realpaths) are tracked; null = any allowed folder. RUNDIFF_WORKSPACE_ROOTS */
@@ -33,6 +35,15 @@ export interface Config {
 }
 
 /** Edge to centre (docs/deployment.md). */
+export interface DatabaseSettings {
+  /** Connections kept at most. Default 10. RUNDIFF_DATABASE_POOL_MAX */
+  maxConnections: number;
+  /** A statement running longer is cancelled and its step fails (ms). Default 30,000. RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS */
+  statementTimeoutMs: number;
+  /** Waiting longer for a free connection fails the step (ms). Default 10,000. RUNDIFF_DATABASE_CONNECT_TIMEOUT_MS */
+  connectTimeoutMs: number;
+}
+
 export interface EdgeSettings {
   /** The centre's URL (`http(s)://host:port`); null = a server of its own. RUNDIFF_UPSTREAM / --upstream */
   upstream: string | null;
@@ -198,6 +209,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     http: Object.freeze(resolveHttpTimeouts(env)),
     limits: Object.freeze(limits),
     edge: Object.freeze(resolveEdgeSettings(flags, env)),
+    database: Object.freeze(resolveDatabaseSettings(env)),
   };
   return Object.freeze(config);
 }
@@ -207,6 +219,19 @@ const EDGE_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const MIN_EDGE_TOKEN_CHARS = 16;
 
 /** `name=token` pairs separated by commas or whitespace; names distinct, tokens distinct. */
+/** The PostgreSQL pool's bounds from the environment (each unset or empty = its default). */
+function resolveDatabaseSettings(env: NodeJS.ProcessEnv): DatabaseSettings {
+  const count = (name: string, fallback: number, min: number) => {
+    const raw = env[name];
+    return raw === undefined || raw === '' ? fallback : parseCount(name, raw, min);
+  };
+  return {
+    maxConnections: count('RUNDIFF_DATABASE_POOL_MAX', 10, 1),
+    statementTimeoutMs: count('RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, 100),
+    connectTimeoutMs: count('RUNDIFF_DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100),
+  };
+}
+
 export function parseEdgeTokens(raw: string | undefined): { edge: string; token: string }[] {
   const out: { edge: string; token: string }[] = [];
   for (const pair of (raw ?? '').split(/[,\s]+/).filter((p) => p !== '')) {

@@ -1,5 +1,5 @@
 import { storageFailure } from './errors.ts';
-import { openPostgresStore } from './postgres/index.ts';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres/index.ts';
 import { AppError } from '../errors.ts';
 import { openDatabase } from './database.ts';
 import { createStore, type SqliteStore } from './sqlite-store.ts';
@@ -69,6 +69,8 @@ export function openStore(file: string): SqliteStore {
 export interface StoreLocation {
   dbPath: string;
   databaseUrl?: string | null;
+  /** The PostgreSQL pool's bounds (defaults where absent). */
+  database?: PostgresStoreOptions;
 }
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
@@ -90,7 +92,7 @@ export async function openStoreFrom(where: StoreLocation): Promise<Store> {
       { hint: 'RUNDIFF_DATABASE_URL / --database-url name a PostgreSQL store; leave them unset for the SQLite file' },
     );
   try {
-    return await openPostgresStore(url);
+    return await openPostgresStore(url, where.database);
   } catch (err) {
     // Which database could not be opened, and why, with its password hidden.
     throw storageFailure(err, `opening the PostgreSQL store at ${redact(url)}`) ?? err;

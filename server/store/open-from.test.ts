@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { createTestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
+import pg from 'pg';
+import { resolveConfig } from '../config.ts';
 import { openStoreFrom, redact } from './index.ts';
 
 function tempDb(): string {
@@ -48,6 +50,36 @@ describe('choosing the store engine', () => {
       await store.close();
     }
     expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('the pool holds at most RUNDIFF_DATABASE_POOL_MAX connections under a burst of reads (more without it)', async () => {
+    const db = await createTestDatabase();
+    onTestFinished(() => db.drop());
+    const watcher = new pg.Client({ connectionString: db.url });
+    await watcher.connect();
+    onTestFinished(() => watcher.end());
+    const connections = async () =>
+      Number(
+        (
+          await watcher.query(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rundiff'",
+          )
+        ).rows[0].n,
+      );
+    const burst = async (env: Record<string, string>) => {
+      const config = resolveConfig({ db: tempDb() }, { RUNDIFF_DATABASE_URL: db.url, ...env });
+      const store = await openStoreFrom(config);
+      try {
+        await store.sessions.touch('s', 1);
+        await Promise.all(Array.from({ length: 40 }, () => store.sessions.exists('s')));
+        return await connections();
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await burst({ RUNDIFF_DATABASE_POOL_MAX: '2' })).toBeLessThanOrEqual(2);
+    // Control: the default pool opens more than two for the same burst.
+    expect(await burst({})).toBeGreaterThan(2);
   });
 
   it('a PostgreSQL server that cannot be reached is storage_failed naming the cause, the password hidden; never SQLite', async () => {
