@@ -79,11 +79,37 @@ export async function inTransaction<T>(
   }
 }
 
+/**
+ * SQLSTATEs after which the same step, run again from the start, can succeed: a deadlock (two steps
+ * took the same rows in opposite orders; PostgreSQL aborted one) and a serialization failure.
+ */
+const RETRYABLE = new Set(['40P01', '40001']);
+/** Runs of one step at most, the first included. */
+export const STEP_ATTEMPTS = 3;
+
+/**
+ * A store step in its own transaction, run again when PostgreSQL aborted it for a deadlock or a
+ * serialization failure (after a short random pause, so the two do not meet again). Only for
+ * steps whose effects are all in the database: a step's own code runs once per attempt.
+ */
+export async function retriedTransaction<T>(pool: pg.Pool, fn: (client: Queryable) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await inTransaction(pool, fn);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= STEP_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}
+
 /** The executor of the top-level store: single statements on the pool, steps in their own transactions. */
 export function poolExec(pool: pg.Pool): Exec {
   return {
     q: pool,
-    atomic: (fn) => inTransaction(pool, (c) => fn(c)),
+    // A step's code only reads and writes the database, so a step aborted by a deadlock runs again.
+    atomic: (fn) => retriedTransaction(pool, (c) => fn(c)),
     // A read-only snapshot never fails to serialise, and sees every transaction whole or not at all.
     read: (fn) => inTransaction(pool, (c) => fn(c), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'),
   };
