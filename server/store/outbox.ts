@@ -41,69 +41,88 @@ const FILE_COLUMNS = `id, ord, path, old_path, path_base64, old_path_base64, cha
   size_before, size_after, patch, patch_bytes, truncated, binary, omitted_reason, created_at`;
 const CONTENT_COLUMNS = 'file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason';
 
+type RowEvent = 'INSERT' | 'UPDATE' | 'DELETE';
+const NAMED: Record<RowEvent, string> = { INSERT: 'added', UPDATE: 'updated', DELETE: 'deleted' };
+
+/** What each table's writes note in the outbox: the entry's kind and item, from NEW (or OLD on delete). */
+const NOTED: readonly {
+  table: string;
+  name: string;
+  on: readonly RowEvent[];
+  kind: (event: RowEvent) => EdgeEntryKind;
+  session: string;
+  item: string;
+  /** One entry per item at a time: a newer write replaces it (a new seq). */
+  replace?: boolean;
+}[] = [
+  {
+    table: 'sessions',
+    name: 'session',
+    on: ['INSERT', 'UPDATE', 'DELETE'],
+    kind: (e) => (e === 'DELETE' ? 'session_deleted' : 'session'),
+    session: 'id',
+    item: 'id',
+  },
+  {
+    table: 'messages',
+    name: 'message',
+    on: ['INSERT', 'UPDATE'],
+    kind: () => 'message',
+    session: 'session_id',
+    item: 'id',
+  },
+  { table: 'runs', name: 'run', on: ['INSERT', 'UPDATE'], kind: () => 'run', session: 'session_id', item: 'run_id' },
+  {
+    table: 'tool_calls',
+    name: 'tool_call',
+    on: ['INSERT', 'UPDATE'],
+    kind: () => 'tool_call',
+    session: 'session_id',
+    item: 'tool_call_id',
+  },
+  // A change is stored once (summary and rows together) and only ever deleted afterwards.
+  {
+    table: 'workspace_run_changes',
+    name: 'change',
+    on: ['INSERT', 'DELETE'],
+    kind: () => 'change',
+    session: 'session_id',
+    item: 'change_id',
+  },
+  {
+    table: 'change_file_contents',
+    name: 'contents',
+    on: ['INSERT', 'UPDATE'],
+    kind: () => 'contents',
+    session: 'session_id',
+    item: 'change_id',
+    replace: true,
+  },
+  {
+    table: 'viewed_marks',
+    name: 'viewed',
+    on: ['INSERT', 'UPDATE', 'DELETE'],
+    kind: () => 'viewed',
+    session: 'session_id',
+    item: 'json_array(ROW.path, ROW.path_base64)',
+  },
+];
+
 /**
  * The triggers that fill the outbox, created when the database is first attached (they are schema
  * objects, so every later writer of the file, an offline `rundiff run` included, fills it too). A
  * database never attached has none and spends nothing on them. One 'contents' entry per change at a
  * time: a newer write replaces it (a new seq), so an acknowledgement never hides a later write.
  */
-export const OUTBOX_TRIGGERS = `
-CREATE TRIGGER edge_session_added AFTER INSERT ON sessions BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
-END;
-CREATE TRIGGER edge_session_updated AFTER UPDATE ON sessions BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.id, 'session', NEW.id);
-END;
-CREATE TRIGGER edge_session_deleted AFTER DELETE ON sessions BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.id, 'session_deleted', OLD.id);
-END;
-
-CREATE TRIGGER edge_message_added AFTER INSERT ON messages BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
-END;
-CREATE TRIGGER edge_message_updated AFTER UPDATE ON messages BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'message', NEW.id);
-END;
-
-CREATE TRIGGER edge_run_added AFTER INSERT ON runs BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
-END;
-CREATE TRIGGER edge_run_updated AFTER UPDATE ON runs BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'run', NEW.run_id);
-END;
-
-CREATE TRIGGER edge_tool_call_added AFTER INSERT ON tool_calls BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
-END;
-CREATE TRIGGER edge_tool_call_updated AFTER UPDATE ON tool_calls BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'tool_call', NEW.tool_call_id);
-END;
-
--- A change is stored once (summary and rows together) and only ever deleted afterwards.
-CREATE TRIGGER edge_change_added AFTER INSERT ON workspace_run_changes BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'change', NEW.change_id);
-END;
-CREATE TRIGGER edge_change_deleted AFTER DELETE ON workspace_run_changes BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'change', OLD.change_id);
-END;
-
-CREATE TRIGGER edge_contents_added AFTER INSERT ON change_file_contents BEGIN
-  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
-END;
-CREATE TRIGGER edge_contents_updated AFTER UPDATE ON change_file_contents BEGIN
-  INSERT OR REPLACE INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'contents', NEW.change_id);
-END;
-
-CREATE TRIGGER edge_viewed_added AFTER INSERT ON viewed_marks BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
-END;
-CREATE TRIGGER edge_viewed_updated AFTER UPDATE ON viewed_marks BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (NEW.session_id, 'viewed', json_array(NEW.path, NEW.path_base64));
-END;
-CREATE TRIGGER edge_viewed_deleted AFTER DELETE ON viewed_marks BEGIN
-  INSERT INTO edge_outbox (session_id, kind, item) VALUES (OLD.session_id, 'viewed', json_array(OLD.path, OLD.path_base64));
-END;
-`;
+export const OUTBOX_TRIGGERS = NOTED.flatMap((t) =>
+  t.on.map((event) => {
+    const row = event === 'DELETE' ? 'OLD' : 'NEW';
+    const item = t.item.includes('ROW.') ? t.item.replaceAll('ROW.', `${row}.`) : `${row}.${t.item}`;
+    return `CREATE TRIGGER edge_${t.name}_${NAMED[event]} AFTER ${event} ON ${t.table} BEGIN
+  INSERT${t.replace ? ' OR REPLACE' : ''} INTO edge_outbox (session_id, kind, item) VALUES (${row}.${t.session}, '${t.kind(event)}', ${item});
+END;`;
+  }),
+).join('\n');
 
 const DEDUPED: ReadonlySet<EdgeEntryKind> = new Set(['session', 'message', 'run', 'tool_call', 'change']);
 
