@@ -11,11 +11,10 @@ import {
   MIGRATIONS_DIR,
   openDatabase,
   openStore,
-  type NewChange,
-  type NewFile,
   type SqliteStore,
 } from './index.ts';
 import { SESSION_COLUMNS } from './sessions.ts';
+import { storedChange as change, storedFile as file } from '../test-support/store-fixtures.ts';
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
@@ -30,51 +29,6 @@ function tempStore(): SqliteStore {
   const store = openStore(path.join(dir, 'nested', 'folder', 'rundiff.db'));
   stores.push(store);
   return store;
-}
-
-function change(sessionId: string, runId: string, createdAt: number, extra: Partial<NewChange> = {}): NewChange {
-  return {
-    change_id: `run:${runId}`,
-    session_id: sessionId,
-    run_id: runId,
-    tool_call_id: null,
-    source: 'run',
-    workspace: '/w',
-    workspace_kind: 'git',
-    started_at: createdAt - 10,
-    finished_at: createdAt,
-    changed_count: 1,
-    added_count: 1,
-    modified_count: 0,
-    deleted_count: 0,
-    renamed_count: 0,
-    binary_count: 0,
-    truncated: false,
-    truncated_reasons: [],
-    total_patch_bytes: 10,
-    overlapping: false,
-    omitted_count: 0,
-    created_at: createdAt,
-    ...extra,
-  };
-}
-
-function file(p: string, extra: Partial<NewFile> = {}): NewFile {
-  return {
-    path: p,
-    old_path: null,
-    change_type: 'added',
-    additions: 1,
-    deletions: 0,
-    binary: false,
-    truncated: false,
-    size_before: null,
-    size_after: 2,
-    patch_bytes: 10,
-    omitted_reason: null,
-    patch: `diff --git a/${p} b/${p}\n`,
-    ...extra,
-  };
 }
 
 describe('SQLite database', () => {

@@ -1,53 +1,17 @@
 import { expect, it } from 'vitest';
 import { describeEachEngine } from '../test-support/store-engines.ts';
+import { storedChange, storedFile } from '../test-support/store-fixtures.ts';
 import type { NewChange, NewFile, Store } from './index.ts';
 
 let clock = 1_000;
 
 function change(sessionId: string, runId: string): NewChange {
   clock += 10;
-  return {
-    change_id: `run:${runId}`,
-    session_id: sessionId,
-    run_id: runId,
-    tool_call_id: null,
-    source: 'run',
-    workspace: '/w',
-    workspace_kind: 'git',
-    started_at: clock - 5,
-    finished_at: clock,
-    changed_count: 1,
-    added_count: 0,
-    modified_count: 1,
-    deleted_count: 0,
-    renamed_count: 0,
-    binary_count: 0,
-    truncated: false,
-    truncated_reasons: [],
-    total_patch_bytes: 10,
-    overlapping: false,
-    omitted_count: 0,
-    created_at: clock,
-  };
+  return storedChange(sessionId, runId, clock, { started_at: clock - 5, added_count: 0, modified_count: 1 });
 }
 
-function file(p: string, extra: Partial<NewFile> = {}): NewFile {
-  return {
-    path: p,
-    old_path: null,
-    change_type: 'modified',
-    additions: 1,
-    deletions: 1,
-    binary: false,
-    truncated: false,
-    size_before: 2,
-    size_after: 2,
-    patch_bytes: 10,
-    omitted_reason: null,
-    patch: `diff --git a/${p} b/${p}\n`,
-    ...extra,
-  };
-}
+const file = (p: string, extra: Partial<NewFile> = {}): NewFile =>
+  storedFile(p, { change_type: 'modified', deletions: 1, size_before: 2, ...extra });
 
 /** Stores a change of `paths` the way a completion does (the reset in the storing transaction). */
 async function store(s: Store, sessionId: string, runId: string, files: NewFile[]): Promise<Map<string, string>> {

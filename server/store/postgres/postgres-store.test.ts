@@ -7,18 +7,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import { createTestDatabase, type TestDatabase } from '../../test-support/postgres.ts';
 import { createTempDir } from '../../test-support/temp-repo.ts';
 import { storageFailure } from '../errors.ts';
-import {
-  MIGRATIONS_DIR,
-  openDatabase,
-  openStore,
-  readMigrations,
-  type NewChange,
-  type NewFile,
-  type PendingContent,
-} from '../index.ts';
+import { MIGRATIONS_DIR, openDatabase, openStore, readMigrations, type PendingContent } from '../index.ts';
 import type { ChangeSummary } from '../../../shared/index.ts';
 import type { Store } from '../types.ts';
 import { applyPgMigrations, openPostgresStore, PG_MIGRATIONS_DIR } from './index.ts';
+import { storedChange as change, storedFile as file } from '../../test-support/store-fixtures.ts';
 
 let db: TestDatabase;
 const stores: Store[] = [];
@@ -61,51 +54,6 @@ async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<
   } finally {
     await c.end();
   }
-}
-
-function change(sessionId: string, runId: string, createdAt: number, extra: Partial<NewChange> = {}): NewChange {
-  return {
-    change_id: `run:${runId}`,
-    session_id: sessionId,
-    run_id: runId,
-    tool_call_id: null,
-    source: 'run',
-    workspace: '/w',
-    workspace_kind: 'git',
-    started_at: createdAt - 10,
-    finished_at: createdAt,
-    changed_count: 1,
-    added_count: 1,
-    modified_count: 0,
-    deleted_count: 0,
-    renamed_count: 0,
-    binary_count: 0,
-    truncated: false,
-    truncated_reasons: [],
-    total_patch_bytes: 10,
-    overlapping: false,
-    omitted_count: 0,
-    created_at: createdAt,
-    ...extra,
-  };
-}
-
-function file(p: string, extra: Partial<NewFile> = {}): NewFile {
-  return {
-    path: p,
-    old_path: null,
-    change_type: 'added',
-    additions: 1,
-    deletions: 0,
-    binary: false,
-    truncated: false,
-    size_before: null,
-    size_after: 2,
-    patch_bytes: 10,
-    omitted_reason: null,
-    patch: `diff --git a/${p} b/${p}\n`,
-    ...extra,
-  };
 }
 
 /** A raw pool on a test database, ended before the database is dropped. */
