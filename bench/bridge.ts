@@ -18,6 +18,7 @@ import { resolveConfig } from '../server/config.ts';
 import { createServer, type RunningServer } from '../server/main.ts';
 import type { NewChange, NewFile } from '../server/store/index.ts';
 import { resolveWorkspace } from '../server/workspace/index.ts';
+import { modifiedChange, modifiedFile } from '../server/test-support/store-fixtures.ts';
 
 export interface BridgeBenchOptions {
   /** Files in the synthetic repository. Default 5,000. */
@@ -107,52 +108,16 @@ async function post(server: RunningServer, event: object): Promise<Record<string
 }
 
 function syntheticChange(sessionId: string, i: number, at: number): { change: NewChange; files: NewFile[] } {
-  const files: NewFile[] = Array.from({ length: 50 }, (_, f) => {
-    const patch =
+  const files = Array.from({ length: 50 }, (_, f) =>
+    modifiedFile(
+      `src/module-${String(f).padStart(2, '0')}/file.ts`,
       `diff --git a/src/m${f}.ts b/src/m${f}.ts\n--- a/src/m${f}.ts\n+++ b/src/m${f}.ts\n@@ -1,3 +1,3 @@\n${' context\n'.repeat(2)}-old ${i}\n+new ${i}\n`.repeat(
         8,
-      );
-    return {
-      path: `src/module-${String(f).padStart(2, '0')}/file.ts`,
-      old_path: null,
-      change_type: 'modified',
-      additions: 8,
-      deletions: 8,
-      binary: false,
-      truncated: false,
-      size_before: 4000,
-      size_after: 4000,
-      patch,
-      patch_bytes: Buffer.byteLength(patch),
-      omitted_reason: null,
-    };
-  });
-  return {
-    files,
-    change: {
-      change_id: `run:seed-${i}`,
-      session_id: sessionId,
-      run_id: `seed-${i}`,
-      tool_call_id: null,
-      source: 'run',
-      workspace: '/bench',
-      workspace_kind: 'git',
-      started_at: at - 1000,
-      finished_at: at,
-      changed_count: 50,
-      added_count: 0,
-      modified_count: 50,
-      deleted_count: 0,
-      renamed_count: 0,
-      binary_count: 0,
-      truncated: false,
-      truncated_reasons: [],
-      total_patch_bytes: files.reduce((n, f) => n + f.patch_bytes, 0),
-      overlapping: false,
-      omitted_count: 0,
-      created_at: at,
-    },
-  };
+      ),
+      8,
+    ),
+  );
+  return modifiedChange(sessionId, `seed-${i}`, at, files, { workspace: '/bench', started_at: at - 1000 });
 }
 
 export async function benchBridge(opts: BridgeBenchOptions = {}): Promise<BridgeBenchResult> {

@@ -9,6 +9,7 @@ import { fillContents, prepareContents, recordContents } from '../server/runs/co
 import { toNewFile } from '../server/runs/index.ts';
 import { openStore, type NewChange, type Store } from '../server/store/index.ts';
 import { median } from './stats.ts';
+import { storedChange } from '../server/test-support/store-fixtures.ts';
 
 /**
  * The content store's cost at completion: storing a change's rows alone (the baseline, as before
@@ -65,29 +66,17 @@ function files(round: number): { files: DeltaFile[]; raw: number } {
 }
 
 function change(sessionId: string, changeId: string): NewChange {
-  return {
+  return storedChange(sessionId, changeId, Date.now(), {
     change_id: changeId,
-    session_id: sessionId,
-    run_id: changeId,
-    tool_call_id: null,
-    source: 'run',
     workspace: '/bench',
-    workspace_kind: 'git',
     started_at: 0,
     finished_at: 0,
     changed_count: 220,
     added_count: 0,
     modified_count: 220,
-    deleted_count: 0,
-    renamed_count: 0,
     binary_count: 20,
-    truncated: false,
-    truncated_reasons: [],
     total_patch_bytes: 0,
-    overlapping: false,
-    omitted_count: 0,
-    created_at: Date.now(),
-  };
+  });
 }
 
 async function storeOnce(store: Store, id: string, delta: DeltaFile[], withContents: boolean): Promise<number> {

@@ -25,6 +25,7 @@ import type { LoadResult } from './detail-load-gen.ts';
 import type { ParentMessage, ServerMessage, ServerStats } from './detail-server.ts';
 import { median } from './stats.ts';
 import { ensureTrees, git } from './trees.ts';
+import { modifiedChange, modifiedFile } from '../server/test-support/store-fixtures.ts';
 
 export interface DetailLoadOptions {
   /** Requests per second of the load generator. Default 20. */
@@ -84,49 +85,15 @@ const pct = (sorted: number[], p: number) =>
 
 /** A stored change as a completion makes it: 50 modified files of the repository with short patches. */
 function seededChange(i: number, at: number, paths: string[]): { change: NewChange; files: NewFile[] } {
-  const files: NewFile[] = paths.map((p) => {
-    const patch = `diff --git a/${p} b/${p}\n--- a/${p}\n+++ b/${p}\n@@ -1,3 +1,4 @@\n const a = 1;\n const b = 2;\n-const c = ${i};\n+const c = ${i + 1};\n+// edit ${i}\n`;
-    return {
-      path: p,
-      old_path: null,
-      change_type: 'modified',
-      additions: 2,
-      deletions: 1,
-      binary: false,
-      truncated: false,
-      size_before: 8000,
-      size_after: 8016,
-      patch,
-      patch_bytes: Buffer.byteLength(patch),
-      omitted_reason: null,
-    };
-  });
-  return {
-    files,
-    change: {
-      change_id: `run:seed-${i}`,
-      session_id: SESSION,
-      run_id: `seed-${i}`,
-      tool_call_id: null,
-      source: 'run',
-      workspace: '/seeded',
-      workspace_kind: 'git',
-      started_at: at - 2000,
-      finished_at: at,
-      changed_count: files.length,
-      added_count: 0,
-      modified_count: files.length,
-      deleted_count: 0,
-      renamed_count: 0,
-      binary_count: 0,
-      truncated: false,
-      truncated_reasons: [],
-      total_patch_bytes: files.reduce((n, f) => n + f.patch_bytes, 0),
-      overlapping: false,
-      omitted_count: 0,
-      created_at: at,
-    },
-  };
+  const files = paths.map((p) =>
+    modifiedFile(
+      p,
+      `diff --git a/${p} b/${p}\n--- a/${p}\n+++ b/${p}\n@@ -1,3 +1,4 @@\n const a = 1;\n const b = 2;\n-const c = ${i};\n+const c = ${i + 1};\n+// edit ${i}\n`,
+      2,
+      { deletions: 1, size_before: 8000, size_after: 8016 },
+    ),
+  );
+  return modifiedChange(SESSION, `seed-${i}`, at, files, { workspace: '/seeded', started_at: at - 2000 });
 }
 
 /** The session's history: runs, messages and the stored changes retention keeps (the newest 200). */

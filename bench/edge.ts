@@ -22,54 +22,24 @@ import {
   type SqliteStore,
 } from '../server/store/index.ts';
 import { createTestDatabase } from '../server/test-support/postgres.ts';
+import { modifiedChange, modifiedFile } from '../server/test-support/store-fixtures.ts';
 
 const FILES = 50;
 const TOKEN = 'bench-edge-token-0123456789';
 
 function change(sessionId: string, i: number): { change: NewChange; files: NewFile[] } {
-  const files: NewFile[] = Array.from({ length: FILES }, (_, f) => {
-    const patch = `@@ -1 +1 @@\n-old ${i}\n+new ${i}\n`.repeat(8);
-    return {
-      path: `src/m${String(f).padStart(2, '0')}.ts`,
-      old_path: null,
-      change_type: 'modified',
-      additions: 8,
-      deletions: 8,
-      binary: false,
-      truncated: false,
+  const files = Array.from({ length: FILES }, (_, f) =>
+    modifiedFile(`src/m${String(f).padStart(2, '0')}.ts`, `@@ -1 +1 @@\n-old ${i}\n+new ${i}\n`.repeat(8), 8, {
       size_before: 100,
       size_after: 100,
-      patch,
-      patch_bytes: Buffer.byteLength(patch),
-      omitted_reason: null,
-    };
+    }),
+  );
+  return modifiedChange(sessionId, `r${i}`, Date.now() - 10_000 + i, files, {
+    workspace: '/bench',
+    workspace_kind: 'filesystem',
+    started_at: 1000 + i,
+    finished_at: 2000 + i,
   });
-  return {
-    files,
-    change: {
-      change_id: `run:r${i}`,
-      session_id: sessionId,
-      run_id: `r${i}`,
-      tool_call_id: null,
-      source: 'run',
-      workspace: '/bench',
-      workspace_kind: 'filesystem',
-      started_at: 1000 + i,
-      finished_at: 2000 + i,
-      changed_count: FILES,
-      added_count: 0,
-      modified_count: FILES,
-      deleted_count: 0,
-      renamed_count: 0,
-      binary_count: 0,
-      truncated: false,
-      truncated_reasons: [],
-      total_patch_bytes: files.reduce((n, f) => n + f.patch_bytes, 0),
-      overlapping: false,
-      omitted_count: 0,
-      created_at: Date.now() - 10_000 + i,
-    },
-  };
 }
 
 /** Stores `n` changes in sessions of 20, each file with an after content; resolves with the ms taken. */

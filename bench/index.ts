@@ -80,3 +80,7 @@ if (all || wanted.has('spawn')) {
   const r = await benchSpawn();
   process.stdout.write(`${formatSpawnBench(r)}\n`);
 }
+// A benchmark that used the throwaway PostgreSQL server leaves it running (a child process), which
+// would keep this process alive.
+const { stopSharedPostgres } = await import('../server/test-support/postgres.ts');
+await stopSharedPostgres();

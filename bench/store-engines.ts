@@ -19,6 +19,7 @@ import { resolveConfig } from '../server/config.ts';
 import { createServer, type RunningServer } from '../server/main.ts';
 import type { NewChange, NewFile } from '../server/store/index.ts';
 import { startPostgres, type TestPostgres } from '../server/test-support/postgres.ts';
+import { modifiedChange, modifiedFile } from '../server/test-support/store-fixtures.ts';
 
 export interface EngineFigures {
   engine: 'sqlite' | 'postgres';
@@ -91,51 +92,18 @@ async function agent(server: RunningServer, sessionId: string, dir: string, unti
 }
 
 function syntheticChange(sessionId: string, i: number, at: number): { change: NewChange; files: NewFile[] } {
-  const files: NewFile[] = Array.from({ length: 50 }, (_, f) => {
-    const patch = `diff --git a/src/m${f}.ts b/src/m${f}.ts\n@@ -1,3 +1,3 @@\n context\n-old ${i}\n+new ${i}\n`.repeat(
+  const files = Array.from({ length: 50 }, (_, f) =>
+    modifiedFile(
+      `src/module-${String(f).padStart(2, '0')}/file.ts`,
+      `diff --git a/src/m${f}.ts b/src/m${f}.ts\n@@ -1,3 +1,3 @@\n context\n-old ${i}\n+new ${i}\n`.repeat(8),
       8,
-    );
-    return {
-      path: `src/module-${String(f).padStart(2, '0')}/file.ts`,
-      old_path: null,
-      change_type: 'modified',
-      additions: 8,
-      deletions: 8,
-      binary: false,
-      truncated: false,
-      size_before: 4000,
-      size_after: 4000,
-      patch,
-      patch_bytes: Buffer.byteLength(patch),
-      omitted_reason: null,
-    };
+    ),
+  );
+  return modifiedChange(sessionId, `seed-${i}`, at, files, {
+    workspace: '/bench',
+    workspace_kind: 'filesystem',
+    started_at: at - 1000,
   });
-  return {
-    files,
-    change: {
-      change_id: `run:seed-${i}`,
-      session_id: sessionId,
-      run_id: `seed-${i}`,
-      tool_call_id: null,
-      source: 'run',
-      workspace: '/bench',
-      workspace_kind: 'filesystem',
-      started_at: at - 1000,
-      finished_at: at,
-      changed_count: 50,
-      added_count: 0,
-      modified_count: 50,
-      deleted_count: 0,
-      renamed_count: 0,
-      binary_count: 0,
-      truncated: false,
-      truncated_reasons: [],
-      total_patch_bytes: files.reduce((n, f) => n + f.patch_bytes, 0),
-      overlapping: false,
-      omitted_count: 0,
-      created_at: at,
-    },
-  };
 }
 
 /** The bench writes thousands of rows: only into a database that holds nothing yet. */

@@ -44,7 +44,10 @@ async function postgres(): Promise<Store> {
 }
 
 /** An edge that stored a session with a run, its change of two files and one kept content. */
-async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
+async function edgeBatch(sessionId = 's1', more = 0): Promise<IngestBatch> {
+  // `more` further added files, each with a content of its own.
+  const extra = Array.from({ length: more }, (_, i) => `more/f${String(i).padStart(4, '0')}.txt`);
+  const extraContent = (p: string) => Buffer.from(`content of ${p}\n`.repeat(10));
   const edge = sqlite();
   await edge.outbox!.attach();
   const content = Buffer.from('kept content\n'.repeat(20));
@@ -92,8 +95,8 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
         workspace_kind: 'git',
         started_at: 1000,
         finished_at: 2000,
-        changed_count: 2,
-        added_count: 2,
+        changed_count: 2 + more,
+        added_count: 2 + more,
         modified_count: 0,
         deleted_count: 0,
         renamed_count: 0,
@@ -105,7 +108,7 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
         omitted_count: 0,
         created_at: 2000,
       },
-      ['a.txt', 'b.txt'].map((p) => ({
+      ['a.txt', 'b.txt', ...extra].map((p) => ({
         path: p,
         old_path: null,
         change_type: 'added' as const,
@@ -126,6 +129,19 @@ async function edgeBatch(sessionId = 's1'): Promise<IngestBatch> {
     const pending = await tx.contents.record(sessionId, 'run:r1', [
       { before: { mode: null }, after: prepared },
       { before: { mode: null }, after: { mode: '100644', reason: 'too_large' } },
+      ...extra.map((p) => {
+        const raw = extraContent(p);
+        return {
+          before: { mode: null },
+          after: {
+            mode: '100644',
+            sha256: createHash('sha256').update(raw).digest('hex'),
+            size: raw.length,
+            codec: 'deflate' as const,
+            data: deflateSync(raw),
+          },
+        };
+      }),
     ]);
     await tx.contents.fill(pending as PendingContent[], 1 << 30, 2000);
   });
@@ -185,6 +201,30 @@ describe.each(engines)('ingest on %s', (_name, open) => {
     const again = await centre.ingest.apply(batch);
     expect(again.ok && again.effects.every((e) => e.action === 'unchanged')).toBe(true);
     expect(await held(centre, 's1')).toEqual(once);
+  });
+
+  it('a content over the centre`s budget is recorded as budget, the rest of the batch stored', async () => {
+    const centre = await open();
+    const batch = await edgeBatch();
+    const out = await centre.ingest.apply({ ...batch, contentMaxBytes: 1 });
+    expect(out.ok).toBe(true);
+    const got = await held(centre, 's1');
+    expect(got.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    expect(got.contents.map((c) => c.after.reason).sort()).toEqual(['budget', 'too_large']);
+    expect(got.stats.blobs).toBe(0);
+  });
+
+  it('a change of 450 files, each with a content of its own, is stored whole, its blobs once', async () => {
+    const centre = await open();
+    const batch = await edgeBatch('s1', 450);
+    expect((await centre.ingest.apply(batch)).ok).toBe(true);
+    const got = await held(centre, 's1');
+    expect(got.files).toHaveLength(452);
+    expect(got.contents.filter((c) => c.after.sha256 !== null)).toHaveLength(451);
+    expect(got.stats.blobs).toBe(451);
+    const again = await centre.ingest.apply(batch);
+    expect(again.ok && again.effects.every((e) => e.action === 'unchanged')).toBe(true);
+    expect(await held(centre, 's1')).toEqual(got);
   });
 
   it('refuses a batch missing a content it does not hold, and one for a session of another edge, storing nothing', async () => {

@@ -239,6 +239,13 @@ export function sharedPostgres(): Promise<TestPostgres> {
   return shared;
 }
 
+/** Stops the shared server if this process started one (a benchmark ends with it; tests rely on exit). */
+export async function stopSharedPostgres(): Promise<void> {
+  const started = shared;
+  shared = null;
+  if (started) await (await started.catch(() => null))?.stop();
+}
+
 export interface TestDatabase {
   name: string;
   url: string;

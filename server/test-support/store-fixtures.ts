@@ -54,3 +54,37 @@ export function storedFile(p: string, extra: Partial<NewFile> = {}): NewFile {
     ...extra,
   };
 }
+
+/** A modified file's row with its patch (counts as given, sizes the same unless said). */
+export function modifiedFile(p: string, patch: string, lines: number, extra: Partial<NewFile> = {}): NewFile {
+  return storedFile(p, {
+    change_type: 'modified',
+    additions: lines,
+    deletions: lines,
+    size_before: 4000,
+    size_after: 4000,
+    patch,
+    patch_bytes: Buffer.byteLength(patch),
+    ...extra,
+  });
+}
+
+/** A change made only of `files` (modified), its counts and patch total taken from them. */
+export function modifiedChange(
+  sessionId: string,
+  runId: string,
+  createdAt: number,
+  files: NewFile[],
+  extra: Partial<NewChange> = {},
+): { change: NewChange; files: NewFile[] } {
+  return {
+    files,
+    change: storedChange(sessionId, runId, createdAt, {
+      changed_count: files.length,
+      added_count: 0,
+      modified_count: files.length,
+      total_patch_bytes: files.reduce((n, f) => n + f.patch_bytes, 0),
+      ...extra,
+    }),
+  };
+}

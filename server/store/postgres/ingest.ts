@@ -3,7 +3,7 @@ import { same, type IngestBatch, type IngestEffect, type IngestEntry, type Inges
 import { CHANGE_FIELDS } from '../changes.ts';
 import type { IngestApi } from '../types.ts';
 import { bump } from './clock.ts';
-import type { Exec, Queryable } from './exec.ts';
+import { valuesRows, type Exec, type Queryable } from './exec.ts';
 
 /**
  * Edge batches on PostgreSQL, as `../ingest.ts` does on SQLite: one transaction per batch, rows by
@@ -89,26 +89,63 @@ async function changeSeq(q: Queryable, s: string, changeId: string): Promise<num
   return rows[0]?.seq;
 }
 
-async function keepBlob(
+/** Rows per multi-row statement of blobs, and their data bytes at most (one statement holds them all). */
+const BLOBS_PER_INSERT = 200;
+const BLOB_BYTES_PER_INSERT = 16 * 1024 * 1024;
+
+/**
+ * The blobs a contents entry names, decided in a few statements instead of a few per side: which are
+ * held already, which the upload brings (written in multi-row inserts while the content budget has
+ * room, in the order the rows name them), which are over the budget, and which are missing.
+ */
+async function keepBlobs(
   q: Queryable,
-  sha: string,
+  shas: string[],
   b: IngestBatch,
   missing: string[],
-): Promise<'kept' | 'budget' | 'missing'> {
-  if (await exists(q, 'SELECT 1 FROM content_blobs WHERE sha256 = $1', [sha])) return 'kept';
-  const blob = b.blobs.get(sha);
-  if (!blob) {
-    missing.push(sha);
-    return 'missing';
-  }
+): Promise<Map<string, 'kept' | 'budget' | 'missing'>> {
+  const outcome = new Map<string, 'kept' | 'budget' | 'missing'>();
+  const wanted = [...new Set(shas)];
+  if (wanted.length === 0) return outcome;
+  const { rows: held } = await q.query<{ sha256: string }>('SELECT sha256 FROM content_blobs WHERE sha256 = ANY($1)', [
+    wanted,
+  ]);
+  for (const r of held) outcome.set(r.sha256, 'kept');
   const { rows } = await q.query<{ bytes: number }>('SELECT bytes FROM content_usage WHERE id = 1');
-  if (rows[0]!.bytes + blob.data.length > b.contentMaxBytes) return 'budget';
-  await q.query(
-    `INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (sha256) DO NOTHING`,
-    [sha, blob.size, blob.data.length, blob.codec, blob.data, b.now],
-  );
-  return 'kept';
+  let used = rows[0]!.bytes;
+  const writes: { sha: string; size: number; codec: string; data: Buffer }[] = [];
+  for (const sha of wanted) {
+    if (outcome.has(sha)) continue;
+    const blob = b.blobs.get(sha);
+    if (!blob) {
+      missing.push(sha);
+      outcome.set(sha, 'missing');
+    } else if (used + blob.data.length > b.contentMaxBytes) {
+      outcome.set(sha, 'budget');
+    } else {
+      used += blob.data.length;
+      writes.push({ sha, size: blob.size, codec: blob.codec, data: blob.data });
+      outcome.set(sha, 'kept');
+    }
+  }
+  for (let at = 0; at < writes.length;) {
+    let end = at;
+    let bytes = 0;
+    while (
+      end < writes.length &&
+      end - at < BLOBS_PER_INSERT &&
+      (end === at || bytes + writes[end]!.data.length <= BLOB_BYTES_PER_INSERT)
+    )
+      bytes += writes[end++]!.data.length;
+    const chunk = writes.slice(at, end);
+    await q.query(
+      `INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at) VALUES ${valuesRows(chunk.length, 6)}
+       ON CONFLICT (sha256) DO NOTHING`,
+      chunk.flatMap((w) => [w.sha, w.size, w.data.length, w.codec, w.data, b.now]),
+    );
+    at = end;
+  }
+  return outcome;
 }
 
 async function applyContents(
@@ -121,7 +158,6 @@ async function applyContents(
 ) {
   const seq = await changeSeq(q, s, changeId);
   if (seq === undefined) return 'skipped' as const;
-  let changed = false;
   // The change's file rows and their recorded sides, read once for all rows of the entry.
   const { rows: fileRows } = await q.query<{ id: string }>(
     'SELECT id FROM workspace_run_change_files WHERE session_id = $1 AND change_id = $2',
@@ -133,14 +169,22 @@ async function applyContents(
     [s, changeId],
   );
   const recorded = new Map(recordedRows.map((r) => [r.file_id, r]));
-  for (const r of rows) {
-    if (!files.has(r.file_id)) continue;
+  const ours = rows.filter((r) => files.has(r.file_id));
+  const blobs = await keepBlobs(
+    q,
+    ours.flatMap((r) => [r.before_sha256, r.after_sha256].filter((sha): sha is string => sha !== null)),
+    b,
+    missing,
+  );
+  // One row per file (a later row for the same file wins, as it would written one at a time).
+  const byFile = new Map<string, unknown[]>();
+  for (const r of ours) {
     const next: Row = { ...r };
     let lacking = false;
     for (const side of ['before', 'after'] as const) {
       const sha = r[`${side}_sha256`];
       if (sha === null) continue;
-      const kept = await keepBlob(q, sha, b, missing);
+      const kept = blobs.get(sha);
       if (kept === 'missing') lacking = true;
       if (kept === 'budget') {
         next[`${side}_sha256`] = null;
@@ -150,13 +194,22 @@ async function applyContents(
     if (lacking) continue;
     const had = recorded.get(r.file_id);
     if (had && CONTENT_COLS.every((c) => had[c] === next[c])) continue;
-    await q.query(
-      upsertSql('change_file_contents', ['file_id'], ['session_id', 'change_id', 'change_seq', ...CONTENT_COLS]),
-      [r.file_id, s, changeId, seq, ...CONTENT_COLS.map((c) => next[c])],
-    );
-    changed = true;
+    byFile.delete(r.file_id);
+    byFile.set(r.file_id, [r.file_id, s, changeId, seq, ...CONTENT_COLS.map((c) => next[c])]);
   }
-  return changed ? ('updated' as const) : ('unchanged' as const);
+  const upserts = [...byFile.values()];
+  const width = 4 + CONTENT_COLS.length;
+  const perStatement = Math.floor(60_000 / width);
+  for (let at = 0; at < upserts.length; at += perStatement) {
+    const chunk = upserts.slice(at, at + perStatement);
+    await q.query(
+      `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, ${CONTENT_COLS.join(', ')})
+       VALUES ${valuesRows(chunk.length, width)}
+       ON CONFLICT (file_id) DO UPDATE SET ${['session_id', 'change_id', 'change_seq', ...CONTENT_COLS].map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+      chunk.flat(),
+    );
+  }
+  return upserts.length > 0 ? ('updated' as const) : ('unchanged' as const);
 }
 
 async function applyEntry(
