@@ -340,6 +340,35 @@ describe('rundiff run', () => {
     expect(summaries[2]).toEqual(summaries[0]);
   });
 
+  it('file names holding ESC, CR, LF, TAB, a quote or a backslash are quoted in the summary as git quotes them', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const script =
+      'printf x > "$(printf \'red\\033[31m.txt\')"; printf x > "$(printf \'cr\\rrow.txt\')"; ' +
+      'printf x > "$(printf \'two\\nlines.txt\')"; printf x > "$(printf \'tab\\there.txt\')"; ' +
+      "printf x > 'q\"b\\s.txt'; printf x > 'caf\u00e9.txt'";
+    const res = await rundiff(['run', '--server', t.server.url, '--session', 'quoted', '--', 'sh', '-c', script], {
+      cwd: dir,
+    });
+    expect(res.code).toBe(0);
+    for (const raw of ['\u001b', '\r', '\t']) expect(res.stderr).not.toContain(raw);
+    expect(res.stderr.trim().split('\n').slice(2).sort()).toEqual(
+      [
+        'Changed 6 files',
+        'A "cr\\rrow.txt" +1 -0',
+        'A "q\\"b\\\\s.txt" +1 -0',
+        'A "red\\033[31m.txt" +1 -0',
+        'A "tab\\there.txt" +1 -0',
+        'A "two\\nlines.txt" +1 -0',
+        'A caf\u00e9.txt +1 -0',
+      ].sort(),
+    );
+    // The names are stored as they are: only the terminal output is quoted.
+    expect(fs.readdirSync(dir).sort()).toContain('tab\there.txt');
+  });
+
   it('usage errors exit 2 with help; --help prints it on stdout', async () => {
     const dir = createTempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
