@@ -33,6 +33,10 @@ test('B17/B24: binary, truncated and capped rows render as such', async ({ page 
       'A c1.txt +1 -0',
     ]);
     await expect(block.getByTestId('change-more')).toHaveText('+3 more files');
+    // The row bound also gets its sentence: how many paths have no row, and the setting that bounds them.
+    await expect(block.getByTestId('change-note')).toHaveText([
+      '3 changed paths were not stored: the change has more than the stored-row bound (RUNDIFF_MAX_CHANGED_FILES) allows',
+    ]);
 
     const bin = row(page, change, 'b-logo.png');
     await bin.getByRole('button').first().click();
@@ -44,6 +48,42 @@ test('B17/B24: binary, truncated and capped rows render as such', async ({ page 
     await big.getByRole('button').first().click();
     await expect(big.getByTestId('patch')).toBeVisible();
     await expect(big.getByTestId('patch-truncated')).toBeVisible();
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('a row whose patch the change budget left out opens on why, not on a Large diff of 0.0 KiB', async ({ page }) => {
+  // The main server keeps 128 KiB per patch and 512 KiB per change: six patches cut at 128 KiB
+  // cannot all fit, and the budget goes to the smallest first.
+  const names = ['big-1.txt', 'big-2.txt', 'big-3.txt', 'big-4.txt', 'big-5.txt', 'big-6.txt'];
+  const ws = workspace(Object.fromEntries(names.map((n) => [n, lines(2_000)])));
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(servers.main, { type: 'session.upsert', session_id: sid, title: 'Budget', workspace: ws.dir });
+    await bridge(servers.main, { type: 'run.started', session_id: sid, run_id: run });
+    for (const n of names) ws.write(n, lines(2_000, `a rewritten line of ${n}, long enough to make the patch big`));
+    await bridge(servers.main, { type: 'run.completed', session_id: sid, run_id: run });
+
+    await openSession(page, servers.main, sid);
+    const change = `run:${run}`;
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    await expect(block.getByTestId('change-heading')).toHaveText('Changed 6 files');
+    const rows = await blockRows(page, change);
+    const omitted = rows.filter((r) => r.endsWith('+2000 -2000'));
+    expect(omitted.length).toBeGreaterThan(0);
+    expect(rows.length - omitted.length).toBeGreaterThan(0);
+    await expect(block.getByTestId('change-note')).toContainText([
+      "the run's patch size budget was used up; some patches were not stored",
+    ]);
+    const name = omitted[0]!.split(' ')[1]!;
+    const r = row(page, change, name);
+    await r.getByRole('button').first().click();
+    await expect(r.getByTestId('patch-unavailable')).toHaveText(
+      "patch unavailable: the change's patch size budget went to smaller patches first",
+    );
+    await expect(r.getByTestId('patch-large')).toHaveCount(0);
   } finally {
     ws.cleanup();
   }

@@ -45,6 +45,16 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
     const page = await history.filesPage(id, changeId, after ?? -1, limit);
     if (!page)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
+    // A position past the last row is no cursor any page gave out: refused, not an empty page.
+    if (after !== null && after >= page.files_total) {
+      throw new AppError(
+        'invalid_input',
+        page.files_total === 0
+          ? 'after must be left out: the change has no stored rows (files_total 0)'
+          : `after must be below files_total (${page.files_total}): the change has rows 0 to ${page.files_total - 1}`,
+        { details: { field: 'after', files_total: page.files_total } },
+      );
+    }
     res.json(page);
   });
 

@@ -27,16 +27,15 @@ export function changeIdParam(value: unknown): string {
 
 /**
  * An optional whole-number query parameter. Values above `max` are clamped (a client asking for
- * more simply gets the most a page holds); anything else not a whole number in range is refused.
+ * more simply gets the most a page holds); anything else not a whole number in range is refused,
+ * with a message that says which: not a whole number, below the minimum, or too large to be exact.
  */
 export function intQuery(value: unknown, name: string, opts: { min: number; max?: number }): number | null {
   if (value === undefined || value === '') return null;
-  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value)) {
-    throw new AppError('invalid_input', `${name} must be a whole number`, { details: { field: name } });
-  }
+  const refuse = (message: string) => new AppError('invalid_input', message, { details: { field: name } });
+  if (typeof value !== 'string' || !/^-?\d+$/.test(value)) throw refuse(`${name} must be a whole number`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < opts.min) {
-    throw new AppError('invalid_input', `${name} must be at least ${opts.min}`, { details: { field: name } });
-  }
+  if (n < opts.min) throw refuse(`${name} must be at least ${opts.min}`);
+  if (!Number.isSafeInteger(n)) throw refuse(`${name} must be at most ${Number.MAX_SAFE_INTEGER}`);
   return opts.max !== undefined && n > opts.max ? opts.max : n;
 }

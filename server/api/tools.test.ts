@@ -91,6 +91,23 @@ describe('git tools over REST', () => {
     expect(branch.body).toEqual({ current: 'main', detached: false, branches: [{ name: 'main', upstream: null }] });
   });
 
+  it('a planted core.worktree naming another existing folder: git_status and git_diff answer for the workspace', async () => {
+    const t = await setup();
+    const elsewhere = createTempDir('rundiff-elsewhere-');
+    cleanups.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(elsewhere, 'decoy.txt'), 'decoy\n');
+    const r = repo();
+    r.git('config', 'core.worktree', elsewhere);
+    await session(t, 's1', r.dir);
+    r.write('a.txt', 'two\n');
+    r.write('new.txt', 'fresh\n');
+    const status = await tool(t, 'git_status', { session_id: 's1' });
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ staged: [], unstaged: ['a.txt'], untracked: ['new.txt'], clean: false });
+    const diff = await tool(t, 'git_diff', { session_id: 's1', tool_session: 'ts-1' });
+    expect(diff.status).toBe(200);
+    expect(diff.body.files.map((f: { path: string }) => f.path)).toEqual(['a.txt', 'new.txt']);
+  });
   it('git_diff and git_commit need tool_session (invalid_input); bad inputs, refs and paths are 400', async () => {
     const t = await setup();
     const r = repo();

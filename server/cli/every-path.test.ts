@@ -175,7 +175,7 @@ describe('every changed path is stored and listed', () => {
     );
   });
 
-  it('the files route refuses a bad cursor or limit and clamps a limit above the maximum', async () => {
+  it('the files route refuses a bad cursor (past the last row, negative, too large) or limit and clamps a limit above the maximum', async () => {
     const t = await startTestServer();
     cleanups.push(() => t.close());
     await sedOver(t, 3, 'sed-3');
@@ -183,6 +183,38 @@ describe('every changed path is stored and listed', () => {
     const base = `${changeRoute('sed-3')}${encodeURIComponent(runId)}`;
     expect((await t.get(`${base}/files?after=x`)).status).toBe(400);
     expect((await t.get(`${base}/files?limit=0`)).status).toBe(400);
+    // The valid range is -1 < after < files_total; each refusal says what is wrong with the value.
+    const refusal = async (q: string) => {
+      const r = await t.get(`${base}/files?${q}`);
+      return {
+        status: r.status,
+        code: r.body.error?.code,
+        field: r.body.error?.details?.field,
+        message: r.body.error?.message,
+      };
+    };
+    expect(await refusal('after=3')).toEqual({
+      status: 400,
+      code: 'invalid_input',
+      field: 'after',
+      message: 'after must be below files_total (3): the change has rows 0 to 2',
+    });
+    expect((await refusal('after=300')).status).toBe(400);
+    expect(await refusal('after=-1')).toMatchObject({
+      status: 400,
+      field: 'after',
+      message: 'after must be at least 0',
+    });
+    expect(await refusal('after=9007199254740993')).toMatchObject({
+      status: 400,
+      field: 'after',
+      message: 'after must be at most 9007199254740991',
+    });
+    expect(await refusal('after=1.5')).toMatchObject({ status: 400, message: 'after must be a whole number' });
+    // The last row is a valid position: an empty last page.
+    const last = await t.get(`${base}/files?after=2`);
+    expect(last.status).toBe(200);
+    expect(last.body).toMatchObject({ files: [], files_total: 3, next_file_cursor: null });
     const all = await t.get(`${base}/files?limit=100000`);
     expect(all.body.files).toHaveLength(3);
     expect(all.body.next_file_cursor).toBeNull();

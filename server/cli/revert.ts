@@ -9,6 +9,7 @@ import {
 import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
+import { quotePath } from './quote-path.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] <session> <change> [paths...]
 
@@ -97,7 +98,7 @@ const LABEL: Record<RevertFile['action'], string> = {
 export function planLines(files: readonly RevertFile[], dryRun: boolean): string[] {
   const lines: string[] = [];
   for (const f of files) {
-    const name = f.old_path !== null ? `${f.path} -> ${f.old_path}` : f.path;
+    const name = f.old_path !== null ? `${quotePath(f.path)} -> ${quotePath(f.old_path)}` : quotePath(f.path);
     const state = dryRun || f.action === 'unchanged' ? '' : f.applied ? ' (done)' : f.error ? ' (failed)' : '';
     lines.push(
       `${LABEL[f.action].padEnd(11)} ${name}${state}${f.reason ? `: ${f.reason}` : ''}${f.error ? `: ${f.error}` : ''}`,
@@ -154,7 +155,7 @@ export async function run(argv: string[]): Promise<number> {
     if (paths.length > 0) {
       const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
       if (unknown.length > 0) {
-        say(`rundiff revert: not changed by ${changeId}: ${unknown.join(', ')}`);
+        say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
         return 2;
       }
       body.file_ids = ids;

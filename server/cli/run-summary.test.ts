@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FileSummary } from '../../shared/index.ts';
+import { planLines } from './revert.ts';
 import { fileRow, outcomeLine, summaryLines } from './run-summary.ts';
 
 const file = (over: Partial<FileSummary>): FileSummary => ({
@@ -19,6 +20,28 @@ const file = (over: Partial<FileSummary>): FileSummary => ({
 });
 
 describe('rundiff run summary lines', () => {
+  it('a name with control characters is quoted like git quotes it, in run rows and revert plans alike', () => {
+    const renamed = file({ change_type: 'renamed', old_path: 'a\u009b1m.txt', path: 'plain ü.txt' });
+    expect(fileRow(renamed)).toBe('R "a\\302\\2331m.txt" -> plain ü.txt +1 -2');
+    expect(fileRow(file({ path: 'x\u007fy\u0007' }))).toBe('M "x\\177y\\a" +1 -2');
+    const plan = planLines(
+      [
+        {
+          file_id: 'f',
+          path: 'b\rc',
+          old_path: null,
+          action: 'restore',
+          reason: null,
+          patch: null,
+          conflict: null,
+          applied: true,
+        },
+      ],
+      false,
+    );
+    expect(plan).toEqual(['restore     "b\\rc" (done)']);
+  });
+
   it('rows read like the design document: letter, path, counts; renames with an arrow', () => {
     expect(fileRow(file({ path: 'src/Login.vue', additions: 12, deletions: 4 }))).toBe('M src/Login.vue +12 -4');
     expect(fileRow(file({ change_type: 'added', path: 'n.ts', additions: 48, deletions: 0 }))).toBe('A n.ts +48 -0');

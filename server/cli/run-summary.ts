@@ -1,4 +1,5 @@
 import type { ChangeFilesPage, CompleteResponse, FileSummary, UntrackedReason } from '../../shared/index.ts';
+import { quotePath } from './quote-path.ts';
 
 /** Words for why a run's changes were not tracked, shared by the CLI's summary lines. */
 export const UNTRACKED_WORDS: Record<UntrackedReason, string> = {
@@ -24,9 +25,12 @@ export function fileStat(
   return `+${f.additions} -${f.deletions}`;
 }
 
-/** One row: `M src/Login.vue +12 -4`, renames `R old -> new +2 -1`. */
+/** One row: `M src/Login.vue +12 -4`, renames `R old -> new +2 -1`; names quoted as git quotes them. */
 export function fileRow(f: FileSummary): string {
-  const name = f.change_type === 'renamed' && f.old_path !== null ? `${f.old_path} -> ${f.path}` : f.path;
+  const name =
+    f.change_type === 'renamed' && f.old_path !== null
+      ? `${quotePath(f.old_path)} -> ${quotePath(f.path)}`
+      : quotePath(f.path);
   return `${LETTER[f.change_type]} ${name} ${fileStat(f)}`;
 }
 

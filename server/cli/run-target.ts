@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findRepo } from '../git/index.ts';
 import { UsageError } from './args.ts';
+import { quotePath } from './quote-path.ts';
 
 /**
  * `--server` must be a whole http(s) URL. Without a scheme (`127.0.0.1:7431`) it is refused: read
@@ -50,17 +51,20 @@ export async function trackedFolder(dir: string, named: boolean): Promise<Tracke
   } catch (err) {
     return {
       workspace: folder,
-      note: `could not ask git about ${folder} (${(err as Error).message}); tracking the folder`,
+      note: `could not ask git about ${quotePath(folder)} (${(err as Error).message}); tracking the folder`,
     };
   }
   if (!repo || repo.prefix === '') return { workspace: folder, note: null };
   if (named) {
     return {
       workspace: folder,
-      note: `tracking only ${folder}, part of the repository at ${repo.topLevel}; paths are relative to it`,
+      note: `tracking only ${quotePath(folder)}, part of the repository at ${quotePath(repo.topLevel)}; paths are relative to it`,
     };
   }
-  return { workspace: repo.topLevel, note: `tracking the repository at ${repo.topLevel} (run from ${repo.prefix}/)` };
+  return {
+    workspace: repo.topLevel,
+    note: `tracking the repository at ${quotePath(repo.topLevel)} (run from ${quotePath(`${repo.prefix}/`)})`,
+  };
 }
 
 /** Said after the summary when another run or tool call was open in the workspace at the same time. */

@@ -300,6 +300,75 @@ describe('rundiff run', () => {
     );
   });
 
+  it('a planted core.worktree naming another existing folder (empty or not): the record is the same as without it', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const script = 'echo 6 >> f.txt; echo new > u.txt; mkdir d; echo n > d/v.txt; rm gone.txt';
+    const summaries: string[][] = [];
+    for (const plant of ['none', 'empty', 'full'] as const) {
+      const repo = createTempRepo({ files: { 'f.txt': '1\n2\n', 'gone.txt': 'g\n' } });
+      cleanups.push(() => repo.cleanup());
+      if (plant !== 'none') {
+        const elsewhere = createTempDir('rundiff-elsewhere-');
+        cleanups.push(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+        if (plant === 'full') fs.writeFileSync(path.join(elsewhere, 'decoy.txt'), 'decoy\n');
+        repo.git('config', 'core.worktree', elsewhere);
+      }
+      const first = await rundiff(
+        ['run', '--server', t.server.url, '--session', `wt-${plant}`, '--', 'sh', '-c', script],
+        {
+          cwd: repo.dir,
+        },
+      );
+      const second = await rundiff(
+        ['run', '--server', t.server.url, '--session', `wt-${plant}`, '--', 'sh', '-c', 'echo more >> u.txt'],
+        { cwd: repo.dir },
+      );
+      expect([first.code, second.code]).toEqual([0, 0]);
+      summaries.push([...first.stderr.trim().split('\n').slice(2), ...second.stderr.trim().split('\n').slice(2)]);
+    }
+    expect(summaries[0]).toEqual([
+      'Changed 4 files',
+      'A d/v.txt +1 -0',
+      'M f.txt +1 -0',
+      'D gone.txt +0 -1',
+      'A u.txt +1 -0',
+      'Changed 1 file',
+      'M u.txt +1 -0',
+    ]);
+    expect(summaries[1]).toEqual(summaries[0]);
+    expect(summaries[2]).toEqual(summaries[0]);
+  });
+
+  it('file names holding ESC, CR, LF, TAB, a quote or a backslash are quoted in the summary as git quotes them', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const script =
+      'printf x > "$(printf \'red\\033[31m.txt\')"; printf x > "$(printf \'cr\\rrow.txt\')"; ' +
+      'printf x > "$(printf \'two\\nlines.txt\')"; printf x > "$(printf \'tab\\there.txt\')"; ' +
+      "printf x > 'q\"b\\s.txt'; printf x > 'caf\u00e9.txt'";
+    const res = await rundiff(['run', '--server', t.server.url, '--session', 'quoted', '--', 'sh', '-c', script], {
+      cwd: dir,
+    });
+    expect(res.code).toBe(0);
+    for (const raw of ['\u001b', '\r', '\t']) expect(res.stderr).not.toContain(raw);
+    expect(res.stderr.trim().split('\n').slice(2).sort()).toEqual(
+      [
+        'Changed 6 files',
+        'A "cr\\rrow.txt" +1 -0',
+        'A "q\\"b\\\\s.txt" +1 -0',
+        'A "red\\033[31m.txt" +1 -0',
+        'A "tab\\there.txt" +1 -0',
+        'A "two\\nlines.txt" +1 -0',
+        'A caf\u00e9.txt +1 -0',
+      ].sort(),
+    );
+    // The names are stored as they are: only the terminal output is quoted.
+    expect(fs.readdirSync(dir).sort()).toContain('tab\there.txt');
+  });
+
   it('usage errors exit 2 with help; --help prints it on stdout', async () => {
     const dir = createTempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));

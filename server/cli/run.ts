@@ -6,6 +6,7 @@ import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, openDatabaseClient, ServerNeedsToken, type BridgeClient } from './bridge-client.ts';
 import { outcomeLine, summaryLines, withAllFiles } from './run-summary.ts';
+import { quotePath } from './quote-path.ts';
 import { OVERLAP_LINE, parseServerUrl, sessionPageUrl, trackedFolder } from './run-target.ts';
 
 const HELP = `usage: rundiff run [--server URL] [--session ID] [--title T] [--workspace DIR] [--db FILE] -- CMD [ARGS...]
@@ -96,7 +97,7 @@ export async function run(argv: string[]): Promise<number> {
   say(`rundiff: session ${sessionId}`);
   if (client) say(`rundiff: ${sessionPageUrl(serverUrl, sessionId)}`);
   else {
-    say(`rundiff: no server at ${serverUrl}; recording into ${config.dbPath}`);
+    say(`rundiff: no server at ${serverUrl}; recording into ${quotePath(config.dbPath)}`);
     client = await openDatabaseClient(config.dbPath);
   }
   if (tracked.note) say(`rundiff: ${tracked.note}`);

@@ -163,7 +163,12 @@ describe('git helper process', () => {
     await until(() => via.info().gitPids.length === 1);
     const gitPid = via.info().gitPids[0]!;
     const environ = fs.readFileSync(`/proc/${gitPid}/environ`, 'utf8').split('\0').filter(Boolean);
-    const expected = { ...scrubbedGitEnv({ GIT_INDEX_FILE: '/tmp/x' }), ...configEnv() };
+    // Plus the work tree the runner pins (the folder holding `.git`, whatever core.worktree says).
+    const expected = {
+      ...scrubbedGitEnv({ GIT_INDEX_FILE: '/tmp/x' }),
+      ...configEnv(),
+      GIT_WORK_TREE: fs.realpathSync(r.dir),
+    };
     expect(Object.fromEntries(environ.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]))).toEqual(
       expected,
     );

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { AppError } from '../errors.ts';
 import { createGitSpawner, type GitSpawnerInfo } from './helper-client.ts';
 import type { GitLauncher, GitSpawnEnd } from './launch.ts';
+import { discoveredWorkTree } from './work-tree-pin.ts';
 
 /**
  * The only way rundiff runs git. No shell, an argument array, a scrubbed environment, config
@@ -177,6 +178,12 @@ export function runGitVia(launcher: GitLauncher, opts: GitRunOptions): Promise<G
   try {
     // The caller's extra entries cannot replace the overrides: those are set last.
     env = { ...scrubbedGitEnv(opts.env), ...configEnv(opts.config) };
+    // A planted core.worktree must not point git at another folder: the work tree is the folder
+    // git finds `.git` in, unless the caller named the repository itself.
+    if (env.GIT_DIR === undefined && env.GIT_WORK_TREE === undefined) {
+      const workTree = discoveredWorkTree(opts.cwd);
+      if (workTree !== null) env.GIT_WORK_TREE = workTree;
+    }
   } catch (err) {
     return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }

@@ -180,6 +180,19 @@ describe('live touched-files feed: watching folders', () => {
     expect(feed.handles().folderWatches).toBe(1);
   });
 
+  it('a planted core.worktree naming another existing folder does not change which paths git ignores', async () => {
+    const elsewhere = createTempDir('rundiff-elsewhere-');
+    onTestFinished(() => fs.rmSync(elsewhere, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(elsewhere, '.gitignore'), 'keep.txt\n');
+    const repo = createTempRepo({ files: { '.gitignore': 'logs/\n*.tmp\n', 'keep.txt': 'k\n' } });
+    repos.push(repo);
+    fs.mkdirSync(path.join(repo.dir, 'logs'));
+    repo.git('config', 'core.worktree', elsewhere);
+    const ignore = await gitFeedIgnore(repo.dir);
+    expect(ignore.skipDir('logs')).toBe(true);
+    expect(await ignore.keep(['keep.txt', 'new.txt', 'scratch.tmp', 'logs/x.log'])).toEqual(['keep.txt', 'new.txt']);
+  });
+
   it('a symlinked folder is not followed: edits in the folder it points to are not reported', async () => {
     const outside = createTempDir('rundiff-outside-');
     onTestFinished(() => fs.rmSync(outside, { recursive: true, force: true }));

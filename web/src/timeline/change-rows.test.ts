@@ -3,6 +3,8 @@ import {
   changedHeading,
   fileListLabel,
   formatChangeRow,
+  largeDiffText,
+  needsLoadDiff,
   slashParts,
   moreFilesText,
   progressText,
@@ -67,6 +69,15 @@ describe('change block rows', () => {
     expect(progressText(5)).toBe('Working... 5 files touched');
   });
 
+  it('a big patch is gated behind Load diff with its size; a patch that was not stored is not gated', () => {
+    const big = { additions: 2_300, deletions: 0, patch_bytes: 131_072, omitted_reason: null };
+    expect(needsLoadDiff(big)).toBe(true);
+    expect(largeDiffText(big)).toBe('Large diff: +2,300 -0 lines, 128.0 KiB');
+    const budget = { additions: 2_300, deletions: 0, patch_bytes: 0, omitted_reason: 'budget' };
+    expect(needsLoadDiff(budget)).toBe(false);
+    expect(largeDiffText(budget)).toBe('Large diff: +2,300 -0 lines, patch not stored');
+  });
+
   it('explains untracked runs, missing patches and truncation in words', () => {
     expect(untrackedReasonText('workspace_missing')).toBe('the workspace folder does not exist');
     expect(untrackedReasonText('no_checkpoint')).toBe(
@@ -74,8 +85,14 @@ describe('change block rows', () => {
     );
     expect(untrackedReasonText('something_new')).toBe('something new');
     expect(omittedReasonText('binary')).toBe('binary file');
-    expect(truncatedNotes(['rows', 'file_patch'])).toEqual([]);
-    expect(truncatedNotes(['scan_files', 'rows'])).toHaveLength(1);
+    expect(omittedReasonText('budget')).toBe("the change's patch size budget went to smaller patches first");
+    expect(truncatedNotes(['file_patch'])).toEqual([]);
+    // Paths past the stored-row bound get a sentence of their own: how many, and the setting.
+    expect(truncatedNotes(['rows', 'file_patch'], 35)).toEqual([
+      '35 changed paths were not stored: the change has more than the stored-row bound (RUNDIFF_MAX_CHANGED_FILES) allows',
+    ]);
+    expect(truncatedNotes(['scan_files', 'rows'], 1)).toHaveLength(2);
+    expect(truncatedNotes(['rows'], 1)[0]).toMatch(/^1 changed path was not stored/);
   });
 
   it('names a whole file list by its true total, and says "stored" when the row bound left paths out', () => {

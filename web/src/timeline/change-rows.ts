@@ -58,17 +58,28 @@ export const LOAD_DIFF_BYTES = 48 * 1024;
 /** ...and so does one with more changed lines than this. */
 export const LOAD_DIFF_LINES = 1_000;
 
-/** The file's patch is big enough to be fetched and rendered only when asked (a lock file, a generated file). */
+/**
+ * The file's patch is big enough to be fetched and rendered only when asked (a lock file, a
+ * generated file). A file whose patch was not stored has nothing big to fetch: it opens at once on
+ * why its patch is missing, whatever its line counts.
+ */
 export function needsLoadDiff(
-  file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number },
+  file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number; omitted_reason?: string | null },
 ): boolean {
+  if (file.omitted_reason) return false;
   return file.patch_bytes > LOAD_DIFF_BYTES || file.additions + file.deletions > LOAD_DIFF_LINES;
 }
 
-/** What a collapsed big diff says: `Large diff: +2,300 -0 lines, 128.0 KiB`. */
-export function largeDiffText(file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number }): string {
+/**
+ * What a collapsed big diff says: `Large diff: +2,300 -0 lines, 128.0 KiB`. A file whose patch was
+ * not stored has no size to show: `Large diff: +2,300 -0 lines, patch not stored`.
+ */
+export function largeDiffText(
+  file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number; omitted_reason?: string | null },
+): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  return `Large diff: +${n(file.additions)} -${n(file.deletions)} lines, ${(file.patch_bytes / 1024).toFixed(1)} KiB`;
+  const size = file.omitted_reason ? 'patch not stored' : `${(file.patch_bytes / 1024).toFixed(1)} KiB`;
+  return `Large diff: +${n(file.additions)} -${n(file.deletions)} lines, ${size}`;
 }
 
 /** `Changed 1 file`, `Changed 3 files`. */

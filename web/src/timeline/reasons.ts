@@ -20,7 +20,7 @@ const OMITTED_WORDS: Record<OmittedReason, string> = {
   binary: 'binary file',
   too_large: 'the file is too large to snapshot',
   too_complex: 'the diff was too complex to compute in time',
-  budget: "the run's patch size budget was used up by earlier files",
+  budget: "the change's patch size budget went to smaller patches first",
   no_snapshot: 'no copy of the earlier content was kept',
   unreadable: 'the file could not be read (no permission, or not a regular file)',
 };
@@ -31,8 +31,9 @@ export function omittedReasonText(reason: string | null): string {
 }
 
 /**
- * Change-level truncation notes. `rows` is shown as `+N more files` and `file_patch` on each row,
- * so neither needs a sentence of its own.
+ * Change-level truncation notes. `file_patch` is shown on each row, so it needs no sentence of its
+ * own; `rows` (paths past the stored-row bound) says how many paths have no row and which setting
+ * bounds them, next to the `+N more files` count.
  */
 const TRUNCATED_WORDS: Partial<Record<TruncatedReason, string>> = {
   scan_files: 'the workspace has more files than the scan limit, so some files were not checked',
@@ -43,11 +44,21 @@ const TRUNCATED_WORDS: Partial<Record<TruncatedReason, string>> = {
   degraded: 'tracking ran in a degraded mode; the result may be incomplete',
 };
 
-export function truncatedNotes(reasons: readonly string[]): string[] {
+/** The sentence for `rows`: `3 changed paths were not stored: ...` (`omittedCount` 0: not known). */
+export function rowsBoundNote(omittedCount: number): string {
+  const what =
+    omittedCount > 0
+      ? `${omittedCount.toLocaleString('en-US')} changed ${omittedCount === 1 ? 'path was' : 'paths were'}`
+      : 'some changed paths were';
+  return `${what} not stored: the change has more than the stored-row bound (RUNDIFF_MAX_CHANGED_FILES) allows`;
+}
+
+export function truncatedNotes(reasons: readonly string[], omittedCount = 0): string[] {
   const notes: string[] = [];
   for (const r of reasons) {
-    if (r === 'rows' || r === 'file_patch') continue;
-    notes.push((TRUNCATED_WORDS as Record<string, string>)[r] ?? r.replace(/_/g, ' '));
+    if (r === 'file_patch') continue;
+    if (r === 'rows') notes.push(rowsBoundNote(omittedCount));
+    else notes.push((TRUNCATED_WORDS as Record<string, string>)[r] ?? r.replace(/_/g, ' '));
   }
   return notes;
 }
