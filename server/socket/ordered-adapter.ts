@@ -144,7 +144,7 @@ export function orderedPostgresAdapter(
 ): (nsp: { name: string }) => OrderedPostgresAdapter {
   const byNamespace = new Map<string, OrderedPostgresAdapter>();
   const client = new PubSubClient(
-    pool,
+    givesBackEndedListener(pool),
     options,
     (m) => byNamespace.get(m.nsp)?.id === m.uid,
     (m) => byNamespace.get(m.nsp)?.receive(m),
@@ -158,4 +158,27 @@ export function orderedPostgresAdapter(
     client.addNamespace(nsp.name);
     return adapter;
   };
+}
+
+/**
+ * The pool as the adapter's client uses it, but a connection it takes for LISTEN is given back to
+ * the pool (as broken) when it ends: the client drops an ended connection and takes a new one
+ * without giving the old one back, so each server restart or failover would keep one connection
+ * of the pool for good, and after as many restarts as the pool holds, nothing would be sent.
+ */
+function givesBackEndedListener(pool: pg.Pool): pg.Pool {
+  const connect = async () => {
+    const conn = await pool.connect();
+    let given = false;
+    const release = conn.release.bind(conn);
+    conn.release = (err?: Error | boolean) => {
+      if (given) return;
+      given = true;
+      release(err);
+    };
+    conn.once('end', () => conn.release(true));
+    return conn;
+  };
+  // The client uses nothing of the pool but these two.
+  return { connect, query: pool.query.bind(pool) } as unknown as pg.Pool;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { httpBridgeSender } from '../bridge-client/index.ts';
 import { createTestDatabase } from '../test-support/postgres.ts';
 import { serveProcess } from '../test-support/serve-process.ts';
@@ -104,5 +104,43 @@ describe('several replicas on one PostgreSQL database', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(story(onA)).toContain('message three');
     expect(story(onB)).toEqual(story(onA));
+  });
+
+  it('replicas outlive the database ending every connection (a restart, a failover), and events flow again', async () => {
+    const { db, servers } = await replicas(2);
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    const sessionId = randomUUID();
+    const onB = await subscribed(b.url, sessionId);
+    const send = httpBridgeSender(a.url, null);
+    await send({ type: 'session.upsert', session_id: sessionId, title: 'before' });
+    await onB.waitFor('session.updated', 1, 15_000);
+
+    // What a PostgreSQL shutdown does to each open connection (SQLSTATE 57P01), the listening one
+    // included; more times than the events' pool has connections, so a connection not given back
+    // would show.
+    let n = 0;
+    for (let round = 1; round <= 4; round++) {
+      const pool = new pg.Pool({ connectionString: db.url });
+      try {
+        const ended = await pool.query(
+          'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
+        expect(ended.rows.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await pool.end();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const s of [a, b]) expect((await fetch(`${s.url}/api/health`)).status).toBe(200);
+      // The store's pool opens new connections; the listening one comes back within a few seconds.
+      const seen = onB.names().filter((e) => e === 'message.created').length;
+      await vi.waitFor(
+        async () => {
+          await send({ type: 'message', session_id: sessionId, role: 'user', content: `after ${++n}` });
+          expect(onB.names().filter((e) => e === 'message.created').length).toBeGreaterThan(seen);
+        },
+        { timeout: 20_000, interval: 1_000 },
+      );
+    }
+    for (const s of [a, b]) expect(s.stderr()).not.toMatch(/Unhandled|uncaught/i);
   });
 });

@@ -23,9 +23,22 @@ export async function shareEventsThroughPostgres(
   url: string,
   log: (message: string) => void,
 ): Promise<Replicas> {
-  const pool = new pg.Pool({ connectionString: url, max: 3, application_name: 'rundiff-events' });
+  // Bounded waits: messages to other replicas leave one at a time, so one stuck would hold the rest.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 3,
+    application_name: 'rundiff-events',
+    connectionTimeoutMillis: 10_000,
+    statement_timeout: 10_000,
+  });
   // A dropped idle connection is replaced; it must not end the process.
   pool.on('error', (err) => log(`events: a PostgreSQL connection failed while idle: ${err.message}`));
+  // The adapter keeps one connection out of the pool for LISTEN and listens to its end only: an
+  // error on it (a server shutdown or failover ends it with 57P01) would otherwise end the process.
+  // The adapter reconnects after the end that follows.
+  pool.on('connect', (client) =>
+    client.on('error', (err) => log(`events: a PostgreSQL connection failed: ${err.message}; reconnecting`)),
+  );
   try {
     await pool.query(`CREATE TABLE IF NOT EXISTS socket_io_attachments (
       id BIGSERIAL UNIQUE,

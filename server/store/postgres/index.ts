@@ -140,6 +140,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   });
   // An idle connection the server dropped is replaced; the error must not take the process down.
   pool.on('error', (err) => console.error(`rundiff: a PostgreSQL connection failed while idle: ${err.message}`));
+  // Nor may one that fails while a step holds it (a server shutdown ends every connection): the
+  // step's own statement fails with it (storage_failed) and the pool opens a new one next time.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await applyPgMigrations(pool);
   } catch (err) {
