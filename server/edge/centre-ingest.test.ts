@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EdgeBatchRequest, EdgeEntry } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
-import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 /** The centre's batch route on a real server: who may send, what it accepts, and what a refusal leaves. */
@@ -267,6 +267,72 @@ describe('the centre accepts edge batches', () => {
 });
 
 describe('an edge sending to a centre', () => {
+  it("tells a run's terminal event after its change's diff when they come in separate batches, as the edge told them", async () => {
+    const lifecycle = (w: TestClient) =>
+      w.events
+        .filter((e) => /^(run|tool)\.|^workspace\.diff\.completed$/.test(e.event))
+        .map((e) =>
+          e.event === 'workspace.diff.completed' ? `diff(${(e.payload as { change_id: string }).change_id})` : e.event,
+        );
+    const watch = async (url: string, sessionId: string) => {
+      const w = await connectClient(url);
+      cleanups.push(() => w.close());
+      expect(await w.ask('session.subscribe', { session_id: sessionId })).toMatchObject({ ok: true });
+      return w;
+    };
+    const c = await centre();
+    for (const maxEntries of [1, 2, 3]) {
+      const dir = createTempDir('rundiff-edge-');
+      cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const ws = path.join(dir, 'ws');
+      fs.mkdirSync(ws);
+      const dbPath = path.join(dir, 'edge.db');
+      const sessionId = randomUUID();
+      // Recorded while the centre cannot be reached: the whole run waits in the outbox.
+      const offline = await startTestServer({
+        dbPath,
+        env: { RUNDIFF_UPSTREAM: 'http://127.0.0.1:1', RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+      });
+      const onEdge = await watch(offline.server.url, sessionId);
+      const bridge = httpBridgeSender(offline.server.url, null);
+      await bridge({ type: 'session.upsert', session_id: sessionId, workspace: ws });
+      await bridge({ type: 'run.started', session_id: sessionId, run_id: 'r', workspace: ws });
+      await bridge({ type: 'tool.started', session_id: sessionId, run_id: 'r', tool_call_id: 't', workspace: ws });
+      fs.writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+      await bridge({ type: 'tool.completed', session_id: sessionId, run_id: 'r', tool_call_id: 't' });
+      await bridge({ type: 'run.completed', session_id: sessionId, run_id: 'r' });
+      await onEdge.waitFor('run.completed');
+      await offline.close();
+
+      const onCentre = await watch(c.server.url, sessionId);
+      const edge = await started(
+        startTestServer({
+          dbPath,
+          env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+          // Every run's terminal row and its change go in different batches.
+          shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100, bounds: { maxEntries, maxBytes: 1 << 20 } },
+        }),
+      );
+      await vi.waitFor(
+        async () => {
+          const s = (await edge.get('/api/edge/status')).body;
+          if (s.pending_entries !== 0) throw new Error(`pending ${s.pending_entries}`);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+      await onCentre.waitFor('run.completed');
+      expect(lifecycle(onEdge), `${maxEntries} per batch`).toEqual([
+        'run.started',
+        'tool.started',
+        'diff(tool:t)',
+        'tool.completed',
+        'diff(run:r)',
+        'run.completed',
+      ]);
+      expect(lifecycle(onCentre), `${maxEntries} per batch`).toEqual(lifecycle(onEdge));
+    }
+  });
+
   it('sends again the contents the centre lost, and holds back only a session it refuses', async () => {
     const c = await centre();
     const ws = createTempDir('rundiff-ws-');

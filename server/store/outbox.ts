@@ -178,6 +178,9 @@ export function createOutboxStore(db: Db) {
   const changeRow = db.prepare<[string, string], Record<string, unknown>>(
     `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? AND change_id = ?`,
   );
+  const changeStored = db
+    .prepare<[string, string], number>('SELECT 1 FROM workspace_run_changes WHERE session_id = ? AND change_id = ?')
+    .pluck();
   const fileRows = db.prepare<[string, string], EdgeFileRow>(
     `SELECT ${FILE_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord`,
   );
@@ -250,6 +253,11 @@ export function createOutboxStore(db: Db) {
         sent.add(key);
       }
       const entry: EdgeEntry = { id: n.seq, kind: n.kind, item: n.item, row: rowOf(sessionId, n.kind, n.item) };
+      // A finished run or tool call whose change is stored: the centre holds its terminal event
+      // until that change (noted after it, perhaps in a later batch) is applied.
+      const r = entry.row;
+      if ((n.kind === 'run' || n.kind === 'tool_call') && r !== null && r.status !== 'running')
+        if (changeStored.get(sessionId, r.change_id as string) !== undefined) entry.change_stored = true;
       const entryBlobs: EdgeBlob[] = [];
       if (n.kind === 'contents' && entry.row !== null) {
         for (const r of (entry.row as { rows: EdgeContentRow[] }).rows) {
