@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -232,7 +233,36 @@ describe('the centre accepts edge batches', () => {
     const c = await centre({ RUNDIFF_EDGE_MAX_BATCH_BYTES: '2048' });
     const res = await send(c, batch());
     expect(res.status).toBe(413);
+    // The hint names this route's setting, not the one for the other routes' bodies.
+    expect(res.body.error.hint).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
+    expect(res.body.error.hint).not.toMatch(/RUNDIFF_MAX_BODY_BYTES/);
     expect(counts(c.dbPath).sessions).toBe(0);
+    // Also when the size is found while reading (no Content-Length announced: chunked).
+    const chunked = await new Promise<{ status: number; hint: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: c.server.port,
+          method: 'POST',
+          path: '/api/edge/batches',
+          headers: {
+            host: `127.0.0.1:${c.server.port}`,
+            'content-type': 'application/json',
+            authorization: `Bearer ${TOKEN}`,
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (r) => {
+          let text = '';
+          r.on('data', (d: Buffer) => (text += d.toString()));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, hint: JSON.parse(text).error.hint }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(batch()));
+    });
+    expect(chunked.status).toBe(413);
+    expect(chunked.hint).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
     // Positive control: a batch under the bound is accepted.
     const small = batch();
     small.entries = small.entries.slice(0, 1);
