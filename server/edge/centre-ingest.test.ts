@@ -363,6 +363,33 @@ describe('an edge sending to a centre', () => {
     }
   });
 
+  it('keeps when the centre last acknowledged a batch across an edge restart (last_sent_at)', async () => {
+    const c = await centre();
+    const dir = createTempDir('rundiff-edge-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const dbPath = path.join(dir, 'edge.db');
+    const opts = {
+      dbPath,
+      env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+      shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100 },
+    };
+    const first = await startTestServer(opts);
+    await httpBridgeSender(first.server.url, null)({ type: 'session.upsert', session_id: randomUUID() });
+    let sentAt = 0;
+    await vi.waitFor(
+      async () => {
+        const s = (await first.get('/api/edge/status')).body;
+        expect(s.pending_entries).toBe(0);
+        expect(s.last_sent_at).toEqual(expect.any(Number));
+        sentAt = s.last_sent_at;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    await first.close();
+    const again = await started(startTestServer(opts));
+    expect((await again.get('/api/edge/status')).body).toMatchObject({ pending_entries: 0, last_sent_at: sentAt });
+  });
+
   it('sends again the contents the centre lost, and holds back only a session it refuses', async () => {
     const c = await centre();
     const ws = createTempDir('rundiff-ws-');

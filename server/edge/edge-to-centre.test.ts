@@ -367,3 +367,31 @@ describe.each(ENGINES)('edge to a centre on %s', (_engine, centreDbIn) => {
     expect((onCentre.sessions as { id: string }[]).map((s) => s.id)).toEqual([early]);
   });
 });
+
+describe('an edge whose batch the centre refuses', () => {
+  it("reports the centre's 413 answer (never an unreachable centre) and the setting to raise, try after try", async () => {
+    const dir = createTempDir('rundiff-edge-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const c = await serve(['--port', '0', '--db', path.join(dir, 'centre.db')], {
+      RUNDIFF_EDGE_TOKENS: `laptop=${EDGE_TOKEN}`,
+      RUNDIFF_EDGE_MAX_BATCH_BYTES: '4096',
+    });
+    const e = await edge(path.join(dir, 'edge.db'), c.url);
+    const sessionId = randomUUID();
+    const send = httpBridgeSender(e.url, null);
+    await send({ type: 'session.upsert', session_id: sessionId });
+    // Far more than the centre reads before it answers and closes the connection.
+    for (let i = 0; i < 4; i++)
+      await send({ type: 'message', session_id: sessionId, role: 'user', content: 'x'.repeat(900_000) });
+    const seen = new Set<string>();
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline) {
+      const s = (await getJson(`${e.url}/api/edge/status`)).body;
+      if (s.last_error) seen.add(s.last_error);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(seen.size).toBeGreaterThan(0);
+    for (const err of seen) expect(err).toMatch(/413/);
+    for (const err of seen) expect(err).not.toMatch(/unreachable/);
+  });
+});

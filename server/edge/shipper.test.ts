@@ -98,3 +98,47 @@ describe('the shipper while the centre is unreachable', () => {
     expect((await shipper.status()).last_error).toBeNull();
   });
 });
+
+/** A TCP peer that takes the connection, then resets it once the request starts arriving (no answer). */
+async function cuttingPeer(): Promise<string> {
+  const srv = net.createServer((sock) => sock.once('data', () => sock.resetAndDestroy()));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  cleanups.push(() => new Promise<void>((r) => srv.close(() => r())));
+  return `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`;
+}
+
+describe('the shipper when the centre cuts a batch', () => {
+  it('reports the body as refused or cut (the centre is up), not the centre as unreachable, and holds back only that session', async () => {
+    const store = await outboxWithEntries();
+    await store.messages.insert({
+      session_id: 's1',
+      id: 'm1',
+      role: 'user',
+      content: 'x'.repeat(900_000),
+      run_id: null,
+      tool_call_id: null,
+      created_at: 1,
+    });
+    const log: string[] = [];
+    const shipper = createShipper({
+      outbox: store.outbox!,
+      upstream: await cuttingPeer(),
+      token: 'token-0123456789abcdef',
+      log: (m) => log.push(m),
+      minBackoffMs: 10,
+      maxBackoffMs: 20,
+    });
+    cleanups.push(() => shipper.stop());
+    shipper.start();
+    await vi.waitFor(async () => expect((await shipper.status()).last_error).not.toBeNull(), {
+      timeout: 10_000,
+      interval: 5,
+    });
+    await shipper.stop();
+    const status = await shipper.status();
+    expect(status.last_error).toMatch(/closed the connection while a batch of \d+ bytes was being sent/);
+    expect(status.last_error).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
+    expect(status.last_error).not.toMatch(/unreachable/);
+    expect(log.join('\n')).toMatch(/session "s1" held back/);
+  });
+});
