@@ -281,13 +281,19 @@ describe('the centre accepts edge batches', () => {
     expect(counts(c.dbPath)).toMatchObject({ sessions: 0, workspace_run_changes: 0, content_blobs: 0 });
   });
 
-  it("refuses one edge's batch for a session another edge owns, and the owner's own still goes in", async () => {
-    const c = await centre();
+  it("refuses one edge's batch for a session another edge owns (logged once), and the owner's own still goes in", async () => {
+    const log: string[] = [];
+    const c = await started(
+      startTestServer({ env: { RUNDIFF_EDGE_TOKENS: `laptop=${TOKEN},ci=${CI_TOKEN}` }, log: (m) => log.push(m) }),
+    );
     const b = batch();
     expect((await send(c, b)).status).toBe(200);
     const theirs = await send(c, b, CI_TOKEN);
     expect(theirs.status).toBe(409);
     expect(theirs.body.error.code).toBe('session_conflict');
+    // The other edge retries for ever: the centre's log says it once.
+    for (let i = 0; i < 5; i++) expect((await send(c, b, CI_TOKEN)).status).toBe(409);
+    expect(log.filter((l) => l.includes('refused'))).toHaveLength(1);
     // A session the centre stored itself is not taken over either.
     const own = randomUUID();
     await httpBridgeSender(c.server.url, null)({ type: 'session.upsert', session_id: own });

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import { diffCompletedPayload, type BridgeEmitter } from '../runs/index.ts';
 import type { IngestEffect, Store } from '../store/index.ts';
 import { parseEdgeBatch } from './batch-schema.ts';
+import { REMIND_MS, saidOnce } from './said-once.ts';
 
 /**
  * The centre's handling of one edge batch: validated whole, applied in one transaction, then told
@@ -22,6 +23,7 @@ export interface EdgeIngestDeps {
 
 export function createEdgeIngest(deps: EdgeIngestDeps) {
   const { store, emitter } = deps;
+  const refusals = saidOnce(deps.now, REMIND_MS);
 
   /** The terminal event of a finished run or tool call. */
   function emitTerminal(sessionId: string, kind: 'run' | 'tool_call', record: Run | ToolCall): void {
@@ -160,8 +162,11 @@ export function createEdgeIngest(deps: EdgeIngestDeps) {
             details: { missing_blobs: outcome.missing },
           },
         );
+      const key = `${edge}\u0000${batch.sessionId}`;
       if (!outcome.ok) {
-        deps.log(`edge ${edge}: session ${JSON.stringify(batch.sessionId)} refused, it belongs to ${outcome.owner}`);
+        // An edge retries a refused session for ever: said once, then hourly, and when it ends.
+        if (refusals.says(key, outcome.owner))
+          deps.log(`edge ${edge}: session ${JSON.stringify(batch.sessionId)} refused, it belongs to ${outcome.owner}`);
         throw new AppError(
           'session_conflict',
           `session ${JSON.stringify(batch.sessionId)} belongs to another edge (${outcome.owner})`,
@@ -171,6 +176,7 @@ export function createEdgeIngest(deps: EdgeIngestDeps) {
           },
         );
       }
+      if (refusals.clear(key)) deps.log(`edge ${edge}: session ${JSON.stringify(batch.sessionId)} accepted again`);
       await emitEffects(batch.sessionId, outcome.effects, batch.changeStored);
       return {
         applied: outcome.effects.filter((e) => e.action !== 'skipped').map((e) => e.id),

@@ -1,5 +1,6 @@
 import type { EdgeBatchRequest, EdgeBatchResponse, EdgeOutboxStatus } from '../../shared/index.ts';
 import type { BatchBounds, OutboxApi, OutboxBatch } from '../store/index.ts';
+import { REMIND_MS, saidOnce } from './said-once.ts';
 
 /**
  * The edge's shipper: sends the outbox to the centre, each session's entries in order (sessions in
@@ -81,6 +82,8 @@ export function createShipper(deps: ShipperDeps) {
   let lastError: string | null = null;
   /** Sessions the centre refused, with when to try them again. */
   const held = new Map<string, { until: number; failures: number }>();
+  /** What the log said of each held session (said when it starts, changes or ends; reminded hourly). */
+  const heldSaid = saidOnce(now, REMIND_MS);
   const inFlight = new Set<AbortController>();
 
   const backoff = (n: number) => Math.min(maxBackoff, minBackoff * 2 ** Math.max(0, n - 1));
@@ -164,6 +167,7 @@ export function createShipper(deps: ShipperDeps) {
       await sendOne(await deps.outbox.read(sessionId, bounds));
     }
     held.delete(sessionId);
+    if (heldSaid.clear(sessionId)) deps.log(`upstream: session ${JSON.stringify(sessionId)} accepted again`);
     return true;
   }
 
@@ -184,7 +188,8 @@ export function createShipper(deps: ShipperDeps) {
         h.failures++;
         h.until = t + backoff(h.failures + 4);
         held.set(ready[i]!, h);
-        deps.log(`upstream: session ${JSON.stringify(ready[i])} held back: ${err.message}`);
+        if (heldSaid.says(ready[i]!, err.message))
+          deps.log(`upstream: session ${JSON.stringify(ready[i])} held back (${h.failures} tries): ${err.message}`);
         lastError = err.message;
       } else failedAll = err instanceof SendFailure ? err : new SendFailure(err.message, 'all');
     });
