@@ -13,6 +13,8 @@ import type {
   ViewedRequest,
   ViewedResponse,
 } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
 import { runActivity, toolActivity } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
 import { close } from './close.ts';
@@ -25,6 +27,28 @@ import { start } from './start.ts';
 import { listViewed, setViewed } from './viewed.ts';
 
 export type { BridgeDeps } from './context.ts';
+
+/**
+ * A session an edge sent (on a centre) is written by that edge alone: a bridge event for it here
+ * (an agent or hook pointed at the centre, a revert on the centre) is refused with
+ * `session_conflict` naming the owner, so the centre's copy never differs from its edge's.
+ */
+function ownedHere(store: Store) {
+  return <E extends { session_id: string }, R>(fn: (e: E) => Promise<R>) =>
+    async (e: E): Promise<R> => {
+      const owner = await store.ingest.ownerOf(e.session_id);
+      if (owner !== null)
+        throw new AppError(
+          'session_conflict',
+          `session ${JSON.stringify(e.session_id)} belongs to edge ${JSON.stringify(owner)}: it is written there`,
+          {
+            hint: "send this session's events to its edge (the centre's copy is for reading)",
+            details: { reason: 'session_owned_by_edge', owner },
+          },
+        );
+      return fn(e);
+    };
+}
 export type { RunObserver } from './observers.ts';
 
 /**
@@ -37,23 +61,31 @@ export type { RunObserver } from './observers.ts';
  */
 export function createBridge(deps: BridgeDeps) {
   const ctx = createContext(deps);
+  const local = ownedHere(ctx.store);
 
   const api = {
-    sessionUpsert: (e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> => sessionUpsert(ctx, e),
-    message: (e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e),
-    runStarted: (e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
+    sessionUpsert: local((e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> =>
+      sessionUpsert(ctx, e),
+    ),
+    message: local((e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e)),
+    runStarted: local((e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source }),
-    toolStarted: (e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
+    ),
+    toolStarted: local((e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), { workspace: e.workspace, name: e.name }),
-    toolCompleted: (e: Omit<ToolCompletedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    toolCompleted: local((e: Omit<ToolCompletedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), {
         status: e.error !== undefined ? 'failed' : 'completed',
         error: e.error ?? null,
       }),
-    runCompleted: (e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    runCompleted: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, runActivity(e.session_id, e.run_id), { status: 'completed', error: e.error ?? null }),
-    runFailed: (e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    runFailed: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, runActivity(e.session_id, e.run_id), { status: 'failed', error: e.error ?? null }),
+    ),
   };
 
   /** Dispatches a validated event to its function; the answer is the HTTP response body. */
