@@ -27,6 +27,7 @@ import { start } from './start.ts';
 import { listViewed, setViewed } from './viewed.ts';
 
 export type { BridgeDeps } from './context.ts';
+export type { RunObserver } from './observers.ts';
 
 /**
  * A session an edge sent (on a centre) is written by that edge alone: a bridge event for it here
@@ -34,22 +35,32 @@ export type { BridgeDeps } from './context.ts';
  * `session_conflict` naming the owner, so the centre's copy never differs from its edge's.
  */
 function ownedHere(store: Store) {
+  // The lookups of one session run one after another, so events sent back to back still reach
+  // their handlers in the order they were called (a completion finds its start in flight).
+  const tails = new Map<string, Promise<unknown>>();
   return <E extends { session_id: string }, R>(fn: (e: E) => Promise<R>) =>
-    async (e: E): Promise<R> => {
-      const owner = await store.ingest.ownerOf(e.session_id);
-      if (owner !== null)
-        throw new AppError(
-          'session_conflict',
-          `session ${JSON.stringify(e.session_id)} belongs to edge ${JSON.stringify(owner)}: it is written there`,
-          {
-            hint: "send this session's events to its edge (the centre's copy is for reading)",
-            details: { reason: 'session_owned_by_edge', owner },
-          },
-        );
-      return fn(e);
+    (e: E): Promise<R> => {
+      const id = e.session_id;
+      const owner = (tails.get(id) ?? Promise.resolve()).then(() => store.ingest.ownerOf(id));
+      const tail = owner.catch(() => undefined);
+      tails.set(id, tail);
+      void tail.then(() => {
+        if (tails.get(id) === tail) tails.delete(id);
+      });
+      return owner.then((edge) => {
+        if (edge !== null)
+          throw new AppError(
+            'session_conflict',
+            `session ${JSON.stringify(id)} belongs to edge ${JSON.stringify(edge)}: it is written there`,
+            {
+              hint: "send this session's events to its edge (the centre's copy is for reading)",
+              details: { reason: 'session_owned_by_edge', owner: edge },
+            },
+          );
+        return fn(e);
+      });
     };
 }
-export type { RunObserver } from './observers.ts';
 
 /**
  * The bridge: one function per event type. Every run and tool call is recorded whether tracked or
