@@ -337,7 +337,10 @@ describe('an edge sending to a centre', () => {
       fs.writeFileSync(path.join(ws, 'a.txt'), 'a\n');
       await bridge({ type: 'tool.completed', session_id: sessionId, run_id: 'r', tool_call_id: 't' });
       await bridge({ type: 'run.completed', session_id: sessionId, run_id: 'r' });
-      await onEdge.waitFor('run.completed');
+      // A run that changes nothing has no change to wait for: its terminal event follows its start.
+      await bridge({ type: 'run.started', session_id: sessionId, run_id: 'quiet', workspace: ws });
+      await bridge({ type: 'run.completed', session_id: sessionId, run_id: 'quiet' });
+      await onEdge.waitFor('run.completed', 2);
       await offline.close();
 
       const onCentre = await watch(c.server.url, sessionId);
@@ -356,13 +359,15 @@ describe('an edge sending to a centre', () => {
         },
         { timeout: 20_000, interval: 20 },
       );
-      await onCentre.waitFor('run.completed');
+      await onCentre.waitFor('run.completed', 2);
       expect(lifecycle(onEdge), `${maxEntries} per batch`).toEqual([
         'run.started',
         'tool.started',
         'diff(tool:t)',
         'tool.completed',
         'diff(run:r)',
+        'run.completed',
+        'run.started',
         'run.completed',
       ]);
       expect(lifecycle(onCentre), `${maxEntries} per batch`).toEqual(lifecycle(onEdge));
