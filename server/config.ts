@@ -261,6 +261,9 @@ export function parseEdgeTokens(raw: string | undefined): { edge: string; token:
   return out;
 }
 
+/** Edge settings' defaults (RUNDIFF_EDGE_MAX_BATCH_BYTES, RUNDIFF_UPSTREAM_RETRY_MAX_MS). */
+export const EDGE_DEFAULTS = Object.freeze({ maxBatchBytes: 64 * 1024 * 1024, retryMaxMs: 30_000 });
+
 function resolveEdgeSettings(flags: ConfigFlags, env: Env): EdgeSettings {
   const upstreamRaw = pick(flags.upstream, env.RUNDIFF_UPSTREAM, undefined);
   let upstream: string | null = null;
@@ -296,9 +299,11 @@ function resolveEdgeSettings(flags: ConfigFlags, env: Env): EdgeSettings {
     acceptedEdges: parseEdgeTokens(env.RUNDIFF_EDGE_TOKENS),
     maxBatchBytes:
       maxRaw === undefined || maxRaw === ''
-        ? 64 * 1024 * 1024
+        ? EDGE_DEFAULTS.maxBatchBytes
         : parseCount('RUNDIFF_EDGE_MAX_BATCH_BYTES', maxRaw, 1024),
     retryMaxMs:
-      retryRaw === undefined || retryRaw === '' ? 30_000 : parseCount('RUNDIFF_UPSTREAM_RETRY_MAX_MS', retryRaw, 100),
+      retryRaw === undefined || retryRaw === ''
+        ? EDGE_DEFAULTS.retryMaxMs
+        : parseCount('RUNDIFF_UPSTREAM_RETRY_MAX_MS', retryRaw, 100),
   };
 }

@@ -58,6 +58,11 @@ export interface EdgeEntry {
   /** The row's key within its session (run_id, message id, change_id, a mark's JSON [path, path_base64]). */
   item: string;
   row: Record<string, unknown> | null;
+  /**
+   * On a finished run or tool call: the edge holds its change, so the centre tells its terminal
+   * event only once that change is applied (`workspace.diff.completed` first, as on the edge).
+   */
+  change_stored?: true;
 }
 
 /** A kept content, sent once per centre: the bytes as stored (`deflate` or `raw`), base64. */

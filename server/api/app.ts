@@ -100,7 +100,12 @@ function holdsLoneSurrogate(value: unknown): boolean {
  * strictly (400). An announced Content-Length over the limit is refused before a byte of the body
  * is read, and the connection is closed rather than kept to drain what the client still sends.
  */
-function jsonBody(maxBodyBytes: number): RequestHandler {
+function jsonBody(maxBodyBytes: number, setting = 'RUNDIFF_MAX_BODY_BYTES'): RequestHandler {
+  const tooLarge = (details: Record<string, number>) =>
+    new AppError('payload_too_large', `the request body is larger than ${maxBodyBytes} bytes`, {
+      hint: `raise ${setting} or send less`,
+      details: { limit_bytes: maxBodyBytes, ...details },
+    });
   const parse = express.json({
     limit: maxBodyBytes,
     strict: true,
@@ -119,15 +124,12 @@ function jsonBody(maxBodyBytes: number): RequestHandler {
     }
     const announced = Number(req.headers['content-length']);
     if (Number.isFinite(announced) && announced > maxBodyBytes) {
-      next(
-        new AppError('payload_too_large', `the request body is larger than ${maxBodyBytes} bytes`, {
-          hint: 'raise RUNDIFF_MAX_BODY_BYTES or send less',
-          details: { limit_bytes: maxBodyBytes, announced_bytes: announced },
-        }),
-      );
+      next(tooLarge({ announced_bytes: announced }));
       return;
     }
     parse(req, res, (err?: unknown) => {
+      // The limit the body passed is this route's (its setting named in the hint).
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') err = tooLarge({});
       if (err === undefined && holdsLoneSurrogate(req.body))
         err = new AppError('invalid_input', 'the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)', {
           hint: 'escape a character outside the BMP as a surrogate pair, or send it as UTF-8',

@@ -761,3 +761,69 @@ describe('retention and deletion', () => {
     expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'r' })).body.reason).toBe('no_checkpoint');
   });
 });
+
+describe('bridge and hook events for a session an edge owns', () => {
+  const EDGE_TOKEN = 'laptop-token-0123456789abcdef';
+  /** The centre receives `sessionId` from the edge `laptop` (one batch, as an edge sends it). */
+  async function fromEdge(t: TestServer, sessionId: string) {
+    const res = await t.request('POST', '/api/edge/batches', {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${EDGE_TOKEN}` },
+      body: JSON.stringify({
+        database_id: 'abcdef0123456789',
+        session_id: sessionId,
+        entries: [
+          {
+            id: 1,
+            kind: 'session',
+            item: sessionId,
+            row: { title: 'from the edge', workspace: null, created_at: 1000, updated_at: 1000 },
+          },
+        ],
+        blobs: [],
+      }),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  it('are refused on the centre with 409 session_conflict naming the edge, and nothing is written', async () => {
+    const log: string[] = [];
+    const t = await setup({ env: { RUNDIFF_EDGE_TOKENS: `laptop=${EDGE_TOKEN}` }, log: (m) => log.push(m) });
+    const owned = 'edge-session-1';
+    await fromEdge(t, owned);
+    const events = [
+      { type: 'message', session_id: owned, role: 'user', content: 'written on the centre' },
+      { type: 'session.upsert', session_id: owned, title: 'renamed on the centre' },
+      { type: 'run.started', session_id: owned, run_id: 'r1' },
+      { type: 'run.completed', session_id: owned, run_id: 'r1' },
+    ];
+    for (const e of events) {
+      const res = await t.post(e);
+      expect(res.status, e.type).toBe(409);
+      expect(res.body.error, e.type).toMatchObject({
+        code: 'session_conflict',
+        details: { reason: 'session_owned_by_edge', owner: 'laptop' },
+      });
+      expect(res.body.error.message).toMatch(/laptop/);
+    }
+    expect(await count(t, 'messages')).toBe(0);
+    expect(await count(t, 'runs')).toBe(0);
+    const session = await t.get(`/api/hermes/sessions/${owned}`);
+    expect(JSON.stringify(session.body)).toContain('from the edge');
+
+    // A hook payload for it: the agent still gets its 200 {} (hooks never fail the agent), nothing is
+    // written, and the log names the owner.
+    await fromEdge(t, 'claude-code:agent-1');
+    const hook = await t.request('POST', '/api/hooks/claude-code', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ session_id: 'agent-1', hook_event_name: 'UserPromptSubmit', prompt: 'p' }),
+    });
+    expect([hook.status, hook.body]).toEqual([200, {}]);
+    expect(await count(t, 'runs')).toBe(0);
+    expect(await count(t, 'messages')).toBe(0);
+    expect(log.join('\n')).toMatch(/belongs to edge "laptop"/);
+
+    // Positive control: the centre's own sessions take events as before.
+    expect((await t.post({ type: 'message', session_id: 'own', role: 'user', content: 'x' })).status).toBe(200);
+    expect(await count(t, 'messages')).toBe(1);
+  });
+});

@@ -18,10 +18,10 @@ export interface EdgeCentreDeps {
  */
 export function edgeCentreRouter(
   deps: EdgeCentreDeps | undefined,
-  parseBody: (limit: number) => RequestHandler,
+  parseBody: (limit: number, setting: string) => RequestHandler,
 ): Router {
   const router = Router();
-  const parse = parseBody(deps?.maxBatchBytes ?? 0);
+  const parse = parseBody(deps?.maxBatchBytes ?? 0, 'RUNDIFF_EDGE_MAX_BATCH_BYTES');
   router.post(
     '/batches',
     (req, res, next) => {

@@ -149,6 +149,9 @@ describe('rundiff serve', () => {
     expect(await new Promise((r) => help.on('exit', r))).toBe(0);
     expect(out).toMatch(/--max-changes-per-session/);
     expect(out).toMatch(/--require-commit-approval/);
+    // The edge settings, with their defaults.
+    expect(out).toMatch(/RUNDIFF_UPSTREAM_RETRY_MAX_MS[\s\S]*default 30000 ms/);
+    expect(out).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES[\s\S]*default 67108864 bytes/);
   });
 
   it('the git helper process ends with the server: on SIGTERM, and when the server is killed', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, LIMIT_ENV, type Limits } from '../../shared/index.ts';
-import { limitFlagName, resolveConfig, type ConfigFlags } from '../config.ts';
+import { EDGE_DEFAULTS, limitFlagName, resolveConfig, type ConfigFlags } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { redact } from '../store/index.ts';
 import { assertSafeBind, createServer } from '../main.ts';
@@ -34,7 +34,12 @@ function help(): string {
     '  --upstream-token T           the token the centre gave this edge (prefer RUNDIFF_UPSTREAM_TOKEN:',
     '                               a flag is visible to other users in the process list)',
     '',
-    'A centre accepts edges listed in RUNDIFF_EDGE_TOKENS=name=token,... (docs/deployment.md).',
+    'Edges and the centre (docs/deployment.md):',
+    `  RUNDIFF_UPSTREAM_RETRY_MAX_MS   edge: longest wait between tries while the centre is unreachable`,
+    `                                  (default ${EDGE_DEFAULTS.retryMaxMs} ms)`,
+    '  RUNDIFF_EDGE_TOKENS             centre: the edges it accepts, name=token,... (default none)',
+    `  RUNDIFF_EDGE_MAX_BATCH_BYTES    centre: largest batch body an edge may send`,
+    `                                  (default ${EDGE_DEFAULTS.maxBatchBytes} bytes, 64 MiB; 413 past it)`,
     '',
     'Limits (flag, default, environment variable):',
     ...limits,

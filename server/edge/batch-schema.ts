@@ -164,6 +164,7 @@ const entry = z.object({
   kind: z.enum(EDGE_ENTRY_KINDS as [EdgeEntryKind, ...EdgeEntryKind[]]),
   item: z.string().max(128 * 1024),
   row: z.record(z.string(), z.unknown()).nullable(),
+  change_stored: z.literal(true).optional(),
 });
 
 const blob = z.object({
@@ -185,6 +186,8 @@ export interface ParsedBatch {
   sessionId: string;
   entries: IngestEntry[];
   blobs: Map<string, IngestBlob>;
+  /** Entries of finished runs and tool calls whose change the edge holds (by entry id). */
+  changeStored: Set<number>;
 }
 
 function refuse(issues: { field: string; message: string }[]): never {
@@ -226,6 +229,7 @@ export function parseEdgeBatch(body: unknown, opts: { maxContentBytes: number })
   if (!parsed.success) refuse(issuesOf(parsed.error, ''));
   const b = parsed.data;
   const entries: IngestEntry[] = [];
+  const changeStored = new Set<number>();
   let last = 0;
   for (const [i, e] of b.entries.entries()) {
     const field = `entries.${i}`;
@@ -249,9 +253,14 @@ export function parseEdgeBatch(body: unknown, opts: { maxContentBytes: number })
       if (e.kind === 'contents' && row.change_id !== e.item)
         refuse([{ field: `${field}.row.change_id`, message: 'must be the entry item' }]);
     }
+    if (e.change_stored === true) {
+      if (e.kind !== 'run' && e.kind !== 'tool_call')
+        refuse([{ field: `${field}.change_stored`, message: 'is only for runs and tool calls' }]);
+      changeStored.add(e.id);
+    }
     entries.push({ id: e.id, kind: e.kind, item: e.item, row });
   }
   const blobs = new Map<string, IngestBlob>();
   b.blobs.forEach((x, i) => blobs.set(x.sha256, checkedBlob(x, i, opts.maxContentBytes)));
-  return { databaseId: b.database_id, sessionId: b.session_id, entries, blobs };
+  return { databaseId: b.database_id, sessionId: b.session_id, entries, blobs, changeStored };
 }

@@ -1,12 +1,13 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EdgeBatchRequest, EdgeEntry } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
-import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
+import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 /** The centre's batch route on a real server: who may send, what it accepts, and what a refusal leaves. */
@@ -232,7 +233,36 @@ describe('the centre accepts edge batches', () => {
     const c = await centre({ RUNDIFF_EDGE_MAX_BATCH_BYTES: '2048' });
     const res = await send(c, batch());
     expect(res.status).toBe(413);
+    // The hint names this route's setting, not the one for the other routes' bodies.
+    expect(res.body.error.hint).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
+    expect(res.body.error.hint).not.toMatch(/RUNDIFF_MAX_BODY_BYTES/);
     expect(counts(c.dbPath).sessions).toBe(0);
+    // Also when the size is found while reading (no Content-Length announced: chunked).
+    const chunked = await new Promise<{ status: number; hint: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: c.server.port,
+          method: 'POST',
+          path: '/api/edge/batches',
+          headers: {
+            host: `127.0.0.1:${c.server.port}`,
+            'content-type': 'application/json',
+            authorization: `Bearer ${TOKEN}`,
+            'transfer-encoding': 'chunked',
+          },
+        },
+        (r) => {
+          let text = '';
+          r.on('data', (d: Buffer) => (text += d.toString()));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, hint: JSON.parse(text).error.hint }));
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(batch()));
+    });
+    expect(chunked.status).toBe(413);
+    expect(chunked.hint).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
     // Positive control: a batch under the bound is accepted.
     const small = batch();
     small.entries = small.entries.slice(0, 1);
@@ -251,13 +281,19 @@ describe('the centre accepts edge batches', () => {
     expect(counts(c.dbPath)).toMatchObject({ sessions: 0, workspace_run_changes: 0, content_blobs: 0 });
   });
 
-  it("refuses one edge's batch for a session another edge owns, and the owner's own still goes in", async () => {
-    const c = await centre();
+  it("refuses one edge's batch for a session another edge owns (logged once), and the owner's own still goes in", async () => {
+    const log: string[] = [];
+    const c = await started(
+      startTestServer({ env: { RUNDIFF_EDGE_TOKENS: `laptop=${TOKEN},ci=${CI_TOKEN}` }, log: (m) => log.push(m) }),
+    );
     const b = batch();
     expect((await send(c, b)).status).toBe(200);
     const theirs = await send(c, b, CI_TOKEN);
     expect(theirs.status).toBe(409);
     expect(theirs.body.error.code).toBe('session_conflict');
+    // The other edge retries for ever: the centre's log says it once.
+    for (let i = 0; i < 5; i++) expect((await send(c, b, CI_TOKEN)).status).toBe(409);
+    expect(log.filter((l) => l.includes('refused'))).toHaveLength(1);
     // A session the centre stored itself is not taken over either.
     const own = randomUUID();
     await httpBridgeSender(c.server.url, null)({ type: 'session.upsert', session_id: own });
@@ -267,6 +303,104 @@ describe('the centre accepts edge batches', () => {
 });
 
 describe('an edge sending to a centre', () => {
+  it("tells a run's terminal event after its change's diff when they come in separate batches, as the edge told them", async () => {
+    const lifecycle = (w: TestClient) =>
+      w.events
+        .filter((e) => /^(run|tool)\.|^workspace\.diff\.completed$/.test(e.event))
+        .map((e) =>
+          e.event === 'workspace.diff.completed' ? `diff(${(e.payload as { change_id: string }).change_id})` : e.event,
+        );
+    const watch = async (url: string, sessionId: string) => {
+      const w = await connectClient(url);
+      cleanups.push(() => w.close());
+      expect(await w.ask('session.subscribe', { session_id: sessionId })).toMatchObject({ ok: true });
+      return w;
+    };
+    const c = await centre();
+    for (const maxEntries of [1, 2, 3]) {
+      const dir = createTempDir('rundiff-edge-');
+      cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const ws = path.join(dir, 'ws');
+      fs.mkdirSync(ws);
+      const dbPath = path.join(dir, 'edge.db');
+      const sessionId = randomUUID();
+      // Recorded while the centre cannot be reached: the whole run waits in the outbox.
+      const offline = await startTestServer({
+        dbPath,
+        env: { RUNDIFF_UPSTREAM: 'http://127.0.0.1:1', RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+      });
+      const onEdge = await watch(offline.server.url, sessionId);
+      const bridge = httpBridgeSender(offline.server.url, null);
+      await bridge({ type: 'session.upsert', session_id: sessionId, workspace: ws });
+      await bridge({ type: 'run.started', session_id: sessionId, run_id: 'r', workspace: ws });
+      await bridge({ type: 'tool.started', session_id: sessionId, run_id: 'r', tool_call_id: 't', workspace: ws });
+      fs.writeFileSync(path.join(ws, 'a.txt'), 'a\n');
+      await bridge({ type: 'tool.completed', session_id: sessionId, run_id: 'r', tool_call_id: 't' });
+      await bridge({ type: 'run.completed', session_id: sessionId, run_id: 'r' });
+      // A run that changes nothing has no change to wait for: its terminal event follows its start.
+      await bridge({ type: 'run.started', session_id: sessionId, run_id: 'quiet', workspace: ws });
+      await bridge({ type: 'run.completed', session_id: sessionId, run_id: 'quiet' });
+      await onEdge.waitFor('run.completed', 2);
+      await offline.close();
+
+      const onCentre = await watch(c.server.url, sessionId);
+      const edge = await started(
+        startTestServer({
+          dbPath,
+          env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+          // Every run's terminal row and its change go in different batches.
+          shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100, bounds: { maxEntries, maxBytes: 1 << 20 } },
+        }),
+      );
+      await vi.waitFor(
+        async () => {
+          const s = (await edge.get('/api/edge/status')).body;
+          if (s.pending_entries !== 0) throw new Error(`pending ${s.pending_entries}`);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+      await onCentre.waitFor('run.completed', 2);
+      expect(lifecycle(onEdge), `${maxEntries} per batch`).toEqual([
+        'run.started',
+        'tool.started',
+        'diff(tool:t)',
+        'tool.completed',
+        'diff(run:r)',
+        'run.completed',
+        'run.started',
+        'run.completed',
+      ]);
+      expect(lifecycle(onCentre), `${maxEntries} per batch`).toEqual(lifecycle(onEdge));
+    }
+  });
+
+  it('keeps when the centre last acknowledged a batch across an edge restart (last_sent_at)', async () => {
+    const c = await centre();
+    const dir = createTempDir('rundiff-edge-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const dbPath = path.join(dir, 'edge.db');
+    const opts = {
+      dbPath,
+      env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
+      shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100 },
+    };
+    const first = await startTestServer(opts);
+    await httpBridgeSender(first.server.url, null)({ type: 'session.upsert', session_id: randomUUID() });
+    let sentAt = 0;
+    await vi.waitFor(
+      async () => {
+        const s = (await first.get('/api/edge/status')).body;
+        expect(s.pending_entries).toBe(0);
+        expect(s.last_sent_at).toEqual(expect.any(Number));
+        sentAt = s.last_sent_at;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+    await first.close();
+    const again = await started(startTestServer(opts));
+    expect((await again.get('/api/edge/status')).body).toMatchObject({ pending_entries: 0, last_sent_at: sentAt });
+  });
+
   it('sends again the contents the centre lost, and holds back only a session it refuses', async () => {
     const c = await centre();
     const ws = createTempDir('rundiff-ws-');

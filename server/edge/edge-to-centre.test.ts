@@ -178,6 +178,43 @@ function blobBytes(db: string, sha: string): Buffer | null {
   }
 }
 
+/** A run's live events as a subscriber saw them: their names, a change's diff event by its kind. */
+const LIFECYCLE = new Set([
+  'message.created',
+  'run.started',
+  'tool.started',
+  'workspace.diff.completed',
+  'tool.completed',
+  'run.completed',
+  'run.failed',
+]);
+function lifecycle(client: { events: { event: string; payload: unknown }[] }): string[] {
+  return client.events
+    .filter((e) => LIFECYCLE.has(e.event))
+    .map((e) =>
+      e.event === 'workspace.diff.completed'
+        ? `diff(${(e.payload as { change_id: string }).change_id.split(':')[0]})`
+        : e.event,
+    );
+}
+/** What the edge itself tells for `runOn` (contract section 4: a change's diff before its terminal event). */
+const RUN_ON_EVENTS = [
+  'message.created',
+  'run.started',
+  'tool.started',
+  'diff(tool)',
+  'tool.completed',
+  'diff(run)',
+  'run.completed',
+];
+
+async function watching(url: string, sessionId: string) {
+  const w = await connectClient(url);
+  cleanups.push(() => w.close());
+  expect(await w.ask('session.subscribe', { session_id: sessionId })).toMatchObject({ ok: true });
+  return w;
+}
+
 const ENGINES: [string, (dir: string) => Promise<CentreDb>][] = [
   ['SQLite', async (dir) => sqliteCentre(path.join(dir, 'centre', 'r.db'))],
   ['PostgreSQL', postgresCentre],
@@ -223,6 +260,38 @@ describe.each(ENGINES)('edge to a centre on %s', (_engine, centreDbIn) => {
     await watcher.waitFor('workspace.diff.completed', 2, 10_000);
     await watcher.waitFor('message.created', 1, 10_000);
     expect(watcher.names()).toContain('session.updated');
+  });
+
+  it("tells the centre's subscribers a run's events in the edge's order (started, diff, terminal), live and after the edge was offline for the whole run", async () => {
+    const { ws, edgeDb, centreDb } = await setup();
+    let c = await centre(centreDb);
+    const port = c.port;
+    let e = await edge(edgeDb, c.url);
+    const live = randomUUID();
+    const onEdge = await watching(e.url, live);
+    const onCentre = await watching(c.url, live);
+    await runOn(e.url, live, ws, { 'kept.txt': 'after\n' });
+    await drained(e.url);
+    await onEdge.waitFor('run.completed', 1, 10_000);
+    await onCentre.waitFor('run.completed', 1, 10_000);
+    expect(lifecycle(onEdge)).toEqual(RUN_ON_EVENTS);
+    expect(lifecycle(onCentre)).toEqual(lifecycle(onEdge));
+
+    // The centre is down for the whole of a run: the run is started and finished before any of it is sent.
+    await c.stop();
+    const offline = randomUUID();
+    const offlineOnEdge = await watching(e.url, offline);
+    await runOn(e.url, offline, ws, { 'kept.txt': 'offline\n', 'b.txt': 'b\n' });
+    await offlineOnEdge.waitFor('run.completed', 1, 10_000);
+    expect(lifecycle(offlineOnEdge)).toEqual(RUN_ON_EVENTS);
+    // The edge stops too, so the centre's subscriber is in place before anything is sent.
+    await e.stop();
+    c = await centre(centreDb, port);
+    const offlineOnCentre = await watching(c.url, offline);
+    e = await edge(edgeDb, c.url);
+    await drained(e.url);
+    await offlineOnCentre.waitFor('run.completed', 1, 10_000);
+    expect(lifecycle(offlineOnCentre)).toEqual(RUN_ON_EVENTS);
   });
 
   it('keeps working while the centre is down, across an edge restart, and sends everything once when it is back', async () => {
@@ -296,5 +365,33 @@ describe.each(ENGINES)('edge to a centre on %s', (_engine, centreDbIn) => {
     expect(onCentre).toEqual(snapshot(edgeDb));
     expect(onCentre.viewed).toHaveLength(1);
     expect((onCentre.sessions as { id: string }[]).map((s) => s.id)).toEqual([early]);
+  });
+});
+
+describe('an edge whose batch the centre refuses', () => {
+  it("reports the centre's 413 answer (never an unreachable centre) and the setting to raise, try after try", async () => {
+    const dir = createTempDir('rundiff-edge-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const c = await serve(['--port', '0', '--db', path.join(dir, 'centre.db')], {
+      RUNDIFF_EDGE_TOKENS: `laptop=${EDGE_TOKEN}`,
+      RUNDIFF_EDGE_MAX_BATCH_BYTES: '4096',
+    });
+    const e = await edge(path.join(dir, 'edge.db'), c.url);
+    const sessionId = randomUUID();
+    const send = httpBridgeSender(e.url, null);
+    await send({ type: 'session.upsert', session_id: sessionId });
+    // Far more than the centre reads before it answers and closes the connection.
+    for (let i = 0; i < 4; i++)
+      await send({ type: 'message', session_id: sessionId, role: 'user', content: 'x'.repeat(900_000) });
+    const seen = new Set<string>();
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline) {
+      const s = (await getJson(`${e.url}/api/edge/status`)).body;
+      if (s.last_error) seen.add(s.last_error);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(seen.size).toBeGreaterThan(0);
+    for (const err of seen) expect(err).toMatch(/413/);
+    for (const err of seen) expect(err).not.toMatch(/unreachable/);
   });
 });

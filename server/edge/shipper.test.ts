@@ -98,3 +98,60 @@ describe('the shipper while the centre is unreachable', () => {
     expect((await shipper.status()).last_error).toBeNull();
   });
 });
+
+/** A TCP peer that takes the connection, then resets it once the request starts arriving (no answer). */
+async function cuttingPeer(): Promise<{ url: string; tries: () => number }> {
+  let tries = 0;
+  const srv = net.createServer((sock) =>
+    sock.once('data', () => {
+      tries++;
+      sock.resetAndDestroy();
+    }),
+  );
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  cleanups.push(() => new Promise<void>((r) => srv.close(() => r())));
+  return { url: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`, tries: () => tries };
+}
+
+describe('the shipper when the centre cuts a batch', () => {
+  it('reports the body as refused or cut (the centre is up), not the centre as unreachable, holds back only that session, and logs it once however often it is tried (then hourly)', async () => {
+    const store = await outboxWithEntries();
+    await store.messages.insert({
+      session_id: 's1',
+      id: 'm1',
+      role: 'user',
+      content: 'x'.repeat(900_000),
+      run_id: null,
+      tool_call_id: null,
+      created_at: 1,
+    });
+    const log: string[] = [];
+    const peer = await cuttingPeer();
+    let skew = 0;
+    const shipper = createShipper({
+      outbox: store.outbox!,
+      upstream: peer.url,
+      token: 'token-0123456789abcdef',
+      log: (m) => log.push(m),
+      now: () => Date.now() + skew,
+      minBackoffMs: 10,
+      maxBackoffMs: 20,
+    });
+    cleanups.push(() => shipper.stop());
+    shipper.start();
+    await vi.waitFor(() => expect(peer.tries()).toBeGreaterThanOrEqual(6), { timeout: 10_000, interval: 5 });
+    // Tried again and again for the same reason: said once.
+    expect(log.filter((l) => l.includes('held back'))).toHaveLength(1);
+    // An hour later it is still held back: said once more, as a reminder.
+    skew = 61 * 60 * 1000;
+    const seen = peer.tries();
+    await vi.waitFor(() => expect(peer.tries()).toBeGreaterThanOrEqual(seen + 4), { timeout: 10_000, interval: 5 });
+    await shipper.stop();
+    expect(log.filter((l) => l.includes('held back'))).toHaveLength(2);
+    const status = await shipper.status();
+    expect(status.last_error).toMatch(/closed the connection while a batch of \d+ bytes was being sent/);
+    expect(status.last_error).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
+    expect(status.last_error).not.toMatch(/unreachable/);
+    expect(log.join('\n')).toMatch(/session "s1" held back/);
+  });
+});

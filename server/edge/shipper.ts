@@ -1,12 +1,14 @@
 import type { EdgeBatchRequest, EdgeBatchResponse, EdgeOutboxStatus } from '../../shared/index.ts';
 import type { BatchBounds, OutboxApi, OutboxBatch } from '../store/index.ts';
+import { REMIND_MS, saidOnce } from './said-once.ts';
 
 /**
  * The edge's shipper: sends the outbox to the centre, each session's entries in order (sessions in
  * parallel), in bounded batches, and removes entries only once the centre acknowledged them. While
  * the centre is unreachable it waits longer after each failure (up to `maxBackoffMs`); a session the
  * centre refuses (its id taken by another edge, a batch it will not accept) is held back alone, so
- * the others go on. It keeps no state of its own: after a restart it goes on from the outbox.
+ * the others go on. It keeps no state of its own: after a restart it goes on from the outbox (which
+ * also keeps when the centre last acknowledged a batch).
  */
 
 export interface ShipperTimers {
@@ -53,6 +55,9 @@ class MissingBlobs extends Error {
   }
 }
 
+/** A connection cut under a request once made (not a centre that cannot be reached at all). */
+const CUT: ReadonlySet<string> = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
+
 interface ErrorAnswer {
   error?: { code?: string; message?: string; details?: { missing_blobs?: unknown } };
 }
@@ -75,14 +80,17 @@ export function createShipper(deps: ShipperDeps) {
   let running: Promise<void> | null = null;
   let failures = 0;
   let lastError: string | null = null;
-  let lastSentAt: number | null = null;
   /** Sessions the centre refused, with when to try them again. */
   const held = new Map<string, { until: number; failures: number }>();
+  /** What the log said of each held session (said when it starts, changes or ends; reminded hourly). */
+  const heldSaid = saidOnce(now, REMIND_MS);
   const inFlight = new Set<AbortController>();
 
   const backoff = (n: number) => Math.min(maxBackoff, minBackoff * 2 ** Math.max(0, n - 1));
 
-  async function post(body: EdgeBatchRequest): Promise<EdgeBatchResponse> {
+  async function post(request: EdgeBatchRequest): Promise<EdgeBatchResponse> {
+    const body = JSON.stringify(request);
+    const bytes = Buffer.byteLength(body);
     const abort = new AbortController();
     inFlight.add(abort);
     const limit = timers.setTimeout(() => abort.abort(), deps.requestTimeoutMs ?? 60_000);
@@ -92,11 +100,21 @@ export function createShipper(deps: ShipperDeps) {
         res = await fetch(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${deps.token}` },
-          body: JSON.stringify(body),
+          body,
           signal: abort.signal,
         });
       } catch (err) {
         const cause = (err as { cause?: { code?: string } }).cause?.code;
+        // Connected, then cut while the batch was on its way and no answer read: a centre refusing
+        // the body's size answers 413 and closes while the edge still writes (the answer can be
+        // lost with the connection). The centre is up, so this session waits alone.
+        if (cause !== undefined && CUT.has(cause) && !abort.signal.aborted)
+          throw new SendFailure(
+            `the centre closed the connection while a batch of ${bytes} bytes was being sent (${cause}), ` +
+              'without an answer: the body was refused or cut (a centre refuses a batch over its ' +
+              'RUNDIFF_EDGE_MAX_BATCH_BYTES)',
+            'session',
+          );
         throw new SendFailure(`centre unreachable (${cause ?? (err as Error).message})`, 'all');
       }
       const text = await res.text().catch(() => '');
@@ -132,6 +150,7 @@ export function createShipper(deps: ShipperDeps) {
     await deps.outbox.acknowledge(
       batch.seqs,
       batch.blobs.map((b) => b.sha256),
+      now(),
     );
   }
 
@@ -148,7 +167,7 @@ export function createShipper(deps: ShipperDeps) {
       await sendOne(await deps.outbox.read(sessionId, bounds));
     }
     held.delete(sessionId);
-    lastSentAt = now();
+    if (heldSaid.clear(sessionId)) deps.log(`upstream: session ${JSON.stringify(sessionId)} accepted again`);
     return true;
   }
 
@@ -169,7 +188,8 @@ export function createShipper(deps: ShipperDeps) {
         h.failures++;
         h.until = t + backoff(h.failures + 4);
         held.set(ready[i]!, h);
-        deps.log(`upstream: session ${JSON.stringify(ready[i])} held back: ${err.message}`);
+        if (heldSaid.says(ready[i]!, err.message))
+          deps.log(`upstream: session ${JSON.stringify(ready[i])} held back (${h.failures} tries): ${err.message}`);
         lastError = err.message;
       } else failedAll = err instanceof SendFailure ? err : new SendFailure(err.message, 'all');
     });
@@ -225,7 +245,8 @@ export function createShipper(deps: ShipperDeps) {
     },
     async status(): Promise<EdgeOutboxStatus> {
       const s = await deps.outbox.status();
-      return { upstream: deps.upstream, ...s, last_error: lastError, last_sent_at: lastSentAt };
+      // last_sent_at is kept in the edge's database: it survives a restart.
+      return { upstream: deps.upstream, ...s, last_error: lastError };
     },
   };
 }

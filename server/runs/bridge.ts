@@ -13,6 +13,8 @@ import type {
   ViewedRequest,
   ViewedResponse,
 } from '../../shared/index.ts';
+import { AppError } from '../errors.ts';
+import type { Store } from '../store/index.ts';
 import { runActivity, toolActivity } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
 import { close } from './close.ts';
@@ -28,6 +30,39 @@ export type { BridgeDeps } from './context.ts';
 export type { RunObserver } from './observers.ts';
 
 /**
+ * A session an edge sent (on a centre) is written by that edge alone: a bridge event for it here
+ * (an agent or hook pointed at the centre, a revert on the centre) is refused with
+ * `session_conflict` naming the owner, so the centre's copy never differs from its edge's.
+ */
+function ownedHere(store: Store) {
+  // The lookups of one session run one after another, so events sent back to back still reach
+  // their handlers in the order they were called (a completion finds its start in flight).
+  const tails = new Map<string, Promise<unknown>>();
+  return <E extends { session_id: string }, R>(fn: (e: E) => Promise<R>) =>
+    (e: E): Promise<R> => {
+      const id = e.session_id;
+      const owner = (tails.get(id) ?? Promise.resolve()).then(() => store.ingest.ownerOf(id));
+      const tail = owner.catch(() => undefined);
+      tails.set(id, tail);
+      void tail.then(() => {
+        if (tails.get(id) === tail) tails.delete(id);
+      });
+      return owner.then((edge) => {
+        if (edge !== null)
+          throw new AppError(
+            'session_conflict',
+            `session ${JSON.stringify(id)} belongs to edge ${JSON.stringify(edge)}: it is written there`,
+            {
+              hint: "send this session's events to its edge (the centre's copy is for reading)",
+              details: { reason: 'session_owned_by_edge', owner: edge },
+            },
+          );
+        return fn(e);
+      });
+    };
+}
+
+/**
  * The bridge: one function per event type. Every run and tool call is recorded whether tracked or
  * not; a checkpoint is taken before a start is answered; a completion stores its change in one
  * transaction and emits `workspace.diff.completed` before the terminal event. Repeats answer as the
@@ -37,23 +72,31 @@ export type { RunObserver } from './observers.ts';
  */
 export function createBridge(deps: BridgeDeps) {
   const ctx = createContext(deps);
+  const local = ownedHere(ctx.store);
 
   const api = {
-    sessionUpsert: (e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> => sessionUpsert(ctx, e),
-    message: (e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e),
-    runStarted: (e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
+    sessionUpsert: local((e: Omit<SessionUpsertEvent, 'type'>): Promise<SessionUpsertResponse> =>
+      sessionUpsert(ctx, e),
+    ),
+    message: local((e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e)),
+    runStarted: local((e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source }),
-    toolStarted: (e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
+    ),
+    toolStarted: local((e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), { workspace: e.workspace, name: e.name }),
-    toolCompleted: (e: Omit<ToolCompletedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    toolCompleted: local((e: Omit<ToolCompletedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), {
         status: e.error !== undefined ? 'failed' : 'completed',
         error: e.error ?? null,
       }),
-    runCompleted: (e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    runCompleted: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, runActivity(e.session_id, e.run_id), { status: 'completed', error: e.error ?? null }),
-    runFailed: (e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
+    ),
+    runFailed: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
       close(ctx, runActivity(e.session_id, e.run_id), { status: 'failed', error: e.error ?? null }),
+    ),
   };
 
   /** Dispatches a validated event to its function; the answer is the HTTP response body. */

@@ -135,6 +135,8 @@ export function createOutboxStore(db: Db) {
     'SELECT enabled, database_id FROM edge_state WHERE id = 1',
   );
   const enable = db.prepare('UPDATE edge_state SET enabled = 1 WHERE id = 1');
+  const lastSent = db.prepare<[], number | null>('SELECT last_sent_at FROM edge_state WHERE id = 1').pluck();
+  const noteLastSent = db.prepare<[number]>('UPDATE edge_state SET last_sent_at = ? WHERE id = 1');
   // Attaching a database that already holds history: its rows are noted in the order a live
   // writer would have noted them (a session before its rows, a change before its contents).
   const backfill = [
@@ -178,6 +180,9 @@ export function createOutboxStore(db: Db) {
   const changeRow = db.prepare<[string, string], Record<string, unknown>>(
     `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? AND change_id = ?`,
   );
+  const changeStored = db
+    .prepare<[string, string], number>('SELECT 1 FROM workspace_run_changes WHERE session_id = ? AND change_id = ?')
+    .pluck();
   const fileRows = db.prepare<[string, string], EdgeFileRow>(
     `SELECT ${FILE_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord`,
   );
@@ -250,6 +255,11 @@ export function createOutboxStore(db: Db) {
         sent.add(key);
       }
       const entry: EdgeEntry = { id: n.seq, kind: n.kind, item: n.item, row: rowOf(sessionId, n.kind, n.item) };
+      // A finished run or tool call whose change is stored: the centre holds its terminal event
+      // until that change (noted after it, perhaps in a later batch) is applied.
+      const r = entry.row;
+      if ((n.kind === 'run' || n.kind === 'tool_call') && r !== null && r.status !== 'running')
+        if (changeStored.get(sessionId, r.change_id as string) !== undefined) entry.change_stored = true;
       const entryBlobs: EdgeBlob[] = [];
       if (n.kind === 'contents' && entry.row !== null) {
         for (const r of (entry.row as { rows: EdgeContentRow[] }).rows) {
@@ -273,9 +283,10 @@ export function createOutboxStore(db: Db) {
     return { sessionId, entries, blobs, seqs, bytes };
   });
 
-  const ack = db.transaction((seqs: readonly number[], blobs: readonly string[]) => {
+  const ack = db.transaction((seqs: readonly number[], blobs: readonly string[], at: number | undefined) => {
     for (const s of seqs) removeEntry.run(s);
     for (const b of blobs) noteSent.run(b);
+    if (at !== undefined) noteLastSent.run(at);
   });
 
   return {
@@ -297,9 +308,9 @@ export function createOutboxStore(db: Db) {
     databaseId(): string {
       return state.get()!.database_id;
     },
-    status(): { pending_entries: number; pending_sessions: number } {
+    status(): { pending_entries: number; pending_sessions: number; last_sent_at: number | null } {
       const c = counts.get()!;
-      return { pending_entries: c.entries, pending_sessions: c.sessions };
+      return { pending_entries: c.entries, pending_sessions: c.sessions, last_sent_at: lastSent.get() ?? null };
     },
     /** Up to `limit` sessions with entries, the one waiting longest first. */
     pendingSessions(limit: number): string[] {
@@ -309,9 +320,9 @@ export function createOutboxStore(db: Db) {
     read(sessionId: string, bounds: BatchBounds): OutboxBatch {
       return read(sessionId, bounds);
     },
-    /** Removes acknowledged entries and remembers the contents the centre now holds. */
-    acknowledge(seqs: readonly number[], blobs: readonly string[]): void {
-      ack(seqs, blobs);
+    /** Removes acknowledged entries and remembers the contents the centre now holds (and `at`, when it acknowledged). */
+    acknowledge(seqs: readonly number[], blobs: readonly string[], at?: number): void {
+      ack(seqs, blobs, at);
     },
     /** The centre said it lacks these contents: they are sent again with the next batch. */
     forgetBlobs(shas: readonly string[]): void {

@@ -258,13 +258,14 @@ export interface OutboxApi {
   attach(): Promise<boolean>;
   attached(): Promise<boolean>;
   databaseId(): Promise<string>;
-  status(): Promise<{ pending_entries: number; pending_sessions: number }>;
+  /** What waits, and when the centre last acknowledged a batch (kept across restarts; null: never). */
+  status(): Promise<{ pending_entries: number; pending_sessions: number; last_sent_at: number | null }>;
   /** Up to `limit` sessions with entries, the one waiting longest first. */
   pendingSessions(limit: number): Promise<string[]>;
   /** The session's oldest entries within the bounds, read in one transaction. */
   read(sessionId: string, bounds: BatchBounds): Promise<OutboxBatch>;
-  /** Removes acknowledged entries and remembers the contents the centre now holds. */
-  acknowledge(seqs: readonly number[], blobs: readonly string[]): Promise<void>;
+  /** Removes acknowledged entries and remembers the contents the centre now holds (and `at`, when it acknowledged). */
+  acknowledge(seqs: readonly number[], blobs: readonly string[], at?: number): Promise<void>;
   /** The centre lacks these contents: they go with the next batch again. */
   forgetBlobs(shas: readonly string[]): Promise<void>;
 }
