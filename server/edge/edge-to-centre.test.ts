@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -260,6 +260,33 @@ describe.each(ENGINES)('edge to a centre on %s', (_engine, centreDbIn) => {
     await watcher.waitFor('workspace.diff.completed', 2, 10_000);
     await watcher.waitFor('message.created', 1, 10_000);
     expect(watcher.names()).toContain('session.updated');
+  });
+
+  it('sends contents larger than a batch in parts, to a centre that takes less than their whole', async () => {
+    const { ws, edgeDb, centreDb } = await setup();
+    // 12 files of 1 MiB that do not compress: about 12 MiB of contents in one change, a centre that
+    // takes 8 MiB per batch, an edge that packs 4 MiB per batch.
+    const c = await serve(['--port', '0', ...centreDb.args], {
+      RUNDIFF_EDGE_TOKENS: `laptop=${EDGE_TOKEN}`,
+      RUNDIFF_EDGE_MAX_BATCH_BYTES: String(8 * 1024 * 1024),
+      ...centreDb.env,
+    });
+    const e = await edge(edgeDb, c.url);
+    const sessionId = randomUUID();
+    const files = Object.fromEntries(
+      Array.from({ length: 12 }, (_, i) => [`big-${i}.bin`, randomBytes(768 * 1024).toString('base64')]),
+    );
+    await runOn(e.url, sessionId, ws, files);
+    // The contents are written after the completion's answer; then the outbox notes them.
+    await vi.waitFor(() => expect(snapshot(edgeDb).blobs.length).toBeGreaterThanOrEqual(12), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    await drained(e.url);
+    const onEdge = snapshot(edgeDb);
+    expect(await centreDb.snapshot()).toEqual(onEdge);
+    const status = (await getJson(`${e.url}/api/edge/status`)).body;
+    expect(status.last_error).toBeNull();
   });
 
   it("tells the centre's subscribers a run's events in the edge's order (started, diff, terminal), live and after the edge was offline for the whole run", async () => {

@@ -157,7 +157,8 @@ export function createShipper(deps: ShipperDeps) {
   /** Sends the session's oldest batch; true when something was acknowledged. */
   async function sendSession(sessionId: string): Promise<boolean> {
     const batch = await deps.outbox.read(sessionId, bounds);
-    if (batch.seqs.length === 0) return false;
+    // A part of a large contents entry acknowledges contents, not entries: progress all the same.
+    if (batch.entries.length === 0) return false;
     try {
       await sendOne(batch);
     } catch (err) {

@@ -26,6 +26,11 @@ export interface OutboxBatch {
   seqs: number[];
   /** The batch's estimated size on the wire (bytes). */
   bytes: number;
+  /**
+   * The batch is the first part of one contents entry too large for a batch (`seqs` is empty: the
+   * entry stays noted, and its acknowledged contents are not sent again).
+   */
+  partial: boolean;
 }
 
 export interface BatchBounds {
@@ -128,6 +133,30 @@ const DEDUPED: ReadonlySet<EdgeEntryKind> = new Set(['session', 'message', 'run'
 
 // Rough JSON size of a value, for batch bounds (base64 data dominates when present).
 const sizeOf = (v: unknown): number => JSON.stringify(v).length;
+
+/**
+ * The first part of a contents entry over `maxBytes`: its contents in order while they fit (one at
+ * least, whatever its size), and the rows that need no other content still to be sent.
+ */
+function partOfContents(
+  entry: EdgeEntry,
+  blobs: EdgeBlob[],
+  maxBytes: number,
+): { entry: EdgeEntry; blobs: EdgeBlob[]; bytes: number } {
+  const taken: EdgeBlob[] = [];
+  let bytes = 0;
+  for (const b of blobs) {
+    const size = b.data.length + 100;
+    if (taken.length > 0 && bytes + size > maxBytes) break;
+    taken.push(b);
+    bytes += size;
+  }
+  const later = new Set(blobs.slice(taken.length).map((b) => b.sha256));
+  const row = entry.row as { change_id: string; rows: EdgeContentRow[] };
+  const rows = row.rows.filter((r) => !later.has(r.before_sha256 ?? '') && !later.has(r.after_sha256 ?? ''));
+  const part: EdgeEntry = { ...entry, row: { ...row, rows } };
+  return { entry: part, blobs: taken, bytes: bytes + sizeOf(part) };
+}
 
 /** Synchronous; the store binds it as `OutboxApi` (`sqlite-store.ts`). */
 export function createOutboxStore(db: Db) {
@@ -273,6 +302,13 @@ export function createOutboxStore(db: Db) {
         }
       }
       const size = sizeOf(entry) + entryBlobs.reduce((s, b) => s + b.data.length + 100, 0);
+      if (entries.length === 0 && size > bounds.maxBytes && entryBlobs.length > 1) {
+        // Contents larger than a batch: this batch carries the rows whose contents fit, and the
+        // entry stays noted; once acknowledged, those contents count as held, so the next read
+        // of the entry carries the next part, until it fits whole and is acknowledged.
+        const part = partOfContents(entry, entryBlobs, bounds.maxBytes);
+        return { sessionId, entries: [part.entry], blobs: part.blobs, seqs: [], bytes: part.bytes, partial: true };
+      }
       if (entries.length > 0 && bytes + size > bounds.maxBytes) break;
       bytes += size;
       entries.push(entry);
@@ -280,7 +316,7 @@ export function createOutboxStore(db: Db) {
       seqs.push(...pendingSeqs);
       pendingSeqs = [];
     }
-    return { sessionId, entries, blobs, seqs, bytes };
+    return { sessionId, entries, blobs, seqs, bytes, partial: false };
   });
 
   const ack = db.transaction((seqs: readonly number[], blobs: readonly string[], at: number | undefined) => {
