@@ -77,6 +77,10 @@ describe('config', () => {
         },
       ).database,
     ).toEqual({ maxConnections: 4, statementTimeoutMs: 5_000, connectTimeoutMs: 2_500 });
+    for (const notDecimal of ['0x10', '1e5', '0b11', '2.5', '-3'])
+      expect(() => resolveConfig({}, { RUNDIFF_DATABASE_POOL_MAX: notDecimal })).toThrow(
+        /RUNDIFF_DATABASE_POOL_MAX must be a whole number/,
+      );
     expect(() => resolveConfig({}, { RUNDIFF_DATABASE_POOL_MAX: '0' })).toThrow(
       /RUNDIFF_DATABASE_POOL_MAX must be a whole number >= 1/,
     );

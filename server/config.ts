@@ -115,8 +115,10 @@ export function defaultDbPath(env: Env = process.env, home = os.homedir()): stri
 }
 
 function parseCount(name: string, raw: string | number, min = 0): number {
-  const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
-  if (!Number.isSafeInteger(n) || n < min || String(raw).trim() === '') {
+  // Digits only: Number() would also take `0x100`, `1e5` or `0b11`.
+  const text = String(raw).trim();
+  const n = typeof raw === 'number' ? raw : /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
     throw new AppError('invalid_input', `${name} must be a whole number >= ${min}, got ${JSON.stringify(String(raw))}`);
   }
   return n;
