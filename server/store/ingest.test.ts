@@ -9,6 +9,7 @@ import { createTempDir } from '../test-support/temp-repo.ts';
 import { openStore, type IngestBatch, type PendingContent, type SqliteStore } from './index.ts';
 import { openPostgresStore } from './postgres/index.ts';
 import type { Store } from './types.ts';
+import { storedChange, storedFile } from '../test-support/store-fixtures.ts';
 
 /**
  * A centre's ingest on both engines, fed with batches read from a real edge outbox (SQLite): the
@@ -85,43 +86,13 @@ async function edgeBatch(sessionId = 's1', more = 0): Promise<IngestBatch> {
   } as never);
   await edge.transaction(async (tx) => {
     await tx.changes.insert(
-      {
-        change_id: 'run:r1',
-        session_id: sessionId,
-        run_id: 'r1',
-        tool_call_id: null,
-        source: 'run',
-        workspace: '/w',
-        workspace_kind: 'git',
+      storedChange(sessionId, 'r1', 2000, {
         started_at: 1000,
-        finished_at: 2000,
         changed_count: 2 + more,
         added_count: 2 + more,
-        modified_count: 0,
-        deleted_count: 0,
-        renamed_count: 0,
-        binary_count: 0,
-        truncated: false,
-        truncated_reasons: [],
         total_patch_bytes: 20,
-        overlapping: false,
-        omitted_count: 0,
-        created_at: 2000,
-      },
-      ['a.txt', 'b.txt', ...extra].map((p) => ({
-        path: p,
-        old_path: null,
-        change_type: 'added' as const,
-        additions: 20,
-        deletions: 0,
-        binary: false,
-        truncated: false,
-        size_before: null,
-        size_after: content.length,
-        patch_bytes: 10,
-        omitted_reason: null,
-        patch: `diff --git a/${p} b/${p}\n`,
-      })),
+      }),
+      ['a.txt', 'b.txt', ...extra].map((p) => storedFile(p, { additions: 20, size_after: content.length })),
       200,
     );
     const data = deflateSync(content);
