@@ -89,6 +89,16 @@ describe('config', () => {
     );
   });
 
+  it('an edge needs the centre`s token, of the length a centre accepts', () => {
+    const upstream = { upstream: 'http://centre.example:7420' };
+    expect(() => resolveConfig(upstream, {})).toThrow(/--upstream needs the token the centre gave this edge/);
+    expect(() => resolveConfig(upstream, { RUNDIFF_UPSTREAM_TOKEN: 'short' })).toThrow(
+      /RUNDIFF_UPSTREAM_TOKEN must be at least 16 characters/,
+    );
+    const c = resolveConfig(upstream, { RUNDIFF_UPSTREAM_TOKEN: 'a'.repeat(16) });
+    expect(c.edge).toMatchObject({ upstream: 'http://centre.example:7420', upstreamToken: 'a'.repeat(16) });
+  });
+
   it('roots, allowed hosts, token and approval come from the environment', () => {
     const c = resolveConfig(
       {},

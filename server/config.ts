@@ -293,6 +293,12 @@ function resolveEdgeSettings(flags: ConfigFlags, env: Env): EdgeSettings {
     throw new AppError('invalid_input', '--upstream needs the token the centre gave this edge', {
       hint: 'set RUNDIFF_UPSTREAM_TOKEN (or --upstream-token)',
     });
+  if (upstream !== null && upstreamToken !== null && upstreamToken.length < MIN_EDGE_TOKEN_CHARS)
+    // A centre accepts no shorter edge token: this edge would be refused at every batch.
+    throw new AppError(
+      'invalid_input',
+      `RUNDIFF_UPSTREAM_TOKEN must be at least ${MIN_EDGE_TOKEN_CHARS} characters (a centre accepts no shorter edge token)`,
+    );
   const maxRaw = env.RUNDIFF_EDGE_MAX_BATCH_BYTES;
   const retryRaw = env.RUNDIFF_UPSTREAM_RETRY_MAX_MS;
   return {

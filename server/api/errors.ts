@@ -24,13 +24,16 @@ export function fromHttpError(err: unknown): AppError {
   const status = e?.status ?? e?.statusCode;
   if (status === 400) return new AppError('invalid_input', 'the request is malformed (bad percent-encoding?)');
   if (status === 404) return new AppError('not_found', 'not found');
-  return storageFailure(err, 'the request could not be stored') ?? toAppError(err);
+  return storageFailure(err, 'the request could not be completed') ?? toAppError(err);
 }
 
 export function errorMiddleware(log: (m: string) => void): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const appError = fromHttpError(err);
-    if (appError.code === 'internal' || appError.code === 'storage_failed')
+    // A database that failed is the database's story (its message says what and why); anything
+    // else unexpected is ours, with its stack.
+    if (appError.code === 'storage_failed') log(`storage failed: ${appError.message}`);
+    else if (appError.code === 'internal')
       log(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     if (res.headersSent) {
       res.end();

@@ -31,6 +31,12 @@ export function usage(): string {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader that went away (`rundiff run ... 2>&1 | head -1`) must not end a command midway: a
+  // run would go unrecorded. What no one reads any more is dropped; other write errors still end it.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE') throw err;
+    });
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());

@@ -85,6 +85,35 @@ describe('rundiff run', () => {
     expect(detail.body.runs[0]).toMatchObject({ status: 'completed', source: 'run', tracking: true });
   });
 
+  it('a reader that goes away (`rundiff run ... 2>&1 | head -1`) does not stop the run from being recorded', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'edit.txt': 'one\n' } });
+    cleanups.push(() => repo.cleanup());
+    const code = await new Promise<number | null>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'run', '--server', t.server.url, '--session', 'cli-pipe', '--', 'sh', '-c', 'echo two >> edit.txt'],
+        {
+          cwd: repo.dir,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      // The reader takes the first line, then closes both pipes, as `head -1` does.
+      child.stderr.once('data', () => {
+        child.stderr.destroy();
+        child.stdout.destroy();
+      });
+      child.on('close', (c) => resolve(c));
+    });
+    expect(code).toBe(0);
+    const detail = await t.get('/api/hermes/sessions/cli-pipe');
+    expect(detail.status).toBe(200);
+    expect(detail.body.runs).toEqual([expect.objectContaining({ status: 'completed' })]);
+    expect(detail.body.changes[0]).toMatchObject({ changed_count: 1 });
+  });
+
   it("a failing command: its exit code is rundiff's, the run is failed with the outcome", async () => {
     const t = await startTestServer();
     cleanups.push(() => t.close());

@@ -17,7 +17,7 @@ function help(): string {
   );
   return [
     'usage: rundiff serve [--host H] [--port P] [--db FILE | --database-url URL] [--require-commit-approval]',
-    '                     [--upstream URL] [--max-... N]',
+    '                     [--upstream URL [--upstream-token T]] [--max-... N]',
     '',
     'Runs the rundiff server: the bridge and history API, socket.io events and the web UI at /.',
     '',

@@ -155,3 +155,79 @@ describe('the shipper when the centre cuts a batch', () => {
     expect(log.join('\n')).toMatch(/session "s1" held back/);
   });
 });
+
+/**
+ * A peer that refuses every batch as too large, one try by an answer (413 with its hint, read after
+ * the whole body), the next by resetting the connection mid-body, as a centre does at random.
+ */
+async function refusingPeer(): Promise<{ url: string; tries: () => number }> {
+  let tries = 0;
+  const answer = JSON.stringify({
+    error: {
+      code: 'payload_too_large',
+      message: 'the request body is larger than 4096 bytes',
+      hint: 'raise RUNDIFF_EDGE_MAX_BATCH_BYTES or send less',
+    },
+  });
+  const srv = net.createServer((sock) => {
+    const n = ++tries;
+    if (n % 2 === 0) {
+      sock.once('data', () => sock.resetAndDestroy());
+      return;
+    }
+    let got = Buffer.alloc(0);
+    sock.on('data', (c: Buffer) => {
+      got = Buffer.concat([got, c]);
+      const head = got.indexOf('\r\n\r\n');
+      const length = Number(/content-length: *(\d+)/i.exec(got.subarray(0, head).toString())?.[1] ?? 0);
+      if (head < 0 || got.length < head + 4 + length) return;
+      sock.end(
+        `HTTP/1.1 413 Payload Too Large\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(answer)}\r\nconnection: close\r\n\r\n${answer}`,
+      );
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  cleanups.push(() => new Promise<void>((r) => srv.close(() => r())));
+  return { url: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`, tries: () => tries };
+}
+
+describe('the shipper when the centre refuses a batch as too large', () => {
+  it('reports the centre`s hint, and logs the held-back session once whether the refusal was read or the connection cut', async () => {
+    const store = await outboxWithEntries();
+    await store.messages.insert({
+      session_id: 's1',
+      id: 'm1',
+      role: 'user',
+      content: 'x'.repeat(900_000),
+      run_id: null,
+      tool_call_id: null,
+      created_at: 1,
+    });
+    const log: string[] = [];
+    const peer = await refusingPeer();
+    const errors = new Set<string>();
+    const shipper = createShipper({
+      outbox: store.outbox!,
+      upstream: peer.url,
+      token: 'token-0123456789abcdef',
+      log: (m) => log.push(m),
+      minBackoffMs: 10,
+      maxBackoffMs: 20,
+    });
+    cleanups.push(() => shipper.stop());
+    shipper.start();
+    await vi.waitFor(
+      async () => {
+        const e = (await shipper.status()).last_error;
+        if (e) errors.add(e.includes('answered 413') ? 'answered' : e.includes('closed the connection') ? 'cut' : e);
+        expect(peer.tries()).toBeGreaterThanOrEqual(8);
+      },
+      { timeout: 15_000, interval: 2 },
+    );
+    await shipper.stop();
+    // Both ways of refusing were met, and told as one condition.
+    expect([...errors].sort()).toEqual(['answered', 'cut']);
+    expect(log.filter((l) => l.includes('held back'))).toHaveLength(1);
+    expect(log.join('\n')).toMatch(/held back .*RUNDIFF_EDGE_MAX_BATCH_BYTES/);
+  });
+});

@@ -43,6 +43,8 @@ class SendFailure extends Error {
   constructor(
     message: string,
     readonly scope: 'all' | 'session',
+    /** What kind of refusal this is, for the log: the same kind told in other words is no news. */
+    readonly kind: string = message,
   ) {
     super(message);
   }
@@ -59,7 +61,7 @@ class MissingBlobs extends Error {
 const CUT: ReadonlySet<string> = new Set(['EPIPE', 'ECONNRESET', 'UND_ERR_SOCKET']);
 
 interface ErrorAnswer {
-  error?: { code?: string; message?: string; details?: { missing_blobs?: unknown } };
+  error?: { code?: string; message?: string; hint?: string; details?: { missing_blobs?: unknown } };
 }
 
 export function createShipper(deps: ShipperDeps) {
@@ -114,6 +116,8 @@ export function createShipper(deps: ShipperDeps) {
               'without an answer: the body was refused or cut (a centre refuses a batch over its ' +
               'RUNDIFF_EDGE_MAX_BATCH_BYTES)',
             'session',
+            // The same refusal as a 413 whose answer was read: one condition, one log line.
+            'payload_too_large',
           );
         throw new SendFailure(`centre unreachable (${cause ?? (err as Error).message})`, 'all');
       }
@@ -128,11 +132,12 @@ export function createShipper(deps: ShipperDeps) {
       const code = answer.error?.code ?? `http_${res.status}`;
       const missing = answer.error?.details?.missing_blobs;
       if (code === 'missing_blobs' && Array.isArray(missing)) throw new MissingBlobs(missing.map(String));
-      const what = `centre answered ${res.status} ${code}: ${answer.error?.message ?? ''}`.trim();
+      const hint = answer.error?.hint ? ` (${answer.error.hint})` : '';
+      const what = `centre answered ${res.status} ${code}: ${answer.error?.message ?? ''}${hint}`.trim();
       // A refused token or a centre failing as a whole stops everything; the rest is this batch's.
       const scope =
         res.status === 401 || res.status === 403 || res.status >= 500 || res.status === 404 ? 'all' : 'session';
-      throw new SendFailure(what, scope);
+      throw new SendFailure(what, scope, code);
     } finally {
       timers.clearTimeout(limit);
       inFlight.delete(abort);
@@ -189,7 +194,7 @@ export function createShipper(deps: ShipperDeps) {
         h.failures++;
         h.until = t + backoff(h.failures + 4);
         held.set(ready[i]!, h);
-        if (heldSaid.says(ready[i]!, err.message))
+        if (heldSaid.says(ready[i]!, err.kind))
           deps.log(`upstream: session ${JSON.stringify(ready[i])} held back (${h.failures} tries): ${err.message}`);
         lastError = err.message;
       } else failedAll = err instanceof SendFailure ? err : new SendFailure(err.message, 'all');

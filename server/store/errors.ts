@@ -11,7 +11,7 @@ export function storageFailure(err: unknown, what: string, hint?: string): AppEr
   if (pgFailure) return pgFailure;
   const e = err as { name?: unknown; code?: unknown; message?: unknown } | null;
   if (e?.name !== 'SqliteError' || typeof e.code !== 'string' || !e.code.startsWith('SQLITE_')) return null;
-  return new AppError('storage_failed', `${what}: the database refused the write (${e.code}: ${String(e.message)})`, {
+  return new AppError('storage_failed', `${what}: the database failed (${e.code}: ${String(e.message)})`, {
     details: { sqlite_code: e.code },
     ...(hint !== undefined ? { hint } : {}),
     cause: err,
@@ -35,7 +35,7 @@ function postgresFailure(err: unknown, what: string, hint?: string): AppError | 
   else if (typeof e.code === 'string' && CONNECTION_CODES.has(e.code)) code = e.code;
   else if (/^(timeout exceeded when trying to connect|Connection terminated)/.test(message)) code = 'connection';
   if (code === null) return null;
-  return new AppError('storage_failed', `${what}: the database refused the write (PostgreSQL ${code}: ${message})`, {
+  return new AppError('storage_failed', `${what}: the database failed (PostgreSQL ${code}: ${message})`, {
     details: { postgres_code: code },
     ...(hint !== undefined ? { hint } : {}),
     cause: err,
