@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { test as base, expect, type Page, type Request } from '@playwright/test';
 import type { BridgeEvent } from '../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
@@ -43,13 +44,31 @@ export function uid(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 }
 
-/** Posts one event to the real bridge and returns its JSON answer (fails the test on an error status). */
+/**
+ * Posts one event to the real bridge and returns its JSON answer (fails the test on an error status).
+ * Each post opens its own connection: a test that blocks its own event loop (writing thousands of
+ * files) cannot close a pooled keep-alive connection in time, and would reuse one the server has
+ * just closed ("other side closed").
+ */
 export async function bridge(base: string, event: BridgeEvent, token?: string): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(`${base}/api/bridge/events`, { method: 'POST', headers, body: JSON.stringify(event) });
-  const text = await res.text();
-  expect(res.status, `${event.type} answered ${res.status}: ${text}`).toBe(200);
+  const body = JSON.stringify(event);
+  const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const req = http.request(
+      `${base}/api/bridge/events`,
+      { method: 'POST', agent: false, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+  expect(status, `${event.type} answered ${status}: ${text}`).toBe(200);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
