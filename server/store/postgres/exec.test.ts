@@ -18,6 +18,8 @@ async function table() {
   const db = await createTestDatabase();
   cleanups.push(() => db.drop());
   const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+  // The database is dropped with its connections ended: an idle one's end is no test failure.
+  pool.on('error', () => {});
   cleanups.push(() => pool.end());
   await pool.query('CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)');
   await pool.query('INSERT INTO t VALUES (1, 0), (2, 0)');
