@@ -99,6 +99,32 @@ describe('the shipper while the centre is unreachable', () => {
   });
 });
 
+/** A shipper, started, whose outbox holds a batch of about 900 KB for `upstream`. */
+async function largeBatchTo(upstream: string, log: string[], now?: () => number) {
+  const store = await outboxWithEntries();
+  await store.messages.insert({
+    session_id: 's1',
+    id: 'm1',
+    role: 'user',
+    content: 'x'.repeat(900_000),
+    run_id: null,
+    tool_call_id: null,
+    created_at: 1,
+  });
+  const shipper = createShipper({
+    outbox: store.outbox!,
+    upstream,
+    token: 'token-0123456789abcdef',
+    log: (m) => log.push(m),
+    ...(now ? { now } : {}),
+    minBackoffMs: 10,
+    maxBackoffMs: 20,
+  });
+  cleanups.push(() => shipper.stop());
+  shipper.start();
+  return shipper;
+}
+
 /** A TCP peer that takes the connection, then resets it once the request starts arriving (no answer). */
 async function cuttingPeer(): Promise<{ url: string; tries: () => number }> {
   let tries = 0;
@@ -115,30 +141,10 @@ async function cuttingPeer(): Promise<{ url: string; tries: () => number }> {
 
 describe('the shipper when the centre cuts a batch', () => {
   it('reports the body as refused or cut (the centre is up), not the centre as unreachable, holds back only that session, and logs it once however often it is tried (then hourly)', async () => {
-    const store = await outboxWithEntries();
-    await store.messages.insert({
-      session_id: 's1',
-      id: 'm1',
-      role: 'user',
-      content: 'x'.repeat(900_000),
-      run_id: null,
-      tool_call_id: null,
-      created_at: 1,
-    });
     const log: string[] = [];
     const peer = await cuttingPeer();
     let skew = 0;
-    const shipper = createShipper({
-      outbox: store.outbox!,
-      upstream: peer.url,
-      token: 'token-0123456789abcdef',
-      log: (m) => log.push(m),
-      now: () => Date.now() + skew,
-      minBackoffMs: 10,
-      maxBackoffMs: 20,
-    });
-    cleanups.push(() => shipper.stop());
-    shipper.start();
+    const shipper = await largeBatchTo(peer.url, log, () => Date.now() + skew);
     await vi.waitFor(() => expect(peer.tries()).toBeGreaterThanOrEqual(6), { timeout: 10_000, interval: 5 });
     // Tried again and again for the same reason: said once.
     expect(log.filter((l) => l.includes('held back'))).toHaveLength(1);
@@ -193,29 +199,10 @@ async function refusingPeer(): Promise<{ url: string; tries: () => number }> {
 
 describe('the shipper when the centre refuses a batch as too large', () => {
   it('reports the centre`s hint, and logs the held-back session once whether the refusal was read or the connection cut', async () => {
-    const store = await outboxWithEntries();
-    await store.messages.insert({
-      session_id: 's1',
-      id: 'm1',
-      role: 'user',
-      content: 'x'.repeat(900_000),
-      run_id: null,
-      tool_call_id: null,
-      created_at: 1,
-    });
     const log: string[] = [];
     const peer = await refusingPeer();
     const errors = new Set<string>();
-    const shipper = createShipper({
-      outbox: store.outbox!,
-      upstream: peer.url,
-      token: 'token-0123456789abcdef',
-      log: (m) => log.push(m),
-      minBackoffMs: 10,
-      maxBackoffMs: 20,
-    });
-    cleanups.push(() => shipper.stop());
-    shipper.start();
+    const shipper = await largeBatchTo(peer.url, log);
     await vi.waitFor(
       async () => {
         const e = (await shipper.status()).last_error;
