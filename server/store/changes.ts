@@ -62,9 +62,11 @@ export const CHANGE_FIELDS = fieldsOf<NewChange>()([
 ]);
 
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
-// Never `patch`: summaries stay small however big the stored patches are.
-const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'].join(', ');
-const FILE_INSERT_COLUMNS = [
+/** A file row's columns for a summary: never `patch`, so summaries stay small however big the stored patches are. */
+export const FILE_SUMMARY_COLUMN_LIST = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'];
+const FILE_SUMMARY_COLUMNS = FILE_SUMMARY_COLUMN_LIST.join(', ');
+/** A stored file row's columns, in the order a change's insert writes them (every engine names them from here). */
+export const FILE_INSERT_COLUMNS = [
   'id',
   'change_id',
   'session_id',

@@ -58,7 +58,8 @@ export interface StoredContent {
   after: StoredSide;
 }
 
-interface ContentRow {
+/** A file's recorded sides as stored, one row of `change_file_contents` (every engine reads this shape). */
+export interface ContentRow {
   file_id: string;
   before_mode: string | null;
   before_sha256: string | null;
@@ -68,13 +69,25 @@ interface ContentRow {
   after_reason: ContentUnavailableReason | null;
 }
 
-const toStored = (r: ContentRow): StoredContent => ({
+export const toStored = (r: ContentRow): StoredContent => ({
   fileId: r.file_id,
   before: { mode: r.before_mode, sha256: r.before_sha256, reason: r.before_reason },
   after: { mode: r.after_mode, sha256: r.after_sha256, reason: r.after_reason },
 });
 
-const SIDES = ['before', 'after'] as const;
+export const SIDES = ['before', 'after'] as const;
+
+/** A file's recorded sides: the columns of `change_file_contents` besides its keys. */
+export const CONTENT_SIDE_COLUMNS = [
+  'before_mode',
+  'before_sha256',
+  'before_reason',
+  'after_mode',
+  'after_sha256',
+  'after_reason',
+] as const;
+/** The columns of a content row as `ContentRow` reads them. */
+export const CONTENT_ROW_COLUMNS = ['file_id', ...CONTENT_SIDE_COLUMNS].join(', ');
 
 export function createContentStore(db: Db) {
   const changeSeq = db
@@ -119,11 +132,11 @@ export function createContentStore(db: Db) {
     "UPDATE change_file_contents SET after_sha256 = NULL, after_reason = 'evicted' WHERE change_seq = ? AND after_sha256 IS NOT NULL",
   );
   const getRow = db.prepare<[string, string, string], ContentRow>(
-    `SELECT file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason
+    `SELECT ${CONTENT_ROW_COLUMNS}
      FROM change_file_contents WHERE session_id = ? AND change_id = ? AND file_id = ?`,
   );
   const listRows = db.prepare<[string, string], ContentRow>(
-    `SELECT file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason
+    `SELECT ${CONTENT_ROW_COLUMNS}
      FROM change_file_contents WHERE session_id = ? AND change_id = ?`,
   );
   const getBlob = db.prepare<[string], { codec: 'raw' | 'deflate'; data: Buffer; size: number }>(

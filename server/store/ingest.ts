@@ -1,4 +1,5 @@
 import type { EdgeContentRow, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
+import { CONTENT_ROW_COLUMNS } from './contents.ts';
 import type { Db } from './database.ts';
 import type { WriteClock } from './write-clock.ts';
 
@@ -150,8 +151,7 @@ export function createIngestStore(db: Db, clock: WriteClock) {
     )
     .pluck();
   const contentOf = db.prepare<[string], EdgeContentRow>(
-    `SELECT file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason
-     FROM change_file_contents WHERE file_id = ?`,
+    `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE file_id = ?`,
   );
   const upsertContent = db.prepare(
     `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_sha256,

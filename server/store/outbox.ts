@@ -1,5 +1,14 @@
 import type { EdgeBlob, EdgeContentRow, EdgeEntry, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
+import { CONTENT_ROW_COLUMNS } from './contents.ts';
 import type { Db } from './database.ts';
+import {
+  EDGE_CHANGE_COLUMNS,
+  EDGE_FILE_COLUMNS,
+  EDGE_MESSAGE_COLUMNS,
+  EDGE_RUN_COLUMNS,
+  EDGE_SESSION_COLUMNS,
+  EDGE_TOOL_CALL_COLUMNS,
+} from './edge-columns.ts';
 
 /**
  * The edge's outbox (migration 0007). The schema's triggers note every stored result in
@@ -39,12 +48,8 @@ export interface BatchBounds {
   maxBytes: number;
 }
 
-const CHANGE_COLUMNS = `change_id, run_id, tool_call_id, source, workspace, workspace_kind, started_at, finished_at,
-  changed_count, added_count, modified_count, deleted_count, renamed_count, binary_count, truncated,
-  truncated_reasons, total_patch_bytes, overlapping, omitted_count, created_at`;
-const FILE_COLUMNS = `id, ord, path, old_path, path_base64, old_path_base64, change_type, additions, deletions,
-  size_before, size_after, patch, patch_bytes, truncated, binary, omitted_reason, created_at`;
-const CONTENT_COLUMNS = 'file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason';
+const CHANGE_COLUMNS = ['change_id', ...EDGE_CHANGE_COLUMNS].join(', ');
+const FILE_COLUMNS = EDGE_FILE_COLUMNS.join(', ');
 
 type RowEvent = 'INSERT' | 'UPDATE' | 'DELETE';
 const NAMED: Record<RowEvent, string> = { INSERT: 'added', UPDATE: 'updated', DELETE: 'deleted' };
@@ -193,18 +198,16 @@ export function createOutboxStore(db: Db) {
     'SELECT seq, session_id, kind, item FROM edge_outbox WHERE session_id = ? ORDER BY seq LIMIT ?',
   );
   const sessionRow = db.prepare<[string], Record<string, unknown>>(
-    'SELECT id, title, workspace, created_at, updated_at FROM sessions WHERE id = ?',
+    `SELECT id, ${EDGE_SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = ?`,
   );
   const messageRow = db.prepare<[string, string], Record<string, unknown>>(
-    'SELECT id, role, content, run_id, tool_call_id, created_at FROM messages WHERE session_id = ? AND id = ?',
+    `SELECT id, ${EDGE_MESSAGE_COLUMNS.join(', ')} FROM messages WHERE session_id = ? AND id = ?`,
   );
   const runRow = db.prepare<[string, string], Record<string, unknown>>(
-    `SELECT run_id, status, source, workspace, started_at, finished_at, error, change_id, tracking, reason
-     FROM runs WHERE session_id = ? AND run_id = ?`,
+    `SELECT run_id, ${EDGE_RUN_COLUMNS.join(', ')} FROM runs WHERE session_id = ? AND run_id = ?`,
   );
   const toolCallRow = db.prepare<[string, string], Record<string, unknown>>(
-    `SELECT tool_call_id, run_id, name, status, workspace, started_at, finished_at, error, change_id, tracking, reason
-     FROM tool_calls WHERE session_id = ? AND tool_call_id = ?`,
+    `SELECT tool_call_id, ${EDGE_TOOL_CALL_COLUMNS.join(', ')} FROM tool_calls WHERE session_id = ? AND tool_call_id = ?`,
   );
   const changeRow = db.prepare<[string, string], Record<string, unknown>>(
     `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? AND change_id = ?`,
@@ -216,7 +219,7 @@ export function createOutboxStore(db: Db) {
     `SELECT ${FILE_COLUMNS} FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord`,
   );
   const contentRows = db.prepare<[string, string], EdgeContentRow>(
-    `SELECT ${CONTENT_COLUMNS} FROM change_file_contents WHERE session_id = ? AND change_id = ? ORDER BY file_id`,
+    `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE session_id = ? AND change_id = ? ORDER BY file_id`,
   );
   const viewedRow = db.prepare<[string, string, string], Record<string, unknown>>(
     `SELECT path, path_base64, change_id, file_id, viewed_at FROM viewed_marks

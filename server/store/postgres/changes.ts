@@ -7,28 +7,13 @@ import {
   type FileSummary,
   type TruncatedReason,
 } from '../../../shared/index.ts';
-import { CHANGE_FIELDS, type NewChange } from '../changes.ts';
+import { CHANGE_FIELDS, FILE_INSERT_COLUMNS, FILE_SUMMARY_COLUMN_LIST, type NewChange } from '../changes.ts';
 import type { ChangesApi } from '../types.ts';
 import { bump } from './clock.ts';
-import { valuesRows, type Exec, type Queryable } from './exec.ts';
+import { quoteColumn, valuesRows, type Exec, type Queryable } from './exec.ts';
 
 const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
-// `binary` is a keyword in PostgreSQL: the column is quoted wherever it is named.
-const quote = (c: string) => (c === 'binary' ? '"binary"' : c);
-const FILE_SUMMARY_COLUMNS = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64']
-  .map(quote)
-  .join(', ');
-const FILE_INSERT_COLUMNS = [
-  'id',
-  'change_id',
-  'session_id',
-  'ord',
-  ...FILE_SUMMARY_FIELDS,
-  'path_base64',
-  'old_path_base64',
-  'patch',
-  'created_at',
-];
+const FILE_SUMMARY_COLUMNS = FILE_SUMMARY_COLUMN_LIST.map(quoteColumn).join(', ');
 // Rows per INSERT: few round trips for a large change, far below the 65,535 parameters a statement takes.
 const FILES_PER_INSERT = 500;
 
@@ -153,7 +138,7 @@ export function createPgChanges(x: Exec): ChangesApi {
             }
           });
           await q.query(
-            `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.map(quote).join(', ')})
+            `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.map(quoteColumn).join(', ')})
              VALUES ${valuesRows(chunk.length, FILE_INSERT_COLUMNS.length)}`,
             values,
           );

@@ -1,30 +1,19 @@
 import { inflateSync } from 'node:zlib';
-import type { ContentUnavailableReason } from '../../../shared/index.ts';
-import type { ContentSideInput, PendingContent, PreparedContent, RawContent, StoredContent } from '../contents.ts';
+import {
+  CONTENT_ROW_COLUMNS,
+  SIDES,
+  toStored,
+  type ContentRow,
+  type ContentSideInput,
+  type PendingContent,
+  type PreparedContent,
+  type RawContent,
+} from '../contents.ts';
 import type { ContentsApi } from '../types.ts';
 import { valuesRows, type Exec, type Queryable } from './exec.ts';
 
 // Rows per INSERT: few round trips, far below the 65,535 parameters a statement takes.
 const ROWS_PER_INSERT = 500;
-
-interface ContentRow {
-  file_id: string;
-  before_mode: string | null;
-  before_sha256: string | null;
-  before_reason: ContentUnavailableReason | null;
-  after_mode: string | null;
-  after_sha256: string | null;
-  after_reason: ContentUnavailableReason | null;
-}
-
-const toStored = (r: ContentRow): StoredContent => ({
-  fileId: r.file_id,
-  before: { mode: r.before_mode, sha256: r.before_sha256, reason: r.before_reason },
-  after: { mode: r.after_mode, sha256: r.after_sha256, reason: r.after_reason },
-});
-
-const SIDES = ['before', 'after'] as const;
-const ROW_COLUMNS = 'file_id, before_mode, before_sha256, before_reason, after_mode, after_sha256, after_reason';
 
 async function changeSeq(q: Queryable, sessionId: string, changeId: string): Promise<number | undefined> {
   const { rows } = await q.query<{ seq: number }>(
@@ -213,14 +202,14 @@ export function createPgContents(x: Exec): ContentsApi {
       }),
     async get(sessionId, changeId, fileId) {
       const { rows } = await x.q.query<ContentRow>(
-        `SELECT ${ROW_COLUMNS} FROM change_file_contents WHERE session_id = $1 AND change_id = $2 AND file_id = $3`,
+        `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE session_id = $1 AND change_id = $2 AND file_id = $3`,
         [sessionId, changeId, fileId],
       );
       return rows[0] ? toStored(rows[0]) : null;
     },
     async forChange(sessionId, changeId) {
       const { rows } = await x.q.query<ContentRow>(
-        `SELECT ${ROW_COLUMNS} FROM change_file_contents WHERE session_id = $1 AND change_id = $2`,
+        `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE session_id = $1 AND change_id = $2`,
         [sessionId, changeId],
       );
       return new Map(rows.map((r) => [r.file_id, toStored(r)]));

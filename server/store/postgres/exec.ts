@@ -124,6 +124,9 @@ export function clientExec(client: Queryable): Exec {
   return { q: client, atomic: (fn) => fn(client), read: (fn) => fn(client) };
 }
 
+/** A column named in a statement: `binary` is a keyword in PostgreSQL, so it is quoted wherever it is named. */
+export const quoteColumn = (c: string): string => (c === 'binary' ? '"binary"' : c);
+
 /** `$1, $2, ...` for `n` values from `start`. */
 export const placeholders = (n: number, start = 1): string =>
   Array.from({ length: n }, (_, i) => `$${start + i}`).join(', ');

@@ -1,9 +1,17 @@
 import type { EdgeContentRow, EdgeFileRow } from '../../../shared/index.ts';
 import { same, type IngestBatch, type IngestEffect, type IngestEntry, type IngestOutcome } from '../ingest.ts';
-import { CHANGE_FIELDS } from '../changes.ts';
+import { CONTENT_SIDE_COLUMNS } from '../contents.ts';
+import {
+  EDGE_CHANGE_COLUMNS,
+  EDGE_FILE_COLUMNS,
+  EDGE_MESSAGE_COLUMNS,
+  EDGE_RUN_COLUMNS,
+  EDGE_SESSION_COLUMNS,
+  EDGE_TOOL_CALL_COLUMNS,
+} from '../edge-columns.ts';
 import type { IngestApi } from '../types.ts';
 import { bump } from './clock.ts';
-import { valuesRows, type Exec, type Queryable } from './exec.ts';
+import { quoteColumn, valuesRows, type Exec, type Queryable } from './exec.ts';
 
 /**
  * Edge batches on PostgreSQL, as `../ingest.ts` does on SQLite: one transaction per batch, rows by
@@ -20,61 +28,11 @@ class Refused extends Error {
 
 type Row = Record<string, unknown>;
 
-const SESSION_COLS = ['title', 'workspace', 'created_at', 'updated_at'];
-const MESSAGE_COLS = ['role', 'content', 'run_id', 'tool_call_id', 'created_at'];
-const RUN_COLS = [
-  'status',
-  'source',
-  'workspace',
-  'started_at',
-  'finished_at',
-  'error',
-  'change_id',
-  'tracking',
-  'reason',
-];
-const TOOL_COLS = [
-  'run_id',
-  'name',
-  'status',
-  'workspace',
-  'started_at',
-  'finished_at',
-  'error',
-  'change_id',
-  'tracking',
-  'reason',
-];
-/** A change's columns but its key (`change_id`, `session_id`), which an ingested entry names itself. */
-const CHANGE_COLS = CHANGE_FIELDS.filter((c) => c !== 'change_id' && c !== 'session_id');
-const FILE_COLS = [
-  'id',
-  'ord',
-  'path',
-  'old_path',
-  'path_base64',
-  'old_path_base64',
-  'change_type',
-  'additions',
-  'deletions',
-  'size_before',
-  'size_after',
-  'patch',
-  'patch_bytes',
-  'truncated',
-  'binary',
-  'omitted_reason',
-  'created_at',
-];
-const CONTENT_COLS = ['before_mode', 'before_sha256', 'before_reason', 'after_mode', 'after_sha256', 'after_reason'];
-
-const quote = (c: string) => (c === 'binary' ? '"binary"' : c);
-
 /** `INSERT ... ON CONFLICT (key) DO UPDATE` of `key` + `cols` with positional values. */
-function upsertSql(table: string, key: string[], cols: string[]): string {
+function upsertSql(table: string, key: readonly string[], cols: readonly string[]): string {
   const all = [...key, ...cols];
-  return `INSERT INTO ${table} (${all.map(quote).join(', ')}) VALUES (${all.map((_, i) => `$${i + 1}`).join(', ')})
-    ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${cols.map((c) => `${quote(c)} = EXCLUDED.${quote(c)}`).join(', ')}`;
+  return `INSERT INTO ${table} (${all.map(quoteColumn).join(', ')}) VALUES (${all.map((_, i) => `$${i + 1}`).join(', ')})
+    ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${cols.map((c) => `${quoteColumn(c)} = EXCLUDED.${quoteColumn(c)}`).join(', ')}`;
 }
 
 async function exists(q: Queryable, sql: string, values: unknown[]): Promise<boolean> {
@@ -165,7 +123,7 @@ async function applyContents(
   );
   const files = new Set(fileRows.map((r) => r.id));
   const { rows: recordedRows } = await q.query<Row & { file_id: string }>(
-    `SELECT file_id, ${CONTENT_COLS.join(', ')} FROM change_file_contents WHERE session_id = $1 AND change_id = $2`,
+    `SELECT file_id, ${CONTENT_SIDE_COLUMNS.join(', ')} FROM change_file_contents WHERE session_id = $1 AND change_id = $2`,
     [s, changeId],
   );
   const recorded = new Map(recordedRows.map((r) => [r.file_id, r]));
@@ -193,19 +151,19 @@ async function applyContents(
     }
     if (lacking) continue;
     const had = recorded.get(r.file_id);
-    if (had && CONTENT_COLS.every((c) => had[c] === next[c])) continue;
+    if (had && CONTENT_SIDE_COLUMNS.every((c) => had[c] === next[c])) continue;
     byFile.delete(r.file_id);
-    byFile.set(r.file_id, [r.file_id, s, changeId, seq, ...CONTENT_COLS.map((c) => next[c])]);
+    byFile.set(r.file_id, [r.file_id, s, changeId, seq, ...CONTENT_SIDE_COLUMNS.map((c) => next[c])]);
   }
   const upserts = [...byFile.values()];
-  const width = 4 + CONTENT_COLS.length;
+  const width = 4 + CONTENT_SIDE_COLUMNS.length;
   const perStatement = Math.floor(60_000 / width);
   for (let at = 0; at < upserts.length; at += perStatement) {
     const chunk = upserts.slice(at, at + perStatement);
     await q.query(
-      `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, ${CONTENT_COLS.join(', ')})
+      `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, ${CONTENT_SIDE_COLUMNS.join(', ')})
        VALUES ${valuesRows(chunk.length, width)}
-       ON CONFLICT (file_id) DO UPDATE SET ${['session_id', 'change_id', 'change_seq', ...CONTENT_COLS].map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+       ON CONFLICT (file_id) DO UPDATE SET ${['session_id', 'change_id', 'change_seq', ...CONTENT_SIDE_COLUMNS].map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
       chunk.flat(),
     );
   }
@@ -224,9 +182,10 @@ async function applyEntry(
     (await q.query(sql, values)).rowCount! > 0 ? ('deleted' as const) : ('unchanged' as const);
   if (e.kind === 'session' || e.kind === 'session_deleted') {
     if (e.kind === 'session_deleted' || row === null) return deleted('DELETE FROM sessions WHERE id = $1', [s]);
-    const had = (await q.query<Row>(`SELECT ${SESSION_COLS.join(', ')} FROM sessions WHERE id = $1`, [s])).rows[0];
+    const had = (await q.query<Row>(`SELECT ${EDGE_SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = $1`, [s]))
+      .rows[0];
     if (had && same(had, row)) return 'unchanged';
-    await q.query(upsertSql('sessions', ['id'], SESSION_COLS), [s, ...SESSION_COLS.map((c) => row[c])]);
+    await q.query(upsertSql('sessions', ['id'], EDGE_SESSION_COLUMNS), [s, ...EDGE_SESSION_COLUMNS.map((c) => row[c])]);
     return had ? 'updated' : 'created';
   }
   if (!(await exists(q, 'SELECT 1 FROM sessions WHERE id = $1', [s]))) return 'skipped';
@@ -234,23 +193,25 @@ async function applyEntry(
     case 'message': {
       if (row === null) return deleted('DELETE FROM messages WHERE session_id = $1 AND id = $2', [s, e.item]);
       const had = (
-        await q.query<Row>(`SELECT ${MESSAGE_COLS.join(', ')} FROM messages WHERE session_id = $1 AND id = $2`, [
-          s,
-          e.item,
-        ])
+        await q.query<Row>(
+          `SELECT ${EDGE_MESSAGE_COLUMNS.join(', ')} FROM messages WHERE session_id = $1 AND id = $2`,
+          [s, e.item],
+        )
       ).rows[0];
       if (had && same(had, row)) return 'unchanged';
-      await q.query(upsertSql('messages', ['session_id', 'id'], MESSAGE_COLS), [
+      await q.query(upsertSql('messages', ['session_id', 'id'], EDGE_MESSAGE_COLUMNS), [
         s,
         e.item,
-        ...MESSAGE_COLS.map((c) => row[c]),
+        ...EDGE_MESSAGE_COLUMNS.map((c) => row[c]),
       ]);
       return had ? 'updated' : 'created';
     }
     case 'run':
     case 'tool_call': {
       const [table, id, cols] =
-        e.kind === 'run' ? ['runs', 'run_id', RUN_COLS] : ['tool_calls', 'tool_call_id', TOOL_COLS];
+        e.kind === 'run'
+          ? ['runs', 'run_id', EDGE_RUN_COLUMNS]
+          : ['tool_calls', 'tool_call_id', EDGE_TOOL_CALL_COLUMNS];
       const key = `session_id = $1 AND ${id} = $2`;
       if (row === null) return deleted(`DELETE FROM ${table} WHERE ${key}`, [s, e.item]);
       const had = (await q.query<Row>(`SELECT ${cols.join(', ')} FROM ${table} WHERE ${key}`, [s, e.item])).rows[0];
@@ -264,12 +225,12 @@ async function applyEntry(
       if ((await changeSeq(q, s, e.item)) !== undefined) return 'unchanged';
       const files = row.files as EdgeFileRow[];
       await q.query(
-        `INSERT INTO workspace_run_changes (change_id, session_id, ${CHANGE_COLS.join(', ')})
-         VALUES (${[...CHANGE_COLS, 'a', 'b'].map((_, i) => `$${i + 1}`).join(', ')})`,
-        [e.item, s, ...CHANGE_COLS.map((c) => row[c])],
+        `INSERT INTO workspace_run_changes (change_id, session_id, ${EDGE_CHANGE_COLUMNS.join(', ')})
+         VALUES (${[...EDGE_CHANGE_COLUMNS, 'a', 'b'].map((_, i) => `$${i + 1}`).join(', ')})`,
+        [e.item, s, ...EDGE_CHANGE_COLUMNS.map((c) => row[c])],
       );
       // Many rows per statement (PostgreSQL takes at most 65,535 parameters in one).
-      const cols = FILE_COLS.length + 2;
+      const cols = EDGE_FILE_COLUMNS.length + 2;
       const perStatement = Math.floor(60_000 / cols);
       for (let at = 0; at < files.length; at += perStatement) {
         const chunk = files.slice(at, at + perStatement);
@@ -277,9 +238,9 @@ async function applyEntry(
           (_, r) => `(${Array.from({ length: cols }, (_, c) => `$${r * cols + c + 1}`).join(', ')})`,
         );
         await q.query(
-          `INSERT INTO workspace_run_change_files (change_id, session_id, ${FILE_COLS.map(quote).join(', ')})
+          `INSERT INTO workspace_run_change_files (change_id, session_id, ${EDGE_FILE_COLUMNS.map(quoteColumn).join(', ')})
            VALUES ${values.join(', ')}`,
-          chunk.flatMap((f) => [e.item, s, ...FILE_COLS.map((c) => (f as unknown as Row)[c])]),
+          chunk.flatMap((f) => [e.item, s, ...EDGE_FILE_COLUMNS.map((c) => (f as unknown as Row)[c])]),
         );
       }
       return 'created';
