@@ -208,6 +208,23 @@ export function readFdToEnd(fd: number, maxBytes: number): Buffer | null {
 }
 
 /**
+ * A small regular file named by an absolute path (a repository's own pointer files), or null when
+ * it is absent, not a regular file (a FIFO never blocks the open), a final symlink, or over
+ * `maxBytes` when read: the checks hold for what was opened, so a swap after a stat cannot slip by.
+ */
+export function readRegularFile(abs: string, maxBytes: number): Buffer | null {
+  const opened = openChecked(abs, null);
+  if (opened.kind !== 'file') return null;
+  try {
+    return readFdToEnd(opened.fd, maxBytes);
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
  * Reads one workspace entry: a regular file's bytes (up to `maxBytes`), a symlink's text, or why
  * it could not be read. Never follows a link, never blocks on a FIFO, never leaves the root.
  */

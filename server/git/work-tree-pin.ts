@@ -1,5 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../fs/index.ts';
+
+/** A `.git` file or a `commondir` file holds one path: anything longer is not one. */
+const POINTER_MAX_BYTES = 64 * 1024;
 
 /**
  * The work tree git must use for a call run in `cwd`, found the way git discovers a repository
@@ -35,13 +39,9 @@ function holdsGitEntry(dir: string): boolean {
     return false;
   }
   if (st.isDirectory()) return isGitDirectory(dotGit);
-  if (!st.isFile() || st.size > 64 * 1024) return false;
-  let text: string;
-  try {
-    text = fs.readFileSync(dotGit, 'utf8');
-  } catch {
-    return false;
-  }
+  // Read through what was opened, not by name after the stat: a FIFO swapped in cannot hang the server.
+  const text = readRegularFile(dotGit, POINTER_MAX_BYTES)?.toString('utf8');
+  if (text === undefined) return false;
   const m = /^gitdir: (.+?)\s*$/m.exec(text);
   return m !== null && isGitDirectory(path.resolve(dir, m[1]!));
 }
@@ -56,10 +56,6 @@ function isGitDirectory(dir: string): boolean {
 
 /** A linked worktree's git dir keeps objects and refs in the common dir named by its `commondir` file. */
 function readCommonDir(dir: string): string {
-  try {
-    const text = fs.readFileSync(path.join(dir, 'commondir'), 'utf8').trim();
-    return text === '' ? dir : path.resolve(dir, text);
-  } catch {
-    return dir;
-  }
+  const text = readRegularFile(path.join(dir, 'commondir'), POINTER_MAX_BYTES)?.toString('utf8').trim();
+  return text === undefined || text === '' ? dir : path.resolve(dir, text);
 }
