@@ -411,6 +411,56 @@ test('an outdated comment whose lines moved links to where they are now, in the 
   }
 });
 
+/** `line 1` .. `line n`, one a line. */
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('');
+
+test('a link to a line between two hunks of the later run opens that gap and focuses the line; a line the file lacks is said', async ({
+  page,
+}) => {
+  const ws = workspace({ 'src/price.ts': numbered(30) });
+  const sid = uid('s');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Hidden line', workspace: ws.dir });
+  const first = numbered(30).replace('line 10\n', 'line ten\n');
+  const change = await run(sid, ws, first);
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    await gutter(price, 'after', 10).hover();
+    await gutter(price, 'after', 10).click();
+    await price.getByTestId('comment-text').fill('Ten as a word?');
+    await price.getByTestId('comment-submit').click();
+    const card = price.getByTestId('comment-card');
+    await expect(card).toHaveAttribute('data-outdated', 'false');
+
+    // The later run adds two lines at the top and changes line 28: line ten is now line 12, in the
+    // unchanged lines between its two hunks, which its patch does not hold.
+    const later = await run(sid, ws, `top a\ntop b\n${first.replace('line 28\n', 'line twenty-eight\n')}`);
+    await expect(card.getByTestId('comment-current')).toHaveText('now at line 12');
+    const moved = row(page, later, 'src/price.ts');
+    await card.getByTestId('comment-current').click();
+    await expect(gutter(moved, 'after', 12)).toBeFocused();
+    await expect(moved.locator('tr', { hasText: 'line ten' })).toBeInViewport();
+    await expect(moved.getByTestId('patch-line-missing')).toHaveCount(0);
+
+    // The same place as a link, opened cold (the recorded contents arrive after the patch).
+    const fileId = await moved.getAttribute('data-file-id');
+    const link = (line: number) =>
+      `${base}/sessions/${encodeURIComponent(sid)}?change=${encodeURIComponent(later)}&file=${encodeURIComponent(fileId!)}&side=after&line=${line}`;
+    await page.goto(link(12));
+    await expect(gutter(moved, 'after', 12)).toBeFocused();
+    await expect(moved.getByTestId('patch-expand')).toHaveCount(0);
+
+    // A line the file does not have: said in the patch, nothing else opens.
+    await page.goto(link(99));
+    await expect(moved.getByTestId('patch-line-missing')).toHaveText(
+      'Line 99 (after) is not in this file as the change recorded it.',
+    );
+    await expect(moved.getByTestId('patch-expand')).toHaveText('⋯ Show 21 unchanged lines above');
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
   test.use({ bypassCSP: true });
