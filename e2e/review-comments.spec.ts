@@ -461,6 +461,40 @@ test('a link to a line between two hunks of the later run opens that gap and foc
   }
 });
 
+test('split view: a comment on the new code sits under the right column, one on the old code under the left', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    await price.getByTestId('layout-split').click();
+    await expect(price.getByTestId('patch')).toHaveAttribute('data-layout', 'split');
+    const table = await price.locator('table.patch-table').boundingBox();
+    const middle = table!.x + table!.width / 2;
+
+    // The composer of an after-side line opens under the right column.
+    await gutter(price, 'after', 2).hover();
+    await gutter(price, 'after', 2).click();
+    const composer = await price.getByTestId('comment-composer').boundingBox();
+    expect(composer!.x).toBeGreaterThanOrEqual(middle - 1);
+    await price.getByTestId('comment-text').fill('On the new rounding');
+    await price.getByTestId('comment-submit').click();
+    const after = await price.getByTestId('comment-card').filter({ hasText: 'On the new rounding' }).boundingBox();
+    expect(after!.x).toBeGreaterThanOrEqual(middle - 1);
+
+    // A removed line's comment stays under the left column.
+    await gutter(price, 'before', 4).hover();
+    await gutter(price, 'before', 4).click();
+    await price.getByTestId('comment-text').fill('On the old line');
+    await price.getByTestId('comment-submit').click();
+    const before = await price.getByTestId('comment-card').filter({ hasText: 'On the old line' }).boundingBox();
+    expect(before!.x + before!.width).toBeLessThanOrEqual(middle + 1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
   test.use({ bypassCSP: true });
