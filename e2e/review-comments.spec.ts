@@ -206,10 +206,13 @@ test('comment on an added and a removed line, edit, delete, reload, send, see it
     await expect(outdated).toHaveAttribute('data-outdated', 'true');
     await expect(outdated.getByTestId('comment-outdated')).toHaveText('Outdated');
 
-    // Mark the other one addressed from the panel.
+    // Mark the other one addressed from the panel: delivered comments are among the done ones, folded.
+    const done = panel.getByTestId('review-done-toggle');
+    await expect(done).toHaveText('▸ 2 done comments (2 delivered)');
+    await done.click();
     const item = panel.getByTestId('review-item').filter({ hasText: 'Was this really unused?' });
     await item.getByTestId('review-item-addressed').click();
-    await expect(panel.getByTestId('review-addressed-count')).toContainText('1 addressed comment');
+    await expect(done).toHaveText('▾ 2 done comments (1 delivered, 1 addressed)');
     await expect(again.getByTestId('comment-card').filter({ hasText: 'Was this really unused?' })).toHaveAttribute(
       'data-state',
       'addressed',
@@ -411,6 +414,185 @@ test('an outdated comment whose lines moved links to where they are now, in the 
   }
 });
 
+/** `line 1` .. `line n`, one a line. */
+const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join('');
+
+test('a link to a line between two hunks of the later run opens that gap and focuses the line; a line the file lacks is said', async ({
+  page,
+}) => {
+  const ws = workspace({ 'src/price.ts': numbered(30) });
+  const sid = uid('s');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Hidden line', workspace: ws.dir });
+  const first = numbered(30).replace('line 10\n', 'line ten\n');
+  const change = await run(sid, ws, first);
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    await gutter(price, 'after', 10).hover();
+    await gutter(price, 'after', 10).click();
+    await price.getByTestId('comment-text').fill('Ten as a word?');
+    await price.getByTestId('comment-submit').click();
+    const card = price.getByTestId('comment-card');
+    await expect(card).toHaveAttribute('data-outdated', 'false');
+
+    // The later run adds two lines at the top and changes line 28: line ten is now line 12, in the
+    // unchanged lines between its two hunks, which its patch does not hold.
+    const later = await run(sid, ws, `top a\ntop b\n${first.replace('line 28\n', 'line twenty-eight\n')}`);
+    await expect(card.getByTestId('comment-current')).toHaveText('now at line 12');
+    const moved = row(page, later, 'src/price.ts');
+    await card.getByTestId('comment-current').click();
+    await expect(gutter(moved, 'after', 12)).toBeFocused();
+    await expect(moved.locator('tr', { hasText: 'line ten' })).toBeInViewport();
+    await expect(moved.getByTestId('patch-line-missing')).toHaveCount(0);
+
+    // The same place as a link, opened cold (the recorded contents arrive after the patch).
+    const fileId = await moved.getAttribute('data-file-id');
+    const link = (line: number) =>
+      `${base}/sessions/${encodeURIComponent(sid)}?change=${encodeURIComponent(later)}&file=${encodeURIComponent(fileId!)}&side=after&line=${line}`;
+    await page.goto(link(12));
+    await expect(gutter(moved, 'after', 12)).toBeFocused();
+    await expect(moved.getByTestId('patch-expand')).toHaveCount(0);
+
+    // A line the file does not have: said in the patch, nothing else opens.
+    await page.goto(link(99));
+    await expect(moved.getByTestId('patch-line-missing')).toHaveText(
+      'Line 99 (after) is not in this file as the change recorded it.',
+    );
+    await expect(moved.getByTestId('patch-expand')).toHaveText('⋯ Show 21 unchanged lines above');
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('split view: a comment on the new code sits under the right column, one on the old code under the left', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    await price.getByTestId('layout-split').click();
+    await expect(price.getByTestId('patch')).toHaveAttribute('data-layout', 'split');
+    const table = await price.locator('table.patch-table').boundingBox();
+    const middle = table!.x + table!.width / 2;
+
+    // The composer of an after-side line opens under the right column.
+    await gutter(price, 'after', 2).hover();
+    await gutter(price, 'after', 2).click();
+    const composer = await price.getByTestId('comment-composer').boundingBox();
+    expect(composer!.x).toBeGreaterThanOrEqual(middle - 1);
+    await price.getByTestId('comment-text').fill('On the new rounding');
+    await price.getByTestId('comment-submit').click();
+    const after = await price.getByTestId('comment-card').filter({ hasText: 'On the new rounding' }).boundingBox();
+    expect(after!.x).toBeGreaterThanOrEqual(middle - 1);
+
+    // A removed line's comment stays under the left column.
+    await gutter(price, 'before', 4).hover();
+    await gutter(price, 'before', 4).click();
+    await price.getByTestId('comment-text').fill('On the old line');
+    await price.getByTestId('comment-submit').click();
+    const before = await price.getByTestId('comment-card').filter({ hasText: 'On the old line' }).boundingBox();
+    expect(before!.x + before!.width).toBeLessThanOrEqual(middle + 1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('a long comment is clamped behind Show more; delivered ones show date and time, fold among the done ones, and the timeline marks the delivery', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    const price = await openPrice(page, change);
+    const long = Array.from({ length: 90 }, (_, i) => `Point ${i + 1}: ${'words '.repeat(12)}`).join('\n');
+    expect(long.length).toBeGreaterThan(6_000);
+    await gutter(price, 'after', 2).hover();
+    await gutter(price, 'after', 2).click();
+    await price.getByTestId('comment-text').fill(long);
+    await price.getByTestId('comment-submit').click();
+    const card = price.getByTestId('comment-card');
+    const body = card.getByTestId('comment-body');
+    await expect(body).toHaveAttribute('data-clamped', 'true');
+    expect((await body.boundingBox())!.height).toBeLessThan(150);
+    const more = card.getByTestId('comment-more');
+    await expect(more).toHaveText('Show more');
+    await expect(more).toHaveAttribute('aria-expanded', 'false');
+    await more.click();
+    await expect(more).toHaveText('Show less');
+    await expect(more).toHaveAttribute('aria-expanded', 'true');
+    expect((await body.boundingBox())!.height).toBeGreaterThan(600);
+    await more.click();
+    await expect(body).toHaveAttribute('data-clamped', 'true');
+
+    // A short one is not clamped.
+    await gutter(price, 'after', 1).hover();
+    await gutter(price, 'after', 1).click();
+    await price.getByTestId('comment-text').fill('Short one');
+    await price.getByTestId('comment-submit').click();
+    await expect(card.filter({ hasText: 'Short one' }).getByTestId('comment-more')).toHaveCount(0);
+
+    // The panel clamps it too.
+    await page.getByTestId('review-toggle').click();
+    const panel = page.getByTestId('review-panel');
+    const item = panel.getByTestId('review-item').filter({ hasText: 'Point 1:' });
+    await expect(item.getByTestId('comment-body')).toHaveAttribute('data-clamped', 'true');
+    await expect(item.getByTestId('comment-more')).toHaveAttribute('aria-expanded', 'false');
+    await panel.getByTestId('review-send').click();
+    await expect(panel.getByTestId('review-item')).toHaveCount(2);
+    await expect(page.getByTestId('review-marker')).toHaveCount(0); // pending: not delivered yet
+
+    // Delivered: the state says the date and the time, the exact instant in <time datetime>.
+    const { reviews } = await reviewOf(sid);
+    const res = await fetch(
+      `${base}/api/hermes/sessions/${encodeURIComponent(sid)}/reviews/${encodeURIComponent(reviews[0]!.id)}/delivered`,
+      { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'e2e-agent' }) },
+    );
+    expect(res.status).toBe(200);
+    const { comments } = await reviewOf(sid);
+    const deliveredAt = comments[0]!.delivered_at!;
+    const year = String(new Date(deliveredAt).getFullYear());
+    const state = card.first().getByTestId('comment-state');
+    await expect(state).toContainText(/^Delivered .+ via REST to e2e-agent$/);
+    await expect(state).toContainText(year);
+    const time = state.locator('time');
+    await expect(time).toHaveAttribute('datetime', new Date(deliveredAt).toISOString());
+    await expect(time).toHaveAttribute('title', new RegExp(year));
+
+    // The panel: no open comment left; the two delivered ones are folded away and counted.
+    await expect(panel.getByTestId('review-empty')).toBeVisible();
+    await expect(panel.getByTestId('review-item')).toHaveCount(0);
+    const done = panel.getByTestId('review-done-toggle');
+    await expect(done).toHaveText('▸ 2 done comments (2 delivered)');
+    await expect(done).toHaveAttribute('aria-expanded', 'false');
+    await done.click();
+    await expect(done).toHaveAttribute('aria-expanded', 'true');
+    await expect(panel.getByTestId('review-done').getByTestId('review-item')).toHaveCount(2);
+    await panel.getByTestId('review-close').click();
+
+    // The timeline marks the delivery after the run that was reviewed, before the next prompt.
+    const marker = page.getByTestId('review-marker');
+    await expect(marker).toContainText('Review delivered to e2e-agent via REST · 2 comments');
+    await expect(marker.locator('time')).toHaveAttribute('datetime', new Date(deliveredAt).toISOString());
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'user',
+      content: 'Next prompt',
+      message_id: uid('u'),
+    });
+    const kinds = page.getByTestId('timeline').locator('> li');
+    await expect(kinds.last()).toContainText('Next prompt');
+    const order = await Promise.all((await kinds.all()).slice(-3).map((k) => k.getAttribute('data-kind')));
+    expect(order).toEqual(['outcome', 'review', 'message']);
+    await marker.getByTestId('review-marker-open').click();
+    const entry = panel.locator(`[data-testid="review-sent"][data-review-id="${reviews[0]!.id}"]`);
+    await expect(entry).toBeFocused();
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   // axe-core is injected as a script, which the app's Content-Security-Policy rightly refuses.
   test.use({ bypassCSP: true });
@@ -440,6 +622,41 @@ test.describe('accessibility', () => {
         await page.getByTestId('review-show-text').click();
         await expect(page.getByTestId('review-text')).toBeVisible();
         await price.getByTestId('layout-split').click();
+        await expectNoAxeViolations(page);
+      } finally {
+        ws.cleanup();
+      }
+    });
+
+    test(`accessibility: the panel with done comments folded, a long comment clamped and the timeline's delivery mark have no axe violations (${scheme})`, async ({
+      page,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { ws, sid, change } = await session();
+      try {
+        await openSession(page, base, sid);
+        const price = await openPrice(page, change);
+        for (const [line, text] of [
+          [2, 'x '.repeat(400)],
+          [3, 'A short one'],
+        ] as const) {
+          await gutter(price, 'after', line).hover();
+          await gutter(price, 'after', line).click();
+          await price.getByTestId('comment-text').fill(text);
+          await price.getByTestId('comment-submit').click();
+        }
+        await page.getByTestId('review-toggle').click();
+        const panel = page.getByTestId('review-panel');
+        await panel.getByTestId('review-send').click();
+        const { reviews } = await reviewOf(sid);
+        const res = await fetch(
+          `${base}/api/hermes/sessions/${encodeURIComponent(sid)}/reviews/${encodeURIComponent(reviews[0]!.id)}/delivered`,
+          { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ agent: 'a11y' }) },
+        );
+        expect(res.status).toBe(200);
+        await expect(panel.getByTestId('review-done-toggle')).toHaveAttribute('aria-expanded', 'false');
+        await expect(page.getByTestId('review-marker')).toBeVisible();
+        await expect(price.getByTestId('comment-more')).toBeVisible();
         await expectNoAxeViolations(page);
       } finally {
         ws.cleanup();

@@ -51,6 +51,8 @@ const edits = reactive(new Map<string, string>());
 const note = ref('');
 const mode = ref<DeliveryMode>('next_prompt');
 const panelOpen = ref(false);
+/** A sent review the panel brings into view and focuses as it opens (the timeline's "delivered" mark). */
+const panelReview = ref<string | null>(null);
 const target = shallowRef<LineTarget | null>(null);
 let listening = false;
 let generation = 0;
@@ -136,6 +138,7 @@ function close(): void {
   note.value = '';
   mode.value = 'next_prompt';
   panelOpen.value = false;
+  panelReview.value = null;
   loadError.value = null;
   target.value = null;
 }
@@ -196,6 +199,7 @@ export function useReview() {
     note,
     mode,
     panelOpen,
+    panelReview,
     target,
     drafts,
     counts,
@@ -215,8 +219,12 @@ export function useReview() {
 
 export type ReviewHandle = ReturnType<typeof useReview>;
 
-/** A time as the page shows it: the time of day today, with the date before. */
+/** A time as the page shows it: its date and its time of day (`Dec 1, 2026, 11:33:31 AM`). */
 export function timeText(ms: number): string {
-  const d = new Date(ms);
-  return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** A time in full, for a tooltip: `Tuesday, December 1, 2026 at 11:33:31 AM UTC`. */
+export function fullTimeText(ms: number): string {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'full', timeStyle: 'long' });
 }

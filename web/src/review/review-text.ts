@@ -85,3 +85,54 @@ export function groupByFile(comments: readonly ReviewComment[]): FileGroup[] {
     );
   return out;
 }
+
+/** A comment's state in parts, for a badge that marks its time up as a `<time>`: `Delivered` `<at>` ` via hook to claude-code`. */
+export function commentStateParts(
+  comment: ReviewComment,
+  review: Review | null,
+): { label: string; at: number | null; via: string } {
+  if (comment.state !== 'delivered' || comment.delivered_at === null)
+    return { label: commentStateText(comment, review, () => ''), at: null, via: '' };
+  return {
+    label: 'Delivered',
+    at: comment.delivered_at,
+    via: deliveryText(comment.delivered_via, review?.delivered_to ?? null),
+  };
+}
+
+/** Above this many characters, or lines, a comment's text is clamped behind "Show more". */
+export const LONG_BODY_CHARS = 600;
+export const LONG_BODY_LINES = 8;
+
+/** A comment's text is long enough to be clamped (a card of 90 lines buries the patch around it). */
+export function isLongBody(body: string): boolean {
+  if (body.length > LONG_BODY_CHARS) return true;
+  let lines = 1;
+  for (let i = body.indexOf('\n'); i >= 0 && lines <= LONG_BODY_LINES; i = body.indexOf('\n', i + 1)) lines++;
+  return lines > LONG_BODY_LINES;
+}
+
+/**
+ * The review panel's two lists: open comments (a draft, or sent and not received yet) and done ones
+ * (delivered to the agent, or marked addressed), each in the order given.
+ */
+export function splitOpenDone(comments: readonly ReviewComment[]): { open: ReviewComment[]; done: ReviewComment[] } {
+  const open: ReviewComment[] = [];
+  const done: ReviewComment[] = [];
+  for (const c of comments) (c.state === 'draft' || c.state === 'pending' ? open : done).push(c);
+  return { open, done };
+}
+
+/** The timeline's mark where a review reached the agent: `Review delivered to claude-code via hook · 2 comments`. */
+export function reviewMarkerText(review: Review): string {
+  const to = review.delivered_to ? ` to ${review.delivered_to}` : '';
+  const via = review.delivered_via ? ` via ${CHANNEL[review.delivered_via]}` : '';
+  const n = review.comment_ids.length;
+  const what =
+    n === 0
+      ? review.note
+        ? 'a note'
+        : 'no comments'
+      : `${n} ${n === 1 ? 'comment' : 'comments'}${review.note ? ' and a note' : ''}`;
+  return `Review delivered${to}${via} · ${what}`;
+}

@@ -14,7 +14,11 @@ import {
   loadReview,
   removeComment,
   removeReview,
+  reviewMarkerText,
   reviewStatusText,
+  commentStateParts,
+  isLongBody,
+  splitOpenDone,
 } from './index.ts';
 
 function comment(
@@ -181,6 +185,58 @@ describe('review words', () => {
     expect(canSend(1, '', 10)).toBe(true);
     expect(canSend(0, 'note', 10)).toBe(true);
     expect(canSend(1, 'x'.repeat(11), 10)).toBe(false);
+  });
+});
+
+describe('the panel and the cards', () => {
+  it('parts a delivered comment state around its time, other states have none', () => {
+    const r = review('r1', { state: 'delivered', delivered_to: 'claude-code', delivered_via: 'hook' });
+    expect(
+      commentStateParts(comment('a', { state: 'delivered', delivered_at: 500, delivered_via: 'hook' }), r),
+    ).toEqual({
+      label: 'Delivered',
+      at: 500,
+      via: ' via hook to claude-code',
+    });
+    expect(commentStateParts(comment('b', { state: 'pending' }), null)).toEqual({
+      label: 'Pending',
+      at: null,
+      via: '',
+    });
+  });
+
+  it('a body is long past 600 characters or 8 lines, not at them', () => {
+    expect(isLongBody('x'.repeat(600))).toBe(false);
+    expect(isLongBody('x'.repeat(601))).toBe(true);
+    expect(isLongBody(Array(8).fill('l').join('\n'))).toBe(false);
+    expect(isLongBody(Array(9).fill('l').join('\n'))).toBe(true);
+  });
+
+  it('splits open comments (draft, pending) from done ones (delivered, addressed), keeping their order', () => {
+    const all = [
+      comment('a', { state: 'delivered' }),
+      comment('b', { state: 'draft' }),
+      comment('c', { state: 'addressed' }),
+      comment('d', { state: 'pending', outdated: true }),
+    ];
+    const { open, done } = splitOpenDone(all);
+    expect(open.map((c) => c.id)).toEqual(['b', 'd']);
+    expect(done.map((c) => c.id)).toEqual(['a', 'c']);
+  });
+
+  it('says in the timeline who received a review, how, and what it held', () => {
+    const delivered = { state: 'delivered' as const, delivered_at: 300 };
+    expect(
+      reviewMarkerText(
+        review('r', { ...delivered, delivered_via: 'hook', delivered_to: 'claude-code', comment_ids: ['a', 'b'] }),
+      ),
+    ).toBe('Review delivered to claude-code via hook · 2 comments');
+    expect(reviewMarkerText(review('r', { ...delivered, delivered_via: 'rest', comment_ids: ['a'], note: 'n' }))).toBe(
+      'Review delivered via REST · 1 comment and a note',
+    );
+    expect(reviewMarkerText(review('r', { ...delivered, delivered_via: 'mcp', delivered_to: 'x', note: 'n' }))).toBe(
+      'Review delivered to x via MCP · a note',
+    );
   });
 });
 

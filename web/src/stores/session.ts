@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref } from 'vue';
 import { api, toApiError, type ApiError } from '../api/index.ts';
+import { useReview } from '../composables/useReview.ts';
 import { getSocket, onResync, subscribeSession, unsubscribeSession } from '../socket/index.ts';
 import {
   applyChange,
@@ -29,7 +30,9 @@ export const useSessionStore = defineStore('session', () => {
   const subscribed = ref(false);
   const hasOlder = ref(false);
   const loadingOlder = ref(false);
-  const timeline = computed(() => buildTimeline(state));
+  // The session's reviews (kept by the review composable): each delivered one is marked in the timeline.
+  const reviews = useReview().state;
+  const timeline = computed(() => buildTimeline(state, reviews.reviews));
   // Events that arrive while the detail is loading are replayed after it, so none is lost.
   let buffered: (() => void)[] | null = null;
   let listening = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChangeSummary, DiffCompletedPayload, Message, Run, ToolCall } from '../../../shared/index.ts';
+import type { ChangeSummary, DiffCompletedPayload, Message, Review, Run, ToolCall } from '../../../shared/index.ts';
 import { buildTimeline, type TimelineItem } from './timeline.ts';
 import {
   applyDiffCompleted,
@@ -96,10 +96,27 @@ const shape = (items: TimelineItem[]) =>
         return `out:${it.run.run_id}[${it.change?.change_id ?? ''}]`;
       case 'change':
         return `orphan:${it.change.change_id}`;
+      case 'review':
+        return `review:${it.review.id}`;
     }
   });
 
 const state = (over: Partial<ReturnType<typeof emptySessionState>>) => ({ ...emptySessionState(), ...over });
+
+const review = (id: string, over: Partial<Review> = {}): Review => ({
+  id,
+  session_id: 's',
+  note: '',
+  mode: 'next_prompt',
+  state: 'delivered',
+  comment_ids: ['c1', 'c2'],
+  created_at: 0,
+  delivered_at: null,
+  delivered_via: 'hook',
+  delivered_to: 'claude-code',
+  text: 'review text',
+  ...over,
+});
 
 describe('buildTimeline', () => {
   it('B24: puts the run block under the final assistant message of its run, not an earlier one', () => {
@@ -187,6 +204,51 @@ describe('buildTimeline', () => {
   it('shows a change whose run is unknown at its time instead of dropping it', () => {
     const s = state({ messages: [msg('u1', 'user', 100)], changes: [change('run:gone', 'gone', { created_at: 150 })] });
     expect(shape(buildTimeline(s))).toEqual(['m:u1', 'orphan:run:gone']);
+  });
+
+  it('marks a delivered review at its delivery time, before the prompt that carried it in the same millisecond', () => {
+    const s = state({
+      messages: [
+        msg('u1', 'user', 100, 'r1'),
+        msg('a1', 'assistant', 140, 'r1'),
+        msg('u2', 'user', 300, 'r2'),
+        msg('a2', 'assistant', 340, 'r2'),
+      ],
+      runs: [run('r1', 100), run('r2', 300)],
+      changes: [change('run:r1', 'r1'), change('run:r2', 'r2')],
+    });
+    const reviews = [
+      review('rv1', { delivered_at: 300 }),
+      // Sent but not received yet: nothing to mark.
+      review('rv2', { state: 'pending', delivered_at: null, delivered_via: null, delivered_to: null }),
+    ];
+    expect(shape(buildTimeline(s, reviews))).toEqual([
+      'm:u1',
+      'run:r1',
+      'm:a1',
+      'out:r1[run:r1]',
+      'review:rv1',
+      'm:u2',
+      'run:r2',
+      'm:a2',
+      'out:r2[run:r2]',
+    ]);
+  });
+
+  it('a review delivered while a run was going sits among its messages by time, not after its outcome', () => {
+    const s = state({
+      messages: [msg('u1', 'user', 100, 'r1'), msg('a1', 'assistant', 120, 'r1'), msg('a2', 'assistant', 200, 'r1')],
+      runs: [run('r1', 100, { finished_at: 250 })],
+      changes: [change('run:r1', 'r1')],
+    });
+    expect(shape(buildTimeline(s, [review('rv1', { delivered_at: 150, mode: 'now' })]))).toEqual([
+      'm:u1',
+      'run:r1',
+      'm:a1',
+      'review:rv1',
+      'm:a2',
+      'out:r1[run:r1]',
+    ]);
   });
 
   it('carries live progress to the open run outcome', () => {

@@ -1,4 +1,4 @@
-import type { ChangeSummary, DiffProgressPayload, Message, Run, ToolCall } from '../../../shared/index.ts';
+import type { ChangeSummary, DiffProgressPayload, Message, Review, Run, ToolCall } from '../../../shared/index.ts';
 import type { SessionState } from './session-state.ts';
 
 export type TimelineItem =
@@ -17,12 +17,17 @@ export type TimelineItem =
   /** A run's result: the change block, the live progress, or why it was not tracked. */
   | { kind: 'outcome'; key: string; run: Run; change: ChangeSummary | null; progress: DiffProgressPayload | null }
   /** A stored change whose run or tool call is not in the session (shown at its time rather than lost). */
-  | { kind: 'change'; key: string; change: ChangeSummary };
+  | { kind: 'change'; key: string; change: ChangeSummary }
+  /** Where a review reached the agent (at its `delivered_at`): the prompt that received it follows. */
+  | { kind: 'review'; key: string; review: Review };
 
 interface Placed {
   item: TimelineItem;
   time: number;
-  /** Same-millisecond order: a user prompt, then the run it starts, then what the run produced. */
+  /**
+   * Same-millisecond order: a review delivered, the user prompt that carried it, then the run it
+   * starts, then what the run produced.
+   */
   rank: number;
   seq: number;
 }
@@ -46,10 +51,12 @@ function runOfMessage(m: Message, runs: readonly Run[]): string | null {
 /**
  * Orders a session's messages, runs and tool calls in time and places each change block:
  * a run's block under its final assistant message (else its last message, else its last tool
- * card, else its marker); a tool call's block inside its tool card.
+ * card, else its marker); a tool call's block inside its tool card. A delivered review is marked at
+ * the time it was delivered (reviews not delivered yet have no place in the timeline).
  */
 export function buildTimeline(
   state: Pick<SessionState, 'messages' | 'runs' | 'toolCalls' | 'changes' | 'progress'>,
+  reviews: readonly Review[] = [],
 ): TimelineItem[] {
   const toolIds = new Set(state.toolCalls.map((t) => t.tool_call_id));
   const results = new Map<string, Message[]>();
@@ -113,6 +120,15 @@ export function buildTimeline(
       item: { kind: 'change', key: `change:${c.change_id}`, change: c },
       time: c.created_at,
       rank: 3,
+      seq: seq++,
+    });
+  }
+  for (const r of reviews) {
+    if (r.state !== 'delivered' || r.delivered_at === null) continue;
+    placed.push({
+      item: { kind: 'review', key: `review:${r.id}`, review: r },
+      time: r.delivered_at,
+      rank: -1,
       seq: seq++,
     });
   }
