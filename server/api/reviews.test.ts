@@ -273,6 +273,46 @@ describe('review comments over REST', () => {
     expect((await review(t, 's1')).reviews).toEqual([]);
   });
 
+  it('the body-less review routes take a POST with no body and no Content-Type, as the contract shows them', async () => {
+    const { t, repo } = await setup();
+    const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
+    const make = async () =>
+      (
+        await comment(t, 's1', {
+          change_id: 'run:r1',
+          file_id: ids['src/app.txt'],
+          side: 'after',
+          start_line: 1,
+          end_line: 1,
+          body: 'b',
+        })
+      ).body.comment as ReviewComment;
+    const c = await make();
+    // No body at all (no Content-Length), then an empty one (Content-Length: 0): both mean "no fields".
+    const sent = await t.request('POST', `${base('s1')}/reviews`);
+    expect(sent.status).toBe(201);
+    const r = sent.body.review as Review;
+    const delivered = await t.request('POST', `${base('s1')}/reviews/${r.id}/delivered`, {
+      headers: { 'content-length': '0' },
+    });
+    expect(delivered.status).toBe(200);
+    expect(delivered.body.review).toMatchObject({ state: 'delivered', delivered_via: 'rest', delivered_to: null });
+    const addressed = await t.request('POST', `${base('s1')}/comments/${c.id}/addressed`);
+    expect(addressed.status).toBe(200);
+    expect(addressed.body.comment).toMatchObject({ id: c.id, state: 'addressed' });
+    // A route whose body is required still answers a missing one with its field, and a body that is
+    // not JSON is still 415, on these routes too.
+    const required = await t.request('POST', `${base('s1')}/comments`);
+    expect(required.status).toBe(415);
+    const text = await t.request('POST', `${base('s1')}/comments/${c.id}/addressed`, {
+      headers: { 'content-type': 'text/plain' },
+      body: '',
+    });
+    expect(text.status).toBe(415);
+    const notJson = await t.request('POST', `${base('s1')}/reviews`, { body: 'note=x' });
+    expect(notJson.status).toBe(415);
+  });
+
   it('a session delete takes its comments and reviews along', async () => {
     const { t, repo } = await setup();
     const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
