@@ -526,6 +526,58 @@ describe('delivering a review', () => {
     ).toEqual({});
   });
 
+  it("a single comment larger than Claude Code's bound on its own is delivered cut, saying the rest is in rundiff, and never waits forever", async () => {
+    const { t, repo } = await setup();
+    const delivered = await deliveries(t);
+    await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'long lines', prompt_id: 'p1' });
+    const long = Array.from({ length: 20 }, (_, i) => `${i} ${'v'.repeat(300)}`).join('\n') + '\n';
+    repo.write('src/app.txt', long);
+    await hook(t, { cwd: repo.dir, hook_event_name: 'Stop', stop_hook_active: false });
+    const files = (await t.get(`${base(S)}/workspace-run-changes/run%3Ap1/files`)).body.files as { id: string }[];
+    const made = await comment(t, S, {
+      change_id: 'run:p1',
+      file_id: files[0]!.id,
+      side: 'after',
+      start_line: 1,
+      end_line: 20,
+      body: `huge ${'h'.repeat(7990)}`,
+    });
+    expect(made.status).toBe(201);
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    const answer = await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'q', prompt_id: 'q' });
+    const text = answer.body.hookSpecificOutput.additionalContext as string;
+    expect(text.length).toBeLessThanOrEqual(9000);
+    expect(text).toContain('> huge hhh');
+    expect(text).toContain(
+      '[this comment is cut here: it is longer than this message may be; the user sees it whole in rundiff]',
+    );
+    await delivered(1);
+    expect((await review(t, S)).comments.map((c) => c.state)).toEqual(['delivered']);
+  });
+
+  it('the rest of a review delivered in part goes before reviews the person sent after it', async () => {
+    const { t, repo } = await setup();
+    const delivered = await deliveries(t);
+    const one = await prompt(t, repo, 1);
+    const say = (body: string) =>
+      comment(t, S, { change_id: 'run:p1', file_id: one.fileId, side: 'after', start_line: 1, end_line: 1, body });
+    await say(`older-a ${'x'.repeat(7000)}`);
+    await say(`older-b ${'x'.repeat(7000)}`);
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    await say('newer-c');
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    const ask = async (id: string) =>
+      (await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: id, prompt_id: id })).body
+        .hookSpecificOutput.additionalContext as string;
+    const first = await ask('q1');
+    expect(first).toContain('older-a');
+    expect(first).not.toContain('newer-c');
+    await delivered(1);
+    const second = await ask('q2');
+    expect(second.indexOf('older-b')).toBeGreaterThan(-1);
+    expect(second.indexOf('newer-c')).toBeGreaterThan(second.indexOf('older-b'));
+  });
+
   it('MCP pulls within 32 KiB: the comments left out stay pending and come with the next pull', async () => {
     const { t, repo } = await setup();
     const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
