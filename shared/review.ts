@@ -103,8 +103,20 @@ export const MAX_COMMENT_CHARS = 8000;
 export const MAX_REVIEW_NOTE_CHARS = 8000;
 /** Most lines one comment may cover. */
 export const MAX_COMMENT_LINES = 200;
-/** Longest review text an agent receives (UTF-8 bytes); longer reviews are cut with a stated marker. */
+/**
+ * Longest review text one delivery carries (UTF-8 bytes) when the receiver names no smaller bound
+ * (MCP, REST, Gemini CLI); comments that do not fit follow in the next delivery.
+ */
 export const MAX_REVIEW_TEXT_BYTES = 32 * 1024;
+
+/**
+ * How large one delivered review text may be: `bytes` counts UTF-8 bytes, `chars` UTF-16 code units
+ * (JavaScript's string length, how a JavaScript agent counts characters).
+ */
+export interface ReviewTextBound {
+  max: number;
+  unit: 'bytes' | 'chars';
+}
 
 export interface CommentUpdatedPayload {
   session_id: string;

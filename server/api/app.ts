@@ -16,7 +16,7 @@ import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import { netChangeRouter } from './net-change.ts';
 import type { Reviews } from '../review/index.ts';
-import { reviewsRouter } from './reviews.ts';
+import { reviewBodyOptional, reviewsRouter } from './reviews.ts';
 import { revertRouter } from './revert.ts';
 import { sessionsRouter } from './sessions.ts';
 import { viewedRouter } from './viewed.ts';
@@ -95,12 +95,24 @@ function holdsLoneSurrogate(value: unknown): boolean {
   return false;
 }
 
+/** A request that carries no body at all: no Content-Type, no Transfer-Encoding, no or a zero Content-Length. */
+const sendsNothing = (req: express.Request) =>
+  req.headers['content-type'] === undefined &&
+  req.headers['transfer-encoding'] === undefined &&
+  (req.headers['content-length'] === undefined || req.headers['content-length'] === '0');
+
 /**
  * POST bodies are JSON only (415 otherwise), at most `maxBodyBytes` (413), strict UTF-8 and parsed
  * strictly (400). An announced Content-Length over the limit is refused before a byte of the body
  * is read, and the connection is closed rather than kept to drain what the client still sends.
+ * A route whose body is optional (`bodyOptional`) also takes a request with no body and no
+ * Content-Type (its body is then `undefined`).
  */
-function jsonBody(maxBodyBytes: number, setting = 'RUNDIFF_MAX_BODY_BYTES'): RequestHandler {
+function jsonBody(
+  maxBodyBytes: number,
+  setting = 'RUNDIFF_MAX_BODY_BYTES',
+  bodyOptional: (req: express.Request) => boolean = () => false,
+): RequestHandler {
   const tooLarge = (details: Record<string, number>) =>
     new AppError('payload_too_large', `the request body is larger than ${maxBodyBytes} bytes`, {
       hint: `raise ${setting} or send less`,
@@ -114,6 +126,10 @@ function jsonBody(maxBodyBytes: number, setting = 'RUNDIFF_MAX_BODY_BYTES'): Req
   });
   return (req, res, next) => {
     if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next();
+    if (sendsNothing(req) && bodyOptional(req)) {
+      req.body = undefined;
+      return next();
+    }
     if (!req.is('application/json')) {
       next(
         new AppError('unsupported_media_type', 'the request body must be JSON', {
@@ -164,7 +180,7 @@ export function createApp(deps: AppDeps): Express {
   api.use((req, _res, next) =>
     next(tokenMatches(bearerToken(req.headers.authorization), deps.policy) ? undefined : unauthorized()),
   );
-  const parseBody = jsonBody(deps.maxBodyBytes);
+  const parseBody = jsonBody(deps.maxBodyBytes, undefined, (req) => reviewBodyOptional(req.method, req.path));
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
   api.use(
     hooksRouter({

@@ -10,7 +10,8 @@ import type { Reviews } from '../review/index.ts';
  * "carry on") unless the session has a review waiting and this payload's answer can carry it (the
  * prompt hook of an agent that can add context to a prompt; with `mode: "now"`, a stop hook that can
  * keep the agent going): then it is the agent's own answer shape with the review's text as one JSON
- * string, and the review is marked delivered once that answer has been sent. The answer waits until
+ * string, at most the agent's bound (`HookReply.bound`): the comments that did not fit stay pending and
+ * go with the next answer. What was carried is marked delivered once that answer has been sent. The answer waits until
  * every event is stored, so a tool's checkpoint exists before the agent runs the tool. The body goes
  * through the same parser as every route; its errors are caught here rather than answered.
  */
@@ -41,11 +42,13 @@ export function hooksRouter(deps: {
       let delivered: (() => Promise<unknown>) | null = null;
       try {
         const slot = reply.slot(req.body);
-        const pending = slot ? await deps.reviews.pendingDelivery(sessionId, { nowOnly: slot === 'stop' }) : null;
+        const pending = slot
+          ? await deps.reviews.pendingDelivery(sessionId, { nowOnly: slot === 'stop', bound: reply.bound })
+          : null;
         if (slot && pending) {
           body = reply.answer(slot, pending.text);
-          const ids = pending.reviews.map((r) => r.id);
-          delivered = () => deps.reviews!.markDelivered(sessionId, ids, 'hook', agent);
+          const parts = pending.parts;
+          delivered = () => deps.reviews!.markDelivered(sessionId, parts, 'hook', agent);
         }
       } catch (err) {
         deps.log(`hook ${agent} (${sessionId}): no review sent: ${err instanceof Error ? err.message : String(err)}`);

@@ -273,6 +273,46 @@ describe('review comments over REST', () => {
     expect((await review(t, 's1')).reviews).toEqual([]);
   });
 
+  it('the body-less review routes take a POST with no body and no Content-Type, as the contract shows them', async () => {
+    const { t, repo } = await setup();
+    const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
+    const make = async () =>
+      (
+        await comment(t, 's1', {
+          change_id: 'run:r1',
+          file_id: ids['src/app.txt'],
+          side: 'after',
+          start_line: 1,
+          end_line: 1,
+          body: 'b',
+        })
+      ).body.comment as ReviewComment;
+    const c = await make();
+    // No body at all (no Content-Length), then an empty one (Content-Length: 0): both mean "no fields".
+    const sent = await t.request('POST', `${base('s1')}/reviews`);
+    expect(sent.status).toBe(201);
+    const r = sent.body.review as Review;
+    const delivered = await t.request('POST', `${base('s1')}/reviews/${r.id}/delivered`, {
+      headers: { 'content-length': '0' },
+    });
+    expect(delivered.status).toBe(200);
+    expect(delivered.body.review).toMatchObject({ state: 'delivered', delivered_via: 'rest', delivered_to: null });
+    const addressed = await t.request('POST', `${base('s1')}/comments/${c.id}/addressed`);
+    expect(addressed.status).toBe(200);
+    expect(addressed.body.comment).toMatchObject({ id: c.id, state: 'addressed' });
+    // A route whose body is required still answers a missing one with its field, and a body that is
+    // not JSON is still 415, on these routes too.
+    const required = await t.request('POST', `${base('s1')}/comments`);
+    expect(required.status).toBe(415);
+    const text = await t.request('POST', `${base('s1')}/comments/${c.id}/addressed`, {
+      headers: { 'content-type': 'text/plain' },
+      body: '',
+    });
+    expect(text.status).toBe(415);
+    const notJson = await t.request('POST', `${base('s1')}/reviews`, { body: 'note=x' });
+    expect(notJson.status).toBe(415);
+  });
+
   it('a session delete takes its comments and reviews along', async () => {
     const { t, repo } = await setup();
     const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
@@ -352,8 +392,8 @@ describe('delivering a review', () => {
     expect(answer.body).toEqual({
       hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: sent.text },
     });
-    expect(sent.text).toContain(body);
-    expect(sent.text).toContain('Overall fine.');
+    expect(sent.text).toContain(body.replace(/^/gm, '> '));
+    expect(sent.text).toContain('> Overall fine.');
 
     await delivered(1);
     const after = await review(t, S);
@@ -407,11 +447,11 @@ describe('delivering a review', () => {
     ]);
   });
 
-  it('several pending reviews go in one answer within the byte bound, the rest at the next prompt', async () => {
+  it("several pending reviews go in one answer within the agent's bound, the rest at the next prompt", async () => {
     const { t, repo } = await setup();
     const delivered = await deliveries(t);
     const one = await prompt(t, repo, 1);
-    const big = 'é'.repeat(7000);
+    const big = 'é'.repeat(3000);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       await comment(t, S, {
@@ -426,13 +466,150 @@ describe('delivering a review', () => {
     }
     const first = await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'a', prompt_id: 'a' });
     const text = first.body.hookSpecificOutput.additionalContext as string;
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(32 * 1024);
+    expect(text.length).toBeLessThanOrEqual(9000);
     await delivered(2);
     expect((await review(t, S)).reviews.map((r) => r.state)).toEqual(['delivered', 'delivered', 'pending']);
     const second = await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'b', prompt_id: 'b' });
     expect(second.body.hookSpecificOutput.additionalContext).toContain('2 é');
     await delivered(3);
     expect((await review(t, S)).reviews.map((r) => r.state)).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it("a review longer than Claude Code's bound: each prompt carries what fits, the comments left out stay pending and follow at the next prompts", async () => {
+    const { t, repo } = await setup();
+    const delivered = await deliveries(t);
+    const one = await prompt(t, repo, 1);
+    const sentIds: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const c = await comment(t, S, {
+        change_id: 'run:p1',
+        file_id: one.fileId,
+        side: 'after',
+        start_line: 1,
+        end_line: 1,
+        body: `remark ${i} ${'x'.repeat(7000)}`,
+      });
+      sentIds.push((c.body.comment as ReviewComment).id);
+    }
+    const first = (await json(t, 'POST', `${base(S)}/reviews`, { note: 'Six long remarks.' })).body.review as Review;
+
+    const texts: string[] = [];
+    for (let n = 0; n < 6; n++) {
+      const answer = await hook(t, {
+        cwd: repo.dir,
+        hook_event_name: 'UserPromptSubmit',
+        prompt: `q${n}`,
+        prompt_id: `q${n}`,
+      });
+      const text = answer.body.hookSpecificOutput.additionalContext as string;
+      expect(text.length).toBeLessThanOrEqual(9000);
+      texts.push(text);
+      await delivered(n + 1);
+      const now = await review(t, S);
+      // Exactly the comments this answer carried are delivered; the others are still waiting.
+      const states = sentIds.map((id) => now.comments.find((c) => c.id === id)!.state);
+      expect(states).toEqual(sentIds.map((_, i) => (i <= n ? 'delivered' : 'pending')));
+      const last = now.reviews.filter((r) => r.state === 'delivered').at(-1)!;
+      expect(last).toMatchObject({ delivered_via: 'hook', delivered_to: 'claude-code', text });
+      expect(last.comment_ids).toEqual([sentIds[n]]);
+      if (n < 5) expect(text).toContain(`[${5 - n} more comment`);
+      else expect(text).not.toContain('more comment');
+    }
+    expect(texts[0]).toContain('Six long remarks.');
+    for (const [n, text] of texts.entries()) expect(text).toContain(`remark ${n} ${'x'.repeat(7000)}`);
+    const end = await review(t, S);
+    expect(end.reviews[0]).toMatchObject({ id: first.id, note: 'Six long remarks.', comment_ids: [sentIds[0]] });
+    expect(end.reviews.map((r) => r.state)).toEqual(Array(6).fill('delivered'));
+    // Nothing is left: the next prompt gets the neutral answer.
+    expect(
+      (await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'z', prompt_id: 'z' })).body,
+    ).toEqual({});
+  });
+
+  it("a single comment larger than Claude Code's bound on its own is delivered cut, saying the rest is in rundiff, and never waits forever", async () => {
+    const { t, repo } = await setup();
+    const delivered = await deliveries(t);
+    await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'long lines', prompt_id: 'p1' });
+    const long = Array.from({ length: 20 }, (_, i) => `${i} ${'v'.repeat(300)}`).join('\n') + '\n';
+    repo.write('src/app.txt', long);
+    await hook(t, { cwd: repo.dir, hook_event_name: 'Stop', stop_hook_active: false });
+    const files = (await t.get(`${base(S)}/workspace-run-changes/run%3Ap1/files`)).body.files as { id: string }[];
+    const made = await comment(t, S, {
+      change_id: 'run:p1',
+      file_id: files[0]!.id,
+      side: 'after',
+      start_line: 1,
+      end_line: 20,
+      body: `huge ${'h'.repeat(7990)}`,
+    });
+    expect(made.status).toBe(201);
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    const answer = await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: 'q', prompt_id: 'q' });
+    const text = answer.body.hookSpecificOutput.additionalContext as string;
+    expect(text.length).toBeLessThanOrEqual(9000);
+    expect(text).toContain('> huge hhh');
+    expect(text).toContain(
+      '[this comment is cut here: it is longer than this message may be; the user sees it whole in rundiff]',
+    );
+    await delivered(1);
+    expect((await review(t, S)).comments.map((c) => c.state)).toEqual(['delivered']);
+  });
+
+  it('the rest of a review delivered in part goes before reviews the person sent after it', async () => {
+    const { t, repo } = await setup();
+    const delivered = await deliveries(t);
+    const one = await prompt(t, repo, 1);
+    const say = (body: string) =>
+      comment(t, S, { change_id: 'run:p1', file_id: one.fileId, side: 'after', start_line: 1, end_line: 1, body });
+    await say(`older-a ${'x'.repeat(7000)}`);
+    await say(`older-b ${'x'.repeat(7000)}`);
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    await say('newer-c');
+    await json(t, 'POST', `${base(S)}/reviews`, {});
+    const ask = async (id: string) =>
+      (await hook(t, { cwd: repo.dir, hook_event_name: 'UserPromptSubmit', prompt: id, prompt_id: id })).body
+        .hookSpecificOutput.additionalContext as string;
+    const first = await ask('q1');
+    expect(first).toContain('older-a');
+    expect(first).not.toContain('newer-c');
+    await delivered(1);
+    const second = await ask('q2');
+    expect(second.indexOf('older-b')).toBeGreaterThan(-1);
+    expect(second.indexOf('newer-c')).toBeGreaterThan(second.indexOf('older-b'));
+  });
+
+  it('MCP pulls within 32 KiB: the comments left out stay pending and come with the next pull', async () => {
+    const { t, repo } = await setup();
+    const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));
+    const made: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const c = await comment(t, 's1', {
+        change_id: 'run:r1',
+        file_id: ids['src/app.txt'],
+        side: 'after',
+        start_line: 1,
+        end_line: 1,
+        body: `remark ${i} ${'x'.repeat(7000)}`,
+      });
+      made.push((c.body.comment as ReviewComment).id);
+    }
+    await json(t, 'POST', `${base('s1')}/reviews`, {});
+    const pull = async () =>
+      (await json(t, 'POST', '/api/reviews/deliver', { workspaces: [repo.dir], agent: 'mcp-client 1.0' })).body
+        .deliveries as { text: string; comments: ReviewComment[] }[];
+    const first = await pull();
+    expect(Buffer.byteLength(first[0]!.text)).toBeLessThanOrEqual(32 * 1024);
+    expect(first[0]!.comments.map((c) => c.id)).toEqual(made.slice(0, 4));
+    expect(first[0]!.text).toContain('[2 more comments of this review did not fit');
+    expect((await review(t, 's1')).comments.map((c) => c.state)).toEqual([
+      ...Array(4).fill('delivered'),
+      'pending',
+      'pending',
+    ]);
+    const second = await pull();
+    expect(second[0]!.comments.map((c) => c.id)).toEqual(made.slice(4));
+    expect((await review(t, 's1')).comments.every((c) => c.state === 'delivered')).toBe(true);
+    expect(await pull()).toEqual([]);
   });
 
   it("MCP's pull delivers the pending reviews of sessions in its workspaces; REST callers mark delivered and addressed", async () => {

@@ -67,6 +67,20 @@ function workspacesField(value: unknown): string[] {
   return value as string[];
 }
 
+/**
+ * The review routes whose body is optional (every field has a default): they also take a POST with
+ * no body and no Content-Type, as the contract shows them (`curl -X POST .../addressed`).
+ */
+const BODY_OPTIONAL = [
+  /^\/hermes\/sessions\/[^/]+\/comments\/[^/]+\/addressed$/,
+  /^\/hermes\/sessions\/[^/]+\/reviews$/,
+  /^\/hermes\/sessions\/[^/]+\/reviews\/[^/]+\/delivered$/,
+];
+
+/** Whether `method path` (relative to `/api`) is a review route whose body may be left out. */
+export const reviewBodyOptional = (method: string, path: string): boolean =>
+  method === 'POST' && BODY_OPTIONAL.some((re) => re.test(path));
+
 export function reviewsRouter(reviews: Reviews): Router {
   const router = Router();
   const session = (v: unknown) => idParam(v, 'id');

@@ -3,7 +3,8 @@
  * prompt of a real Claude Code session (offline, against a scripted model) edits a file, a comment
  * is written on a line of that run's patch and sent over REST, and the second prompt of the same
  * session carries the review to the model: the model server receives the comment's text in that
- * prompt's request, and the review reads as delivered by the hook.
+ * prompt's request, and the review reads as delivered by the hook. A review over Claude Code's cap
+ * on hook context arrives whole in parts, one per prompt.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,6 +117,89 @@ describe.skipIf(!claudeCodeSupported)('a review sent back to Claude Code (real C
       }),
     ]);
     expect(after.comments.map((c) => [c.state, c.delivered_via])).toEqual([['delivered', 'hook']]);
+  }, 240_000);
+
+  it("a review longer than Claude Code's 10,000-character cap reaches the model whole, in parts over the next two prompts", async () => {
+    const server = await startTestServer();
+    cleanups.push(() => server.close());
+    const serverUrl = `http://127.0.0.1:${server.server.port}`;
+    const repo = createTempRepo({ files: { 'src/app.txt': 'alpha\nbeta\n' } });
+    cleanups.push(() => repo.cleanup());
+    const home = createTempDir('rundiff-agent-home-');
+    cleanups.push(() => fs.rmSync(home, { recursive: true, force: true }));
+    const ws = repo.dir;
+    const install = await installClaudeCodeHooks(ws, serverUrl, home);
+    expect(install, install.stderr).toMatchObject({ code: 0 });
+
+    const model = await startScriptedAnthropic([
+      {
+        match: 'first prompt',
+        turns: [
+          { tool: 'Read', input: { file_path: path.join(ws, 'src/app.txt') } },
+          { tool: 'Edit', input: { file_path: path.join(ws, 'src/app.txt'), old_string: 'beta', new_string: 'gamma' } },
+          { text: 'First reply.' },
+        ],
+      },
+      { match: 'second prompt', turns: [{ text: 'Second reply.' }] },
+      { match: 'third prompt', turns: [{ text: 'Third reply.' }] },
+    ]);
+    cleanups.push(() => model.close());
+    const opts = { bin, cwd: ws, home, modelUrl: model.url };
+
+    const first = await runClaudeCode('Please handle the first prompt.', opts);
+    expect(first, first.stderr).toMatchObject({ code: 0 });
+    const sessions = (await server.get('/api/hermes/sessions')).body as SessionListResponse;
+    const base = `/api/hermes/sessions/${encodeURIComponent(sessions.sessions[0]!.id)}`;
+    const detail = (await server.get(base)).body as {
+      changes: { change_id: string; tool_call_id: string | null; files: { id: string; path: string }[] }[];
+    };
+    const runChange = detail.changes.find((c) => c.tool_call_id === null)!;
+    const file = runChange.files.find((f) => f.path === 'src/app.txt')!;
+    const post = (p: string, body: unknown) =>
+      server.request('POST', p, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // Two comments of about 6,000 characters each: together over Claude Code's cap, each under it.
+    const bodies = ['first-part-4417', 'second-part-9023'].map(
+      (tag) => `${tag} ${Array.from({ length: 1100 }, (_, i) => `w${i}`).join(' ')} end-of-${tag}`,
+    );
+    for (const body of bodies) {
+      const made = await post(`${base}/comments`, {
+        change_id: runChange.change_id,
+        file_id: file.id,
+        side: 'after',
+        start_line: 2,
+        end_line: 2,
+        body,
+      });
+      expect(made.status, made.text).toBe(201);
+    }
+    const sent = await post(`${base}/reviews`, { note: 'Two long remarks.' });
+    expect(sent.status, sent.text).toBe(201);
+    expect((sent.body.review as Review).text.length).toBeGreaterThan(10_000);
+
+    const mainOf = (from: number) => model.requests.slice(from).filter((r) => r.main);
+    let before = model.requests.length;
+    const second = await runClaudeCode('Now the second prompt.', { ...opts, args: ['--continue'] });
+    expect(second, second.stderr).toMatchObject({ code: 0 });
+    const secondBody = JSON.stringify(mainOf(before)[0]!.body);
+    before = model.requests.length;
+    const third = await runClaudeCode('And the third prompt.', { ...opts, args: ['--continue'] });
+    expect(third, third.stderr).toMatchObject({ code: 0 });
+    const thirdBody = JSON.stringify(mainOf(before)[0]!.body);
+
+    // Each prompt's request holds its part whole (first and last word), never a persisted-output stub.
+    for (const body of [secondBody, thirdBody]) expect(body.includes('persisted-output')).toBe(false);
+    expect(secondBody.includes(bodies[0]!)).toBe(true);
+    expect(secondBody.includes('Two long remarks.')).toBe(true);
+    expect(secondBody.includes('1 more comment of this review did not fit')).toBe(true);
+    expect(secondBody.includes('second-part-9023')).toBe(false);
+    expect(thirdBody.includes(bodies[1]!)).toBe(true);
+
+    const after = (await server.get(`${base}/review`)).body as SessionReviewResponse;
+    expect(after.reviews.map((r) => [r.state, r.delivered_via, r.comment_ids.length])).toEqual([
+      ['delivered', 'hook', 1],
+      ['delivered', 'hook', 1],
+    ]);
+    expect(after.comments.map((c) => c.state)).toEqual(['delivered', 'delivered']);
   }, 240_000);
 
   it('"deliver now": a review sent while the agent works reaches it when it stops, and it goes on with the review', async () => {

@@ -1,4 +1,4 @@
-import type { BridgeEvent } from '../../shared/index.ts';
+import type { BridgeEvent, ReviewTextBound } from '../../shared/index.ts';
 
 /**
  * Agent hooks: what each supported agent's hook payload means for the bridge. One pure mapping
@@ -56,6 +56,12 @@ export type ReplySlot = 'prompt' | 'stop';
 
 /** How an agent's hook answers can carry text to the agent (only agents with a documented way have one). */
 export interface HookReply {
+  /**
+   * The most text one answer may carry so that the agent hands it to its model whole (an agent
+   * replaces a longer text with a preview or a file path); a delivery carries what fits and the
+   * rest of the review follows with the next answer.
+   */
+  bound: ReviewTextBound;
   /** Pure: which slot this payload's answer is, or null when its answer cannot carry text. */
   slot(payload: unknown): ReplySlot | null;
   /**

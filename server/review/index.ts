@@ -1,5 +1,21 @@
-export { createReviews, type Reviews, type ReviewsDeps, type Delivery } from './reviews.ts';
-export { reviewText, fenceFor, MAX_QUOTE_BYTES, type ReviewTextComment, type ReviewTextInput } from './text.ts';
+export {
+  createReviews,
+  type Reviews,
+  type ReviewsDeps,
+  type Delivery,
+  type DeliveryPart,
+  type PendingDelivery,
+} from './reviews.ts';
+export {
+  reviewText,
+  fenceFor,
+  escapeControls,
+  DEFAULT_TEXT_BOUND,
+  MAX_QUOTE_BYTES,
+  type ReviewTextComment,
+  type ReviewTextInput,
+  type TextBound,
+} from './text.ts';
 export {
   findNearest,
   linesAt,

@@ -3,7 +3,6 @@ import {
   MAX_COMMENT_CHARS,
   MAX_COMMENT_LINES,
   MAX_REVIEW_NOTE_CHARS,
-  MAX_REVIEW_TEXT_BYTES,
   type DeliveryChannel,
   type DeliveryMode,
   type NewCommentBody,
@@ -18,7 +17,7 @@ import type { Store, StoreTx, StoredComment, StoredReview } from '../store/index
 import { linesAt, type Reanchored } from './anchor.ts';
 import { createPlacements } from './placement.ts';
 import { readSideLines } from './side-lines.ts';
-import { reviewText } from './text.ts';
+import { DEFAULT_TEXT_BOUND, reviewText, sizeIn, type TextBound } from './text.ts';
 
 /**
  * Review comments and reviews of a session: writing them (the REST routes), where each comment
@@ -30,11 +29,28 @@ export interface ReviewsDeps {
   store: Store;
   emitter: Pick<BridgeEmitter, 'toSession'>;
   now?: () => number;
-  /** The longest text one delivery may carry (UTF-8 bytes); tests pass small values. */
-  maxTextBytes?: number;
+  /** The bound of deliveries that name none (MCP, REST) and of a pending review's stored text; tests pass small values. */
+  textBound?: TextBound;
 }
 
-/** What one delivery hands the agent: the texts of the reviews it carries, joined, and which they are. */
+/**
+ * What a delivery carries of one pending review: its text as sent, and the comments in that text.
+ * The review's other pending comments are not delivered: they go on in a new pending review.
+ */
+export interface DeliveryPart {
+  review_id: string;
+  text: string;
+  comment_ids: string[];
+}
+
+/** A delivery about to be sent: the text (the parts' texts joined) and what it carries. */
+export interface PendingDelivery {
+  session_id: string;
+  text: string;
+  parts: DeliveryPart[];
+}
+
+/** What one delivery handed the agent: the texts of the reviews it carried, joined, and which they are. */
 export interface Delivery {
   session_id: string;
   text: string;
@@ -52,7 +68,7 @@ const REVIEW_SEPARATOR = '\n\n---\n\n';
 export function createReviews(deps: ReviewsDeps) {
   const { store, emitter } = deps;
   const now = deps.now ?? Date.now;
-  const maxTextBytes = deps.maxTextBytes ?? MAX_REVIEW_TEXT_BYTES;
+  const defaultBound = deps.textBound ?? DEFAULT_TEXT_BOUND;
   const placements = createPlacements(store);
 
   async function sessionOrThrow(s: StoreTx, sessionId: string): Promise<void> {
@@ -111,8 +127,7 @@ export function createReviews(deps: ReviewsDeps) {
 
   /** A pending review's text from its note and the comments still waiting in it. */
   function textOf(note: string, comments: StoredComment[]): string {
-    return reviewText({ note, comments: comments.filter((c) => c.state === 'pending') }, { maxBytes: maxTextBytes })
-      .text;
+    return reviewText({ note, comments: comments.filter((c) => c.state === 'pending') }, { bound: defaultBound }).text;
   }
 
   /**
@@ -162,26 +177,81 @@ export function createReviews(deps: ReviewsDeps) {
     return comment;
   }
 
-  /** Marks reviews delivered (those still pending) and tells the session's subscribers. */
+  /** What a delivery within `bound` would carry of pending review `r`, and whether that is all of it. */
+  async function partOf(
+    s: StoreTx,
+    r: StoredReview,
+    bound: TextBound,
+  ): Promise<{ part: DeliveryPart; whole: boolean }> {
+    const comments = (await s.reviews.commentsOf(r.id)).filter((c) => c.state === 'pending');
+    const out = reviewText({ note: r.note, comments }, { bound });
+    return {
+      part: { review_id: r.id, text: out.text, comment_ids: comments.slice(0, out.included).map((c) => c.id) },
+      whole: out.omitted === 0 && !out.cut,
+    };
+  }
+
+  /**
+   * Marks what a delivery carried delivered (reviews still pending) and tells the session's
+   * subscribers. Each review's text becomes the part that was sent; its pending comments that were
+   * not in that part move, in the same transaction, to a new pending review (no note, the same mode
+   * and sending time) that the next delivery carries: a comment is delivered only once the agent got it.
+   */
   async function markDelivered(
     sessionId: string,
-    reviewIds: readonly string[],
+    parts: readonly DeliveryPart[],
     via: DeliveryChannel,
     to: string | null,
   ): Promise<{ reviews: Review[]; comments: ReviewComment[] }> {
     const at = now();
     const done = await store.transaction(async (tx) => {
       const marked: string[] = [];
-      for (const id of reviewIds) if (await tx.reviews.deliver(sessionId, id, at, via, to)) marked.push(id);
-      return marked;
+      const split: { id: string; moved: string[] }[] = [];
+      for (const p of parts) {
+        const r = await tx.reviews.review(sessionId, p.review_id);
+        if (!r || r.state !== 'pending') continue;
+        const rest = (await tx.reviews.commentsOf(r.id)).filter(
+          (c) => c.state === 'pending' && !p.comment_ids.includes(c.id),
+        );
+        if (rest.length > 0) {
+          const id = randomUUID();
+          await tx.reviews.splitReview(
+            sessionId,
+            r.id,
+            {
+              id,
+              session_id: sessionId,
+              note: '',
+              mode: r.mode,
+              state: 'pending',
+              text: textOf('', rest),
+              created_at: r.created_at,
+              delivered_at: null,
+              delivered_via: null,
+              delivered_to: null,
+            },
+            rest.map((c) => c.id),
+          );
+          split.push({ id, moved: rest.map((c) => c.id) });
+        }
+        await tx.reviews.setText(sessionId, r.id, p.text);
+        if (await tx.reviews.deliver(sessionId, r.id, at, via, to)) marked.push(r.id);
+      }
+      return { marked, split };
     });
     const reviews: Review[] = [];
     const comments: ReviewComment[] = [];
-    for (const id of done) {
+    for (const id of done.marked) {
       const r = await reviewDto(store, (await store.reviews.review(sessionId, id))!);
       reviews.push(r);
       for (const cid of r.comment_ids) comments.push(await emitComment(sessionId, cid));
       emitter.toSession(sessionId, 'review.updated', { session_id: sessionId, review: r });
+    }
+    for (const { id, moved } of done.split) {
+      for (const cid of moved) await emitComment(sessionId, cid);
+      const r = await store.reviews.review(sessionId, id);
+      if (r)
+        emitter.toSession(sessionId, 'review.updated', { session_id: sessionId, review: await reviewDto(store, r) });
     }
     return { reviews, comments };
   }
@@ -260,26 +330,29 @@ export function createReviews(deps: ReviewsDeps) {
   }
 
   /**
-   * The pending reviews a delivery would carry (oldest first, as many as fit in one bounded text;
-   * the others wait for the next one), without marking them: `markDelivered` does that once the
-   * answer has really gone out. `nowOnly`: only reviews sent with mode `now`.
+   * What a delivery within `bound` would carry (pending reviews oldest first: the first as far as it
+   * fits, then whole ones while they fit; the rest wait for the next one), without marking it:
+   * `markDelivered` does that once the answer has really gone out. `nowOnly`: only reviews sent with
+   * mode `now`.
    */
-  async function pendingDelivery(sessionId: string, opts: { nowOnly?: boolean } = {}): Promise<Delivery | null> {
+  async function pendingDelivery(
+    sessionId: string,
+    opts: { nowOnly?: boolean; bound?: TextBound } = {},
+  ): Promise<PendingDelivery | null> {
+    const bound = opts.bound ?? defaultBound;
     const pending = (await store.reviews.pending(sessionId)).filter((r) => !opts.nowOnly || r.mode === 'now');
-    if (pending.length === 0) return null;
-    const taken: StoredReview[] = [];
-    let bytes = 0;
+    const parts: DeliveryPart[] = [];
+    let used = 0;
     for (const r of pending) {
-      const add = Buffer.byteLength(r.text, 'utf8') + (taken.length > 0 ? REVIEW_SEPARATOR.length : 0);
-      if (taken.length > 0 && bytes + add > maxTextBytes) break;
-      taken.push(r);
-      bytes += add;
+      const { part, whole } = await partOf(store, r, bound);
+      const add = sizeIn(bound.unit, part.text) + (parts.length > 0 ? sizeIn(bound.unit, REVIEW_SEPARATOR) : 0);
+      if (parts.length > 0 && (!whole || used + add > bound.max)) break;
+      parts.push(part);
+      used += add;
+      if (!whole) break;
     }
-    const reviews: Review[] = [];
-    for (const r of taken) reviews.push(await reviewDto(store, r));
-    const comments: ReviewComment[] = [];
-    for (const r of reviews) for (const cid of r.comment_ids) comments.push(await commentDto(sessionId, cid));
-    return { session_id: sessionId, text: taken.map((r) => r.text).join(REVIEW_SEPARATOR), reviews, comments };
+    if (parts.length === 0) return null;
+    return { session_id: sessionId, text: parts.map((p) => p.text).join(REVIEW_SEPARATOR), parts };
   }
 
   const api = {
@@ -385,7 +458,8 @@ export function createReviews(deps: ReviewsDeps) {
           'not_found',
           `no review ${JSON.stringify(reviewId)} in session ${JSON.stringify(sessionId)}`,
         );
-      if (r.state === 'pending') await markDelivered(sessionId, [reviewId], 'rest', agent);
+      if (r.state === 'pending')
+        await markDelivered(sessionId, [(await partOf(store, r, defaultBound)).part], 'rest', agent);
       const review = await reviewDto(store, (await store.reviews.review(sessionId, reviewId))!);
       const comments: ReviewComment[] = [];
       for (const cid of review.comment_ids) comments.push(await commentDto(sessionId, cid));
@@ -407,12 +481,7 @@ export function createReviews(deps: ReviewsDeps) {
         if (!(await inWorkspaces(sessionId, workspaces))) continue;
         const d = await pendingDelivery(sessionId);
         if (!d) continue;
-        const done = await markDelivered(
-          sessionId,
-          d.reviews.map((r) => r.id),
-          via,
-          to,
-        );
+        const done = await markDelivered(sessionId, d.parts, via, to);
         if (done.reviews.length === 0) continue;
         out.push({
           session_id: sessionId,

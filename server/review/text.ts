@@ -1,10 +1,13 @@
-import { MAX_REVIEW_TEXT_BYTES, type CommentSide } from '../../shared/index.ts';
+import { MAX_REVIEW_TEXT_BYTES, type CommentSide, type ReviewTextBound } from '../../shared/index.ts';
 
 /**
  * The text a review reaches the agent as: one structured document (a header, the overall note, then
- * each comment's file, lines, quoted code and body), at most `maxBytes` UTF-8 bytes. Comments that
- * do not fit are left out at a comment boundary and counted in a stated marker. Pure; the text is
- * data for a JSON string field (built by JSON.stringify), never spliced into JSON or a command.
+ * each comment's file, lines, quoted code and body) within a bound the receiving agent reads whole.
+ * Comments that do not fit are left out at a comment boundary and counted in a stated marker (they
+ * go with the next delivery). The person's words (note, bodies) are on lines starting with `> ` and
+ * quoted code sits in a fence it cannot close, so neither can imitate the text's own structure;
+ * control characters other than line breaks and tabs are written as `\uXXXX`. Pure; the text is data
+ * for a JSON string field (built by JSON.stringify), never spliced into JSON or a command.
  */
 
 export interface ReviewTextComment {
@@ -22,24 +25,33 @@ export interface ReviewTextInput {
   comments: readonly ReviewTextComment[];
 }
 
-/** Quoted code per comment (UTF-8 bytes): a long selection is cut, its remaining lines counted. */
+export type TextBound = ReviewTextBound;
+
+/** The bound of a delivery that names none (MCP, REST, and agents without a known cap). */
+export const DEFAULT_TEXT_BOUND: TextBound = { max: MAX_REVIEW_TEXT_BYTES, unit: 'bytes' };
+
+/** Quoted code per comment (in the bound's unit, and at most a quarter of the bound): a long selection is cut, its remaining lines counted. */
 export const MAX_QUOTE_BYTES = 4 * 1024;
 
-const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+export const sizeIn = (unit: TextBound['unit'], s: string): number =>
+  unit === 'bytes' ? Buffer.byteLength(s, 'utf8') : s.length;
 
-/** The longest prefix of `text` within `max` UTF-8 bytes, cut on a character boundary. */
-export function cutToBytes(text: string, max: number): string {
-  if (bytes(text) <= max) return text;
+/** The longest prefix of `text` within `max` (in `unit`), cut on a character boundary. */
+export function cutTo(text: string, max: number, unit: TextBound['unit'] = 'bytes'): string {
+  if (sizeIn(unit, text) <= max) return text;
   let out = '';
   let used = 0;
   for (const ch of text) {
-    const n = bytes(ch);
+    const n = sizeIn(unit, ch);
     if (used + n > max) break;
     out += ch;
     used += n;
   }
   return out;
 }
+
+/** The longest prefix of `text` within `max` UTF-8 bytes, cut on a character boundary. */
+export const cutToBytes = (text: string, max: number): string => cutTo(text, max, 'bytes');
 
 /** A fence longer than any run of backticks inside the text, so the quote cannot be closed from within. */
 export function fenceFor(text: string): string {
@@ -48,98 +60,145 @@ export function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
-const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+/**
+ * Characters a model or a terminal may read as something other than text: C0 and C1 controls, DEL,
+ * the Unicode line and paragraph separators, and the bidirectional overrides and isolates.
+ */
+const CONTROLS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
-/** A path on one line: as it is, or JSON-quoted when it holds a line break or another control character. */
-const pathText = (path: string) => (CONTROL.test(path) ? JSON.stringify(path) : path);
+/** `text` with every control character except those in `keep` written as `\uXXXX`. */
+export function escapeControls(text: string, keep = ''): string {
+  return text.replace(CONTROLS, (ch) =>
+    keep.includes(ch) ? ch : `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+  );
+}
+
+const HAS_CONTROL = new RegExp(CONTROLS.source, 'u');
+
+/** A path on one line: as it is, or JSON-quoted (and escaped) when it holds a control character. */
+const pathText = (path: string) => (HAS_CONTROL.test(path) ? escapeControls(JSON.stringify(path)) : path);
+
+/** The person's words (a note, a comment body): every line behind `> `, controls escaped, tabs and line breaks kept. */
+export function quoteWords(text: string): string {
+  return escapeControls(text.replace(/\r\n/g, '\n'), '\n\t')
+    .split('\n')
+    .map((line) => (line === '' ? '>' : `> ${line}`))
+    .join('\n');
+}
 
 const lineRange = (c: { start_line: number; end_line: number }) =>
   c.start_line === c.end_line ? `line ${c.start_line}` : `lines ${c.start_line}-${c.end_line}`;
 
-const SIDE_TEXT: Record<CommentSide, string> = {
-  after: 'as the change left it',
-  before: 'before the change (removed or replaced code)',
+/** How each side is named in a comment's heading (docs/contract.md section 3c). */
+export const SIDE_TEXT: Record<CommentSide, string> = {
+  after: 'after the change',
+  before: 'before the change: removed or replaced code',
 };
 
-/** The quoted lines within `MAX_QUOTE_BYTES`, with the count of lines left out. */
-function quote(lines: readonly string[], maxBytes: number): string {
+/** The quoted lines within `max` (in `unit`), with the count of lines left out. */
+function quote(raw: readonly string[], max: number, unit: TextBound['unit']): string {
+  const lines = raw.map((l) => escapeControls(l, '\t'));
   const kept: string[] = [];
   let used = 0;
   for (const line of lines) {
-    const n = bytes(line) + 1;
-    if (used + n > maxBytes) break;
+    const n = sizeIn(unit, line) + 1;
+    if (used + n > max) break;
     kept.push(line);
     used += n;
   }
   let text = kept.join('\n');
-  if (kept.length === 0 && lines.length > 0) text = cutToBytes(lines[0]!, maxBytes);
+  if (kept.length === 0 && lines.length > 0) text = cutTo(lines[0]!, max, unit);
   const left = lines.length - Math.max(kept.length, lines.length > 0 ? 1 : 0);
   const fence = fenceFor(text);
   return `${fence}\n${text}\n${fence}${left > 0 ? `\n[${left} more line${left === 1 ? '' : 's'} not quoted]` : ''}`;
 }
 
-function commentBlock(c: ReviewTextComment, index: number, quoteBytes: number): string {
+function commentBlock(c: ReviewTextComment, index: number, quoteMax: number, unit: TextBound['unit']): string {
   return [
     `### Comment ${index} — ${pathText(c.path)}, ${lineRange(c)} (${SIDE_TEXT[c.side]})`,
     `Comment id: ${c.id}`,
-    quote(c.lines, quoteBytes),
+    quote(c.lines, quoteMax, unit),
     '',
-    c.body,
+    quoteWords(c.body),
   ].join('\n');
 }
 
-const notIncluded = (n: number) =>
-  `[${n} more comment${n === 1 ? '' : 's'} not included: the review is longer than ${'{max}'} bytes; the user sees ${n === 1 ? 'it' : 'them'} in rundiff]`;
+const UNIT_WORD = { bytes: 'bytes', chars: 'characters' } as const;
+
+const notIncluded = (n: number, bound: TextBound) =>
+  `[${n} more comment${n === 1 ? '' : 's'} of this review did not fit in this message (at most ${bound.max} ${UNIT_WORD[bound.unit]}): ${n === 1 ? 'it follows' : 'they follow'} in the next delivery, with your next prompt or the next review_comments call]`;
+const NOTE_CUT = '\n[the note is cut here: it is longer than this message may be; the user sees it whole in rundiff]';
+const COMMENT_CUT =
+  '\n[this comment is cut here: it is longer than this message may be; the user sees it whole in rundiff]';
+
+export interface ReviewTextResult {
+  text: string;
+  /** The first `included` comments are in the text (the last of them cut when `cut`); the others are not. */
+  included: number;
+  omitted: number;
+  /** The note or the one comment sent was cut to fit. */
+  cut: boolean;
+}
 
 /**
- * The review as the agent reads it. `maxBytes` bounds the whole text (tests pass small values); a
- * note or a single comment too long for the budget is cut with a marker saying so.
+ * The review as the agent reads it, within `bound` (default `DEFAULT_TEXT_BOUND`). Comments are
+ * taken in order while they fit whole. When the first one does not fit and nothing else (no note)
+ * is in the text, it is sent cut, said so, so that every delivery carries something and no comment
+ * waits forever; a note too long is cut the same way.
  */
 export function reviewText(
   input: ReviewTextInput,
-  opts: { maxBytes?: number; quoteBytes?: number } = {},
-): { text: string; included: number; omitted: number } {
-  const max = opts.maxBytes ?? MAX_REVIEW_TEXT_BYTES;
-  const quoteBytes = opts.quoteBytes ?? MAX_QUOTE_BYTES;
+  opts: { bound?: TextBound; quoteMax?: number } = {},
+): ReviewTextResult {
+  const bound = opts.bound ?? DEFAULT_TEXT_BOUND;
+  const { max, unit } = bound;
+  const size = (s: string) => sizeIn(unit, s);
+  const quoteMax = opts.quoteMax ?? Math.min(MAX_QUOTE_BYTES, Math.floor(max / 4));
   const n = input.comments.length;
   const header = [
     '# Code review from the user (sent with rundiff)',
     '',
-    `The user reviewed your recent changes${n > 0 ? ` and left ${n} comment${n === 1 ? '' : 's'} on specific lines` : ''}. Please address this review. Quoted code is shown between fences; each comment's text follows its quote.`,
+    `The user reviewed your recent changes${n > 0 ? ` and left ${n} comment${n === 1 ? '' : 's'} on specific lines` : ''}. Please address this review. Quoted code is shown between fences; the user's own words (the overall note, and each comment's text after its quote) are on lines starting with "> ". Control characters are written as \\u escapes.`,
   ].join('\n');
-  const marker = (k: number) => notIncluded(k).replace('{max}', String(max));
   // Room kept for the largest marker the text may need.
-  const reserve = bytes(`\n\n${marker(n)}`);
+  const reserve = size(`\n\n${notIncluded(n, bound)}`);
   let text = header;
-  if (input.note.trim() !== '') {
+  let cut = false;
+  const hasNote = input.note.trim() !== '';
+  if (hasNote) {
     const noteHead = '\n\n## Overall note\n\n';
-    const noteCut = '\n[the note is cut here: it is longer than the review text may be]';
-    const room = max - reserve - bytes(text) - bytes(noteHead);
-    const note =
-      bytes(input.note) <= room ? input.note : cutToBytes(input.note, Math.max(0, room - bytes(noteCut))) + noteCut;
+    const room = max - reserve - size(text) - size(noteHead);
+    const words = quoteWords(input.note);
+    let note = words;
+    if (size(words) > room) {
+      note = cutTo(words, Math.max(0, room - size(NOTE_CUT)), unit) + NOTE_CUT;
+      cut = true;
+    }
     text += noteHead + note;
   }
   if (n > 0) text += '\n\n## Comments';
   let included = 0;
   for (const [i, c] of input.comments.entries()) {
-    const block = `\n\n${commentBlock(c, i + 1, quoteBytes)}`;
+    const block = `\n\n${commentBlock(c, i + 1, quoteMax, unit)}`;
     const left = n - i - 1;
-    const room = max - bytes(text) - (left > 0 ? reserve : 0);
-    if (bytes(block) <= room) {
+    const room = max - size(text) - (left > 0 ? reserve : 0);
+    if (size(block) <= room) {
       text += block;
       included++;
       continue;
     }
-    if (included === 0) {
-      // The first comment alone is longer than the budget: send what fits of it, said so.
-      const cut = '\n[this comment is cut here: it is longer than the review text may be]';
-      text += cutToBytes(block, Math.max(0, max - reserve - bytes(text) - bytes(cut))) + cut;
+    if (included === 0 && !hasNote) {
+      // The first comment alone is longer than the bound: send what fits of it, said so.
+      text += cutTo(block, Math.max(0, max - reserve - size(text) - size(COMMENT_CUT)), unit) + COMMENT_CUT;
       included++;
-      continue;
+      cut = true;
     }
     break;
   }
   const omitted = n - included;
-  if (omitted > 0) text += `\n\n${marker(omitted)}`;
-  return { text, included, omitted };
+  if (omitted > 0) {
+    if (included === 0) text = text.slice(0, -'\n\n## Comments'.length);
+    text += `\n\n${notIncluded(omitted, bound)}`;
+  }
+  return { text, included, omitted, cut };
 }

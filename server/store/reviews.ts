@@ -124,7 +124,7 @@ export function createReviewStore(db: Db, clock: WriteClock) {
     `SELECT ${REVIEW_COLUMNS} FROM reviews WHERE session_id = ? AND id = ?`,
   );
   const pendingOfSession = db.prepare<[string], StoredReview>(
-    `SELECT ${REVIEW_COLUMNS} FROM reviews WHERE session_id = ? AND state = 'pending' ORDER BY seq`,
+    `SELECT ${REVIEW_COLUMNS} FROM reviews WHERE session_id = ? AND state = 'pending' ORDER BY created_at, seq`,
   );
   const pendingSessions = db
     .prepare<[], string>(`SELECT DISTINCT session_id FROM reviews WHERE state = 'pending'`)
@@ -132,6 +132,9 @@ export function createReviewStore(db: Db, clock: WriteClock) {
   const insertReview = db.prepare(
     `INSERT INTO reviews (${REVIEW_COLUMNS}) VALUES (@id, @session_id, @note, @mode, @state, @text, @created_at,
        @delivered_at, @delivered_via, @delivered_to)`,
+  );
+  const moveComment = db.prepare<[string, string, string]>(
+    `UPDATE review_comments SET review_id = ? WHERE review_id = ? AND id = ? AND state = 'pending'`,
   );
   const setText = db.prepare<[string, string]>(`UPDATE reviews SET text = ? WHERE id = ? AND state = 'pending'`);
   const deliverReview = db.prepare<[number, string, string | null, string]>(
@@ -193,6 +196,12 @@ export function createReviewStore(db: Db, clock: WriteClock) {
       clock.bump(r.session_id);
       insertReview.run(r);
       attach.run(r.id, r.created_at, r.session_id);
+    },
+    /** Stores `r` and moves those pending comments of review `fromId` into it. */
+    splitReview(sessionId: string, fromId: string, r: StoredReview, commentIds: readonly string[]): void {
+      clock.bump(sessionId);
+      insertReview.run(r);
+      for (const id of commentIds) moveComment.run(r.id, fromId, id);
     },
     reviews(sessionId: string): StoredReview[] {
       return listReviews.all(sessionId);

@@ -58,7 +58,7 @@ function createModules(db: Db) {
     changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     viewed: createViewedStore(db),
-    reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'deliver']),
+    reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
     callLog: createCallLogStore(db),
     catalog: createCatalogStore(db),
     outbox: createOutboxStore(db),

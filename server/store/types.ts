@@ -214,9 +214,15 @@ export interface ReviewsApi {
   addressComment(sessionId: string, id: string, now: number): Promise<void>;
   draftIds(sessionId: string): Promise<string[]>;
   insertReview(r: StoredReview): Promise<void>;
+  /**
+   * Moves `commentIds` (comments of the pending review `fromId`) into `r`, a new pending review
+   * stored here: what a delivery did not carry goes on as its own review.
+   */
+  splitReview(sessionId: string, fromId: string, r: StoredReview, commentIds: readonly string[]): Promise<void>;
   reviews(sessionId: string): Promise<StoredReview[]>;
   review(sessionId: string, id: string): Promise<StoredReview | null>;
   commentsOf(reviewId: string): Promise<StoredComment[]>;
+  /** Pending reviews, oldest first (by when the person sent them, then by storing order). */
   pending(sessionId: string): Promise<StoredReview[]>;
   sessionsWithPending(): Promise<string[]>;
   setText(sessionId: string, id: string, text: string): Promise<void>;

@@ -116,10 +116,22 @@ export function createPgReviews(x: Exec): ReviewsApi {
           [r.id, r.created_at, r.session_id],
         );
       }),
+    splitReview: (sessionId, fromId, r, commentIds) =>
+      x.atomic(async (q) => {
+        await bump(q, sessionId);
+        await q.query(
+          `INSERT INTO reviews (${REVIEW_COLUMNS}) VALUES (${placeholders(REVIEW_FIELDS.length)})`,
+          REVIEW_FIELDS.map((k) => r[k]),
+        );
+        await q.query(
+          `UPDATE review_comments SET review_id = $1 WHERE review_id = $2 AND id = ANY($3::text[]) AND state = 'pending'`,
+          [r.id, fromId, [...commentIds]],
+        );
+      }),
     reviews: (sessionId) => reviews('session_id = $1 ORDER BY seq', [sessionId]),
     review: async (sessionId, id) => (await reviews('session_id = $1 AND id = $2', [sessionId, id]))[0] ?? null,
     commentsOf: (reviewId) => comments('review_id = $1 ORDER BY seq', [reviewId]),
-    pending: (sessionId) => reviews(`session_id = $1 AND state = 'pending' ORDER BY seq`, [sessionId]),
+    pending: (sessionId) => reviews(`session_id = $1 AND state = 'pending' ORDER BY created_at, seq`, [sessionId]),
     async sessionsWithPending() {
       const { rows } = await x.q.query<{ session_id: string }>(
         `SELECT DISTINCT session_id FROM reviews WHERE state = 'pending'`,
