@@ -198,6 +198,48 @@ describe('commit approval over REST', () => {
     );
   });
 
+  it('a commit without session_id names the one session with a run in progress in its repository, and joins its timeline', async () => {
+    const { t, r, client } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    await t.post({ type: 'session.upsert', session_id: 's1', title: 'Busy agent' });
+    expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1', workspace: r.dir })).status).toBe(200);
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    expect(plan).toMatchObject({ session_id: 's1', session_title: 'Busy agent' });
+    await decide(t, plan.approval_id, { decision: 'approve' });
+    const res = await pendingCommit;
+    expect(res.status).toBe(200);
+    const messages = (await t.get('/api/hermes/sessions/s1')).body.messages;
+    expect(messages).toHaveLength(1);
+    expect(messages[0].content).toBe(
+      `Commit approved and made in ${r.dir.split('/').pop()}: [main ${res.body.hash.slice(0, 7)}] Edit <b>a</b> (2 files changed, +4 -1)`,
+    );
+  });
+
+  it('with two sessions at work in the repository, a commit without session_id names none (no guess)', async () => {
+    const { t, r, client } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1', workspace: r.dir });
+    await t.post({ type: 'session.upsert', session_id: 's2', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's2', run_id: 'r2', workspace: r.dir });
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    expect(plan.session_id).toBeNull();
+    await decide(t, plan.approval_id, { decision: 'approve' });
+    expect((await pendingCommit).status).toBe(200);
+    expect((await t.get('/api/hermes/sessions/s1')).body.messages).toEqual([]);
+    expect((await t.get('/api/hermes/sessions/s2')).body.messages).toEqual([]);
+  });
+
+  it('a finished run no longer claims the repository: the commit names no session', async () => {
+    const { t, r, client } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1', workspace: r.dir });
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const pendingCommit = commit(t);
+    const plan = await requested(client);
+    expect(plan.session_id).toBeNull();
+    await decide(t, plan.approval_id, { decision: 'deny' });
+    expect((await pendingCommit).status).toBe(409);
+  });
+
   it('nobody decides: 409 approval_timeout after RUNDIFF_APPROVAL_TIMEOUT_MS, announced as timeout', async () => {
     const { t, r, client, head } = await rig({ RUNDIFF_APPROVAL_TIMEOUT_MS: '300' });
     const started = Date.now();

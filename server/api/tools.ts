@@ -30,6 +30,7 @@ import type { Store } from '../store/index.ts';
 import { argumentsText, CALLS_PAGE, commitOf, type CallLog } from '../tools-log/index.ts';
 import { isValidId, type Bridge } from '../runs/index.ts';
 import { intQuery } from './params.ts';
+import { sessionAtWork } from './commit-session.ts';
 import { restCatalog } from './tools-catalog.ts';
 
 /**
@@ -54,6 +55,8 @@ export interface ToolsRouterDeps {
 }
 
 const TOOL_NAMES = new Set<string>(GIT_TOOL_NAMES);
+/** Approved plans remembered until their commit is reported (a commit that fails is never reported). */
+const APPROVED_REMEMBERED = 500;
 /** Tools whose calls only make sense inside a tool session (the review and the commit it allows). */
 const NEEDS_TOOL_SESSION = new Set<string>(['git_diff', 'git_commit']);
 
@@ -95,6 +98,8 @@ const reportedCall = z.strictObject({
   error_code: z.enum(errorCodes).nullable(),
   duration_ms: z.number().min(0).max(86_400_000),
   arguments: z.string().max(MAX_CALL_ARGUMENTS_CHARS).nullable().optional(),
+  /** The approval this commit went ahead on: an approved commit joins that plan's session timeline. */
+  approval_id: z.string().min(1).max(200).optional(),
   commit: z
     .strictObject({ hash: z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), summary: z.string().max(4096) })
     .nullable()
@@ -118,6 +123,8 @@ const commitPlan = z.strictObject({
   /** Who asks (optional): shown to the person deciding. */
   agent: z.string().min(1).max(200).optional(),
   session_id: z.string().min(1).max(200).optional(),
+  /** The repository's top folder: without session_id, the session at work there is named. */
+  repository_root: z.string().min(1).max(4096).optional(),
 });
 
 const decisionBody = z.strictObject({
@@ -137,14 +144,33 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   const now = deps.now ?? Date.now;
   const toolSessions = deps.toolSessions ?? new ToolSessionStore();
   const roots = deps.config.workspaceRoots ?? [];
+  /** Approved plans whose commit is made elsewhere (`rundiff mcp --server`), by approval id: their session. */
+  const approvedElsewhere = new Map<string, { sessionId: string; repository: string }>();
 
-  /** Who asks for a commit, for the person deciding: the session (with its title) and the agent. */
-  async function requesterOf(sessionId: string | undefined, agent: string | undefined): Promise<ApprovalRequester> {
+  /**
+   * Who asks for a commit, for the person deciding: the session (with its title) and the agent.
+   * Without a session, the one session at work in the repository (`root`) is named, if any.
+   */
+  async function requesterOf(
+    sessionId: string | undefined,
+    agent: string | undefined,
+    root?: string,
+  ): Promise<ApprovalRequester> {
+    const session = sessionId !== undefined ? sessionId : root === undefined ? null : await sessionAtWork(deps, root);
     return {
-      session_id: sessionId ?? null,
-      session_title: sessionId === undefined ? null : ((await deps.store.sessions.get(sessionId))?.title ?? null),
+      session_id: session,
+      session_title: session === null ? null : ((await deps.store.sessions.get(session))?.title ?? null),
       agent: agent ?? null,
     };
+  }
+
+  /** A session named by a caller must exist: the prompt links to it and the commit joins its timeline. */
+  async function knownSession(sessionId: string | undefined): Promise<void> {
+    if (sessionId !== undefined && !(await deps.store.sessions.exists(sessionId))) {
+      throw new AppError('not_found', `no session ${JSON.stringify(sessionId)}`, {
+        details: { session_id: sessionId },
+      });
+    }
   }
 
   async function record(result: ToolCallResult, input: unknown): Promise<void> {
@@ -172,16 +198,24 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
     const sessionId = idField('session_id', rawSessionId);
     const agent = idField('agent', rawAgent);
     const requested = typeof input.repository === 'string' ? input.repository : undefined;
+    // The session the plan was shown for: the one named, else the one at work in the repository.
+    let planSession: string | null = null;
     const ctx: ToolContext = {
       session: toolSessionId === undefined ? new ToolSession() : toolSessions.get(toolSessionId),
       repositories: await restCatalog(deps.store, deps.config, sessionId, requested),
       ...(deps.config.requireCommitApproval
-        ? { approve: async (plan) => deps.approvals.request(plan, signal, await requesterOf(sessionId, agent)) }
+        ? {
+            approve: async (plan, repo) => {
+              const requester = await requesterOf(sessionId, agent, repo.root);
+              planSession = requester.session_id;
+              await deps.approvals.request(plan, signal, requester);
+            },
+          }
         : {}),
     };
     const result = await callTool(name, input, ctx);
-    if (result.ok && result.tool === 'git_commit' && ctx.approve && sessionId !== undefined) {
-      await announceCommit(sessionId, result.repository, result.output as GitCommitOutput);
+    if (result.ok && result.tool === 'git_commit' && planSession !== null) {
+      await announceCommit(planSession, result.repository, result.output as GitCommitOutput);
     }
     return result;
   }
@@ -191,7 +225,11 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
    * committed where. A session that is gone (or a refused message) leaves the commit as it is: it
    * is logged, the caller still gets its answer.
    */
-  async function announceCommit(sessionId: string, repository: string | null, out: GitCommitOutput): Promise<void> {
+  async function announceCommit(
+    sessionId: string,
+    repository: string | null,
+    out: Pick<GitCommitOutput, 'hash' | 'summary'>,
+  ): Promise<void> {
     if (!deps.bridge || !(await deps.store.sessions.exists(sessionId))) return;
     // git's own summary line: `[main 1a2b3c4] Fix the parser (2 files changed, +4 -1)`.
     const content = `Commit approved and made${repository ? ` in ${repository}` : ''}: ${out.summary}`;
@@ -225,8 +263,15 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
   });
 
   router.post('/calls', async (req, res) => {
-    const call = parse(reportedCall, req.body);
-    res.status(201).json({ call: await deps.callLog.record({ ...call, created_at: now() }) });
+    const { approval_id: approvalId, ...call } = parse(reportedCall, req.body);
+    const logged = await deps.callLog.record({ ...call, created_at: now() });
+    // A commit made after an approval given here joins the session the plan named, once.
+    const approved = approvalId === undefined ? undefined : approvedElsewhere.get(approvalId);
+    if (approved && call.tool === 'git_commit' && call.ok && call.commit) {
+      approvedElsewhere.delete(approvalId!);
+      await announceCommit(approved.sessionId, call.repository ?? approved.repository, call.commit);
+    }
+    res.status(201).json({ call: logged });
   });
 
   router.get('/approvals', (_req, res) => {
@@ -236,13 +281,23 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
 
   // A plan from a commit run elsewhere: answers at once when approval is off, else once decided.
   router.post('/approvals', async (req, res) => {
-    const { agent, session_id: sessionId, ...plan } = parse(commitPlan, req.body);
+    const { agent, session_id: sessionId, repository_root: root, ...plan } = parse(commitPlan, req.body);
     if (!deps.config.requireCommitApproval) {
       res.json({ required: false });
       return;
     }
-    await deps.approvals.request(plan, clientGone(req, res), await requesterOf(sessionId, agent));
-    res.json({ required: true, decision: 'approve' });
+    idField('session_id', sessionId);
+    await knownSession(sessionId);
+    const requester = await requesterOf(sessionId, agent, root);
+    const approvalId = await deps.approvals.request(plan, clientGone(req, res), requester);
+    if (requester.session_id !== null) {
+      approvedElsewhere.set(approvalId, { sessionId: requester.session_id, repository: plan.repository });
+      for (const old of approvedElsewhere.keys()) {
+        if (approvedElsewhere.size <= APPROVED_REMEMBERED) break;
+        approvedElsewhere.delete(old);
+      }
+    }
+    res.json({ required: true, decision: 'approve', approval_id: approvalId, session_id: requester.session_id });
   });
 
   router.post('/approvals/:approval_id', (req, res) => {

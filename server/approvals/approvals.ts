@@ -60,10 +60,14 @@ export function createApprovals(opts: ApprovalsOptions) {
   }
 
   /**
-   * Announces the plan and resolves once a person approves; rejects with `approval_denied`,
-   * `approval_timeout`, or `approval_denied` when `signal` aborts (the caller disconnected).
+   * Announces the plan and resolves with its approval id once a person approves; rejects with
+   * `approval_denied`, `approval_timeout`, or `approval_denied` when `signal` aborts (the caller disconnected).
    */
-  function request(plan: CommitPlan, signal?: AbortSignal, requester: Partial<ApprovalRequester> = {}): Promise<void> {
+  function request(
+    plan: CommitPlan,
+    signal?: AbortSignal,
+    requester: Partial<ApprovalRequester> = {},
+  ): Promise<string> {
     const id = randomUUID();
     const t = now();
     const pending: PendingApproval = {
@@ -76,7 +80,7 @@ export function createApprovals(opts: ApprovalsOptions) {
       created_at: t,
       expires_at: t + opts.timeoutMs,
     };
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         entry.finish(
           'timeout',
@@ -103,7 +107,7 @@ export function createApprovals(opts: ApprovalsOptions) {
           remember(id, outcome);
           opts.resolved({ approval_id: id, decision: outcome, reason });
           if (error) reject(error);
-          else resolve();
+          else resolve(id);
         },
       };
       if (signal?.aborted) {

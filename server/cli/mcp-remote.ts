@@ -71,16 +71,31 @@ function errorFrom(answer: JsonAnswer): AppError {
   return new AppError(code, typeof e?.message === 'string' ? e.message : `the server answered ${answer.status}`, opts);
 }
 
+export interface ApprovalAsker {
+  agent?: string | undefined;
+  sessionId?: string | undefined;
+  root?: string | undefined;
+}
+
 export interface RemoteServer {
   readonly url: string;
   /** Reports a call that ran here for the server's log; a failure is returned, never thrown. */
-  /** `details`: the call's arguments (bounded JSON) and a commit's hash and summary, for the log. */
-  recordCall(result: ToolCallResult, details?: Pick<ToolCallRecord, 'arguments' | 'commit'>): Promise<Error | null>;
   /**
-   * Asks the server whether a person must approve the plan, and waits for them when so. `agent` (the
-   * MCP client's name) is shown to that person.
+   * `details`: the call's arguments (bounded JSON) and a commit's hash and summary, for the log, and
+   * the approval id the commit went ahead on.
    */
-  approve(plan: CommitPlan, signal?: AbortSignal, agent?: string): Promise<void>;
+  recordCall(
+    result: ToolCallResult,
+    details?: Pick<ToolCallRecord, 'arguments' | 'commit'> & { approval_id?: string },
+  ): Promise<Error | null>;
+  /**
+   * Asks the server whether a person must approve the plan, and waits for them when so. `from` says
+   * who asks: the agent (the MCP client's name), the session the agent named, and the repository's
+   * top folder (the server names the session at work there when none was named). Resolves with the
+   * approval id when a person approved (null when no approval is required): reported with the commit,
+   * it puts the commit in the plan's session timeline.
+   */
+  approve(plan: CommitPlan, signal?: AbortSignal, from?: ApprovalAsker): Promise<string | null>;
   /** `run_changes`, run (and logged) by the server. */
   runChanges(args: unknown): Promise<ToolCallResult>;
   /** The pending reviews of sessions in `workspaces`, marked delivered by `mcp` to `agent`. */
@@ -141,9 +156,14 @@ export function createRemote(base: string, token: string | null): RemoteServer {
         return err instanceof Error ? err : new Error(String(err));
       }
     },
-    async approve(plan, signal, agent) {
+    async approve(plan, signal, from = {}) {
       let answer: JsonAnswer;
-      const body = agent ? { ...plan, agent } : plan;
+      const body = {
+        ...plan,
+        ...(from.agent ? { agent: from.agent } : {}),
+        ...(from.sessionId ? { session_id: from.sessionId } : {}),
+        ...(from.root ? { repository_root: from.root } : {}),
+      };
       try {
         // No client deadline: the server answers at its own RUNDIFF_APPROVAL_TIMEOUT_MS.
         answer = await requestJson(at('api/tools/approvals'), 'POST', body, { token, timeoutMs: null, signal });
@@ -152,6 +172,8 @@ export function createRemote(base: string, token: string | null): RemoteServer {
         throw unreachable(err, 'to ask for commit approval; nothing was committed');
       }
       if (answer.status !== 200) throw errorFrom(answer);
+      const id = (answer.body as { approval_id?: unknown } | null)?.approval_id;
+      return typeof id === 'string' ? id : null;
     },
     async runChanges(args) {
       const started = performance.now();

@@ -224,6 +224,93 @@ describe('rundiff mcp --server', () => {
     ]);
   });
 
+  it('git_commit names its session_id: the prompt shows the session and the approved commit joins its timeline', async () => {
+    const t = await server({ RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1', RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const r = repo();
+    await t.post({ type: 'session.upsert', session_id: 'agent-s', title: 'Parser fixes' });
+    const socket = await connectClient(t.server.url);
+    cleanups.push(() => socket.close());
+    await socket.ask('sessions.subscribe', {});
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const commitTool = (await client.listTools()).tools.find((x) => x.name === 'git_commit')!;
+    expect(Object.keys(commitTool.inputSchema.properties ?? {})).toContain('session_id');
+
+    r.write('a.txt', 'two\n');
+    await client.callTool({ name: 'git_diff', arguments: {} });
+    const approved = client.callTool({
+      name: 'git_commit',
+      arguments: { message: 'Named', paths: ['a.txt'], session_id: 'agent-s' },
+    });
+    const [event] = await socket.waitFor('tool.approval.requested');
+    const plan = event!.payload as ApprovalRequestedPayload;
+    expect(plan).toMatchObject({ session_id: 'agent-s', session_title: 'Parser fixes', agent: 'test 1.0.0' });
+    await t.request('POST', `/api/tools/approvals/${plan.approval_id}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    const done = await approved;
+    expect(done.isError).toBeFalsy();
+    const hash = (done.structuredContent as { hash: string }).hash;
+    await expect
+      .poll(async () => ((await t.get('/api/hermes/sessions/agent-s')).body.messages as { content: string }[]).length)
+      .toBe(1);
+    const [message] = (await t.get('/api/hermes/sessions/agent-s')).body.messages as {
+      role: string;
+      content: string;
+    }[];
+    expect(message).toMatchObject({ role: 'tool' });
+    expect(message!.content).toMatch(
+      new RegExp(`^Commit approved and made in ${path.basename(r.dir)}: \\[\\S+ ${hash.slice(0, 7)}\\] Named`),
+    );
+  });
+
+  it('git_commit without session_id over MCP names the one session with a run in progress in that repository', async () => {
+    const t = await server({ RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1', RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const r = repo();
+    await t.post({ type: 'session.upsert', session_id: 'busy', title: 'Busy agent', workspace: r.dir });
+    expect((await t.post({ type: 'run.started', session_id: 'busy', run_id: 'run-1', workspace: r.dir })).status).toBe(
+      200,
+    );
+    const socket = await connectClient(t.server.url);
+    cleanups.push(() => socket.close());
+    await socket.ask('sessions.subscribe', {});
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    r.write('a.txt', 'two\n');
+    await client.callTool({ name: 'git_diff', arguments: {} });
+    const approved = client.callTool({ name: 'git_commit', arguments: { message: 'Guessed', paths: ['a.txt'] } });
+    const [event] = await socket.waitFor('tool.approval.requested');
+    const plan = event!.payload as ApprovalRequestedPayload;
+    expect(plan).toMatchObject({ session_id: 'busy', session_title: 'Busy agent' });
+    await t.request('POST', `/api/tools/approvals/${plan.approval_id}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect((await approved).isError).toBeFalsy();
+    await expect
+      .poll(async () =>
+        ((await t.get('/api/hermes/sessions/busy')).body.messages as { content: string }[]).map((m) => m.content),
+      )
+      .toContainEqual(expect.stringMatching(/^Commit approved and made in .*\] Guessed/));
+  });
+
+  it('git_commit naming a session that does not exist is refused before anyone is asked; nothing is committed', async () => {
+    const t = await server({ RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1', RUNDIFF_APPROVAL_TIMEOUT_MS: '20000' });
+    const r = repo();
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const head = r.git('rev-parse', 'HEAD').trim();
+    r.write('a.txt', 'two\n');
+    await client.callTool({ name: 'git_diff', arguments: {} });
+    const err = errorOf(
+      await client.callTool({ name: 'git_commit', arguments: { message: 'x', paths: ['a.txt'], session_id: 'nope' } }),
+    );
+    expect(err).toMatchObject({ code: 'not_found', details: { session_id: 'nope' } });
+    expect(r.git('rev-parse', 'HEAD').trim()).toBe(head);
+    const bad = errorOf(
+      await client.callTool({ name: 'git_commit', arguments: { message: 'x', paths: ['a.txt'], session_id: 'a\nb' } }),
+    );
+    expect(bad.code).toBe('invalid_input');
+  });
+
   it('an unreachable server refuses the commit (fail closed) and nothing is committed', async () => {
     const r = repo();
     const { client } = await mcp(['--workspace', r.dir, '--server', 'http://127.0.0.1:9']);

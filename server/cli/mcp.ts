@@ -181,13 +181,16 @@ export async function run(argv: string[]): Promise<number> {
   };
 
   /** Every call of an offered tool is recorded: through the server, or into the database. */
-  const record = async (result: ToolCallResult, input: unknown): Promise<void> => {
+  const record = async (result: ToolCallResult, input: unknown, approvalId: string | null = null): Promise<void> => {
     const details = {
       arguments: argumentsText(input),
       commit: commitOf(result.tool, result.ok, result.ok ? result.output : null),
     };
     if (remote) {
-      const failed = await remote.recordCall(result, details);
+      const failed = await remote.recordCall(result, {
+        ...details,
+        ...(approvalId === null ? {} : { approval_id: approvalId }),
+      });
       if (failed) say(`could not record the call at ${remote.url}: ${failed.message}`);
       return;
     }
@@ -244,11 +247,21 @@ export async function run(argv: string[]): Promise<number> {
       result = await remote.runChanges(input); // the server logs it
     } else {
       // With a server, a commit's plan goes to it first: it knows whether a person must approve.
+      // The session the agent names (validated with the rest of the input before any plan) is shown
+      // to that person; the approval id then puts the commit in that session's timeline.
+      let approvalId: string | null = null;
+      const sessionId = typeof input.session_id === 'string' ? input.session_id : undefined;
       const callCtx: ToolContext = remote
-        ? { ...ctx, approve: (plan) => remote.approve(plan, extra.signal, clientName(server.getClientVersion())) }
+        ? {
+            ...ctx,
+            approve: async (plan, repo) => {
+              const agent = clientName(server.getClientVersion());
+              approvalId = await remote.approve(plan, extra.signal, { agent, sessionId, root: repo.root });
+            },
+          }
         : ctx;
       result = await callTool(name, input, callCtx);
-      if (findTool(name)) await record(result, input);
+      if (findTool(name)) await record(result, input, approvalId);
     }
     const outcome = result.ok ? 'ok' : result.error.code;
     say(`${result.tool} ${result.repository ?? '-'} ${outcome} ${result.duration_ms} ms`);

@@ -5,9 +5,10 @@ import type { RepoSafety } from './safety.ts';
 
 /**
  * A person's decision on a commit plan (`serve --require-commit-approval`): resolves to let the commit
- * go ahead, rejects with an AppError `approval_denied` / `approval_timeout` to stop it.
+ * go ahead, rejects with an AppError `approval_denied` / `approval_timeout` to stop it. `repository.root`
+ * is the repository's top folder, to find the session at work there when the caller named none.
  */
-export type ApproveCommit = (plan: CommitPlan) => Promise<void>;
+export type ApproveCommit = (plan: CommitPlan, repository: { root: string }) => Promise<void>;
 
 /** What a tool call runs with; the transport (MCP connection, REST request) builds it. */
 export interface ToolContext {

@@ -252,7 +252,7 @@ export async function gitCommit(run: ToolRun, input: GitCommitArgs): Promise<Git
 
   if (run.ctx.approve) {
     const state = await readRepoState(top);
-    await run.ctx.approve(await buildPlan(run, input.message, needs, pathCommit, state.head));
+    await run.ctx.approve(await buildPlan(run, input.message, needs, pathCommit, state.head), { root: top });
   }
 
   // The last check compares exactly what is committed: the bytes and modes read here for a

@@ -77,6 +77,16 @@ export const gitCommitInput = z.strictObject({
     .max(1000)
     .describe('Commit exactly the changes under these paths (staged for you). Default: commit what is staged.')
     .optional(),
+  session_id: z
+    .string()
+    .refine((id) => {
+      const n = [...id].length;
+      return n >= 1 && n <= 200 && !/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u.test(id);
+    }, 'must be 1-200 printable characters')
+    .describe(
+      'The rundiff session this commit belongs to: the approval prompt names it and an approved commit joins its timeline. Default: the one session with a run in progress in this repository, if there is exactly one.',
+    )
+    .optional(),
 });
 
 const letter = z.enum(['.', 'M', 'A', 'D', 'R', 'C', 'T', 'U', '?']);

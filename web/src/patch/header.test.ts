@@ -1,8 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { parsePatch } from '../timeline/index.ts';
-import { binarySizes, bodyLines, formatSize, headerLabels, readHeader } from './header.ts';
+import { binarySizes, bodyLines, formatSize, headerLabels, patchChangeType, readHeader } from './header.ts';
 
 const patch = (...lines: string[]) => parsePatch(lines.join('\n') + '\n');
+
+describe('patch change type', () => {
+  it('reads added, deleted and modified from git header lines, renamed from the reported old path', () => {
+    expect(patchChangeType(patch('diff --git a/n b/n', 'new file mode 100755', '@@ -0,0 +1 @@', '+x'), null)).toBe(
+      'added',
+    );
+    expect(patchChangeType(patch('diff --git a/d b/d', 'deleted file mode 100644', '@@ -1 +0,0 @@', '-x'), null)).toBe(
+      'deleted',
+    );
+    expect(patchChangeType(patch('diff --git a/m b/m', 'index 1..2 100644', '@@ -1 +1 @@', '-x', '+y'), null)).toBe(
+      'modified',
+    );
+    expect(patchChangeType(patch('diff --git a/a b/b', 'similarity index 100%'), 'a')).toBe('renamed');
+    // a content line that looks like a header is not one
+    expect(patchChangeType(patch('diff --git a/m b/m', '@@ -1 +1 @@', '-x', '+new file mode 1'), null)).toBe(
+      'modified',
+    );
+  });
+});
 
 describe('header labels', () => {
   it('a rename without content changes is said in words, not as git header lines', () => {

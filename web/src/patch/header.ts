@@ -90,6 +90,18 @@ export function headerLabels(file: HeaderFile, lines: readonly PatchLine[]): str
   return out;
 }
 
+/**
+ * A `git diff` file patch's change type, read from its header: for a patch that comes without a
+ * stored file row (the approval prompt's diff). `oldPath` is git's rename source, when it reported one.
+ */
+export function patchChangeType(lines: readonly PatchLine[], oldPath: string | null): ChangeType {
+  if (oldPath !== null) return 'renamed';
+  const meta = lines.filter((l) => l.kind === 'meta').map((l) => l.text);
+  if (meta.some((t) => t.startsWith('new file mode '))) return 'added';
+  if (meta.some((t) => t.startsWith('deleted file mode '))) return 'deleted';
+  return 'modified';
+}
+
 /** The lines the viewer shows: git's header lines are replaced by `headerLabels`. */
 export function bodyLines(lines: readonly PatchLine[]): PatchLine[] {
   return lines.filter((l) => l.kind !== 'meta');

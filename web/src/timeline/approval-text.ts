@@ -7,9 +7,28 @@ export function approvalAsker(a: { agent: string | null; session_title: string |
   return { agent: a.agent ?? 'An agent', session };
 }
 
-/** `1:05 left`, `0:09 left`, `expired`. */
-export function countdownText(expiresAt: number, now: number): string {
+/** The time left, `1:05`, `0:09`; null once it has run out (the prompt then says it is expiring). */
+export function countdownText(expiresAt: number, now: number): string | null {
   const s = Math.max(0, Math.ceil((expiresAt - now) / 1000));
-  if (s === 0) return 'expiring';
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')} left`;
+  if (s === 0) return null;
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** The tool session the approval prompt reads a file's diff in: never the agent's own review. */
+export const APPROVAL_TOOL_SESSION_PREFIX = 'web-approval-';
+
+/**
+ * True for a logged call the approval prompt itself made (its `git_diff` reads), from the call's
+ * recorded arguments: the JSON input, or its first 2,000 characters ending in `…` when cut.
+ */
+export function isApprovalPromptCall(call: { tool: string; arguments: string | null }): boolean {
+  if (call.tool !== 'git_diff' || call.arguments === null) return false;
+  let session: unknown;
+  try {
+    session = (JSON.parse(call.arguments) as { tool_session?: unknown }).tool_session;
+  } catch {
+    // A cut text: the prompt sends tool_session first, so it is whole at the start.
+    session = /^\{"tool_session":"([^"\\]*)"/.exec(call.arguments)?.[1];
+  }
+  return typeof session === 'string' && session.startsWith(APPROVAL_TOOL_SESSION_PREFIX);
 }
