@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, row, servers, test, timelineKeys, uid, workspace } from './support.ts';
 
 const base = servers.main;
 
@@ -37,6 +37,54 @@ test("a failed command's exit line has one label and one duration", async ({ pag
     await expect(page.locator('[data-testid="message"][data-role="user"]')).toContainText('exit 3');
     const durations = (await marker.innerText()).match(/\d+(\.\d+)? (ms|s)\b/g) ?? [];
     expect(durations).toHaveLength(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('two overlapping commands: each block follows its own run and is named by its command line and id', async ({
+  page,
+}) => {
+  const ws = workspace({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
+  const sid = uid('overlap');
+  try {
+    // The first command waits for a file (in .git, outside what is tracked) the test writes once the
+    // second command has started and ended: the two runs overlap however slow the machine is.
+    const waitThenEdit = 'until [ -e .git/go ];do sleep .1;done;echo a>a.txt';
+    const first = rundiffRun(['--session', sid, '--', 'sh', '-c', waitThenEdit], ws.dir);
+    await expect
+      .poll(
+        async () => ((await (await fetch(`${base}/api/hermes/sessions/${sid}`)).json()) as { runs?: [] }).runs?.length,
+      )
+      .toBe(1);
+    expect((await rundiffRun(['--session', sid, '--', 'sh', '-c', 'echo b2 > b.txt'], ws.dir)).code).toBe(0);
+    ws.write('.git/go', '');
+    expect((await first).code).toBe(0);
+
+    const detail = (await (await fetch(`${base}/api/hermes/sessions/${sid}`)).json()) as {
+      runs: { run_id: string; started_at: number }[];
+    };
+    const [a, b] = [...detail.runs].sort((x, y) => x.started_at - y.started_at).map((r) => r.run_id);
+    await openSession(page, base, sid);
+    const keys = await timelineKeys(page);
+    // Each block right after its own marker (the commands have no reply shown), not both after the second.
+    expect(keys.filter((k) => !k.startsWith('message:'))).toEqual([
+      `run:${a}`,
+      `outcome:${a}`,
+      `run:${b}`,
+      `outcome:${b}`,
+    ]);
+    expect(keys.indexOf(`outcome:${a}`)).toBe(keys.indexOf(`run:${a}`) + 1);
+    expect(keys.indexOf(`outcome:${b}`)).toBe(keys.indexOf(`run:${b}`) + 1);
+
+    const block = (id: string) => page.locator(`[data-testid="change-block"][data-change-id="run:${id}"]`);
+    const marker = (id: string) => page.locator(`[data-testid="run-marker"][data-run-id="${id}"]`);
+    await expect(block(a!).getByTestId('change-owner')).toHaveText(`Run ${a!.slice(0, 8)} · sh -c '${waitThenEdit}'`);
+    await expect(block(b!).getByTestId('change-owner')).toHaveText(`Run ${b!.slice(0, 8)} · sh -c 'echo b2 > b.txt'`);
+    // The marker shows the same short id the block names.
+    await expect(marker(a!).getByTestId('run-id')).toHaveText(a!.slice(0, 8));
+    await expect(marker(b!).getByTestId('run-id')).toHaveText(b!.slice(0, 8));
+    await expect(marker(a!).getByTestId('run-id')).toHaveAttribute('title', `run ${a}`);
   } finally {
     ws.cleanup();
   }
