@@ -30,7 +30,7 @@ test("a failed command's exit line has one label and one duration", async ({ pag
     await openSession(page, base, sid);
     const marker = page.getByTestId('run-marker');
     await expect(marker.getByTestId('run-label')).toHaveText('Run failed');
-    await expect(marker.getByTestId('run-error')).toHaveText(/^exit 3 in \d+\.\d s$/);
+    await expect(marker.getByTestId('run-error')).toHaveText(/^exit 3 in (\d+ ms|\d+\.\d s)$/);
     // The outcome is said once: no "Assistant" reply repeats it.
     await expect(page.locator('[data-testid="message"][data-role="assistant"]')).toHaveCount(0);
     // Positive control: the command line the user typed is still shown.
@@ -85,6 +85,65 @@ test('two overlapping commands: each block follows its own run and is named by i
     await expect(marker(a!).getByTestId('run-id')).toHaveText(a!.slice(0, 8));
     await expect(marker(b!).getByTestId('run-id')).toHaveText(b!.slice(0, 8));
     await expect(marker(a!).getByTestId('run-id')).toHaveAttribute('title', `run ${a}`);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('a fast failure and a fast success write their durations the same way (ms under a second)', async ({ page }) => {
+  const ws = workspace({ 'a.txt': 'a\n' });
+  const sid = uid('fast');
+  try {
+    expect((await rundiffRun(['--session', sid, '--', 'sh', '-c', 'exit 3'], ws.dir)).code).toBe(3);
+    expect((await rundiffRun(['--session', sid, '--', 'true'], ws.dir)).code).toBe(0);
+    await openSession(page, base, sid);
+    const failed = page.locator('[data-testid="run-marker"][data-status="failed"]');
+    const completed = page.locator('[data-testid="run-marker"][data-status="completed"]');
+    // `sh -c 'exit 3'` takes well under a second: `exit 3 in 12 ms`, not `exit 3 in 0.0 s`.
+    await expect(failed.getByTestId('run-error')).toHaveText(/^exit 3 in \d{1,3} ms$/);
+    await expect(completed.getByTestId('run-label')).toHaveText(/^Run completed in (\d{1,3} ms|\d+\.\d s)$/);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test("a change block's Revert button sits inside the block's padding, lined up with its heading", async ({ page }) => {
+  const { ws, change } = await twoFileRun(page);
+  try {
+    const block = page.locator(`[data-testid="change-block"][data-change-id="${change}"]`);
+    const blockBox = (await block.boundingBox())!;
+    const revertBox = (await block.getByTestId('revert-button').first().boundingBox())!;
+    const headingBox = (await block.getByTestId('change-collapse').boundingBox())!;
+    // Not on the block's left border: as far in as the heading.
+    expect(revertBox.x - blockBox.x).toBeGreaterThanOrEqual(8);
+    expect(Math.abs(revertBox.x - headingBox.x)).toBeLessThanOrEqual(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('? on the sessions list shows the shortcuts that work there, and says where the patch ones apply', async ({
+  page,
+}) => {
+  await page.goto(`${base}/`);
+  await expect(page.getByTestId('sessions-page')).toHaveAttribute('data-live', 'true');
+  await page.locator('body').press('?');
+  const dialog = page.getByTestId('shortcuts-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('In Search: search at once');
+  await expect(dialog).toContainText('Cancel a delete question');
+  await expect(dialog).not.toContainText('Next changed file');
+  await expect(dialog.getByTestId('shortcuts-note')).toHaveText(
+    "The file and patch shortcuts (j, k, v, …) work on a session's page.",
+  );
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  // On a session's page the file and patch shortcuts are listed, without the note.
+  const { ws } = await twoFileRun(page);
+  try {
+    await page.locator('body').press('?');
+    await expect(dialog).toContainText('Next changed file');
+    await expect(dialog.getByTestId('shortcuts-note')).toHaveCount(0);
   } finally {
     ws.cleanup();
   }
