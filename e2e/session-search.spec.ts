@@ -142,3 +142,69 @@ test('each change block says which run or tool call it belongs to', async ({ pag
     ws.cleanup();
   }
 });
+
+test('a filter changed within the typing pause keeps the text just typed, or just cleared', async ({ page }) => {
+  const word = uid('pause').replace(/[^a-z0-9]/gi, '');
+  await page.goto(`${base}/`);
+  await expect(page.getByTestId('sessions-page')).toHaveAttribute('data-live', 'true');
+  const search = page.getByTestId('session-search');
+
+  // Typed, then the status changed from the keyboard before the 250 ms pause is over.
+  await search.focus();
+  await page.keyboard.type(word);
+  await page.keyboard.press('Tab');
+  await expect(page.getByTestId('session-status-filter')).toBeFocused();
+  await page.keyboard.press('ArrowDown');
+  await expect(page).toHaveURL(`${base}/?q=${word}&status=failed`);
+  await expect(search).toHaveValue(word);
+  await expect(page.getByTestId('session-status-filter')).toHaveValue('failed');
+
+  // Cleared, then the status changed at once: the old text does not come back.
+  await search.focus();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('ArrowDown');
+  await expect(page).toHaveURL(`${base}/?status=running`);
+  await expect(search).toHaveValue('');
+  // Longer than the pause: nothing pending puts the old text back.
+  await page.waitForTimeout(400);
+  await expect(page).toHaveURL(`${base}/?status=running`);
+  await expect(search).toHaveValue('');
+});
+
+test('on a narrow screen a failed or running session says so in words, not only with a red edge', async ({ page }) => {
+  const word = uid('narrow').replace(/[^a-z0-9]/gi, '');
+  const { ws, failed, fine } = await twoSessions(word);
+  const running = uid('running');
+  await bridge(base, { type: 'session.upsert', session_id: running, title: `${word} busy` });
+  await bridge(base, { type: 'run.started', session_id: running, run_id: 'r1' });
+  try {
+    await page.setViewportSize({ width: 400, height: 800 });
+    await page.goto(`${base}/?q=${word}`);
+    await expect(page.getByTestId('session-row')).toHaveCount(3);
+
+    const failedRuns = rowOf(page, failed).getByTestId('session-runs');
+    await expect(failedRuns).toBeVisible();
+    await expect(failedRuns).toHaveAccessibleName('1 run, 1 failed');
+    await expect(rowOf(page, failed).getByTestId('session-failed-runs')).toBeVisible();
+    expect((await failedRuns.innerText()).split(/\s*\n\s*/)).toEqual(['1 run', '1 failed']);
+
+    const runningRuns = rowOf(page, running).getByTestId('session-runs');
+    await expect(runningRuns).toBeVisible();
+    await expect(runningRuns).toHaveAccessibleName('1 run, 1 running');
+    expect((await runningRuns.innerText()).split(/\s*\n\s*/)).toEqual(['1 run', '1 running']);
+
+    await expect(rowOf(page, fine).getByTestId('session-runs')).toHaveText('1 run');
+    // Nothing scrolls the page sideways.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
+
+    // Wide, the parts read as one line.
+    await page.setViewportSize({ width: 1200, height: 800 });
+    await expect(failedRuns).toHaveText('1 run · 1 failed');
+    expect(await failedRuns.innerText()).toBe('1 run · 1 failed');
+  } finally {
+    await bridge(base, { type: 'run.completed', session_id: running, run_id: 'r1' });
+    ws.cleanup();
+  }
+});

@@ -27,7 +27,7 @@ test('the sessions list shows title, workspace, runs and files, newest first, li
     ws.write('a.txt', 'b\n');
     await bridge(base, { type: 'run.completed', session_id: newer, run_id: 'r1' });
     const row = rowOf(page, newer);
-    await expect(row.getByTestId('session-runs')).toHaveText('1');
+    await expect(row.getByTestId('session-runs')).toHaveText('1 run');
     await expect(row.getByTestId('session-changed')).toHaveText('1');
     await expect(row).toContainText(ws.dir);
     const ids = await page

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { AppError } from './errors.ts';
-import { defaultDbPath, limitFlagName, resolveConfig } from './config.ts';
+import { defaultDbPath, limitFlagName, resolveConfig, SettingError } from './config.ts';
 
 describe('config', () => {
   it('defaults follow docs/contract.md sections 1 and 7', () => {
@@ -41,6 +41,18 @@ describe('config', () => {
     );
     expect(fromFlags).toMatchObject({ host: '127.0.0.2', port: 9100, dbPath: '/flag.db' });
     expect(fromFlags.limits.maxChangedFiles).toBe(3);
+  });
+
+  it('the host is a bare name or IP address; a scheme, port or path in it is a setting error', () => {
+    const host = (h: string) => resolveConfig({}, { HOME: '/h', RUNDIFF_HOST: h }).host;
+    for (const ok of ['localhost', '0.0.0.0', '127.0.0.1', '::', '::1', 'box.example.com', 'my_box', 'devbox.'])
+      expect(host(ok)).toBe(ok);
+    expect(host('[::1]')).toBe('::1');
+    for (const bad of ['127.0.0.1:7561', 'http://127.0.0.1', 'box/path', '[::1]:7420', 'a b', '-box', 'box..x']) {
+      expect(() => host(bad), bad).toThrow(SettingError);
+      expect(() => host(bad), bad).toThrow(`RUNDIFF_HOST ${JSON.stringify(bad)} is not a host name or IP address`);
+    }
+    expect(() => resolveConfig({ host: 'http://box' }, { HOME: '/h' })).toThrow('--host "http://box"');
   });
 
   it('the database URL: none by default, RUNDIFF_DATABASE_URL, and --database-url over it', () => {

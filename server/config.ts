@@ -1,3 +1,4 @@
+import { isIP, isIPv6 } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_LIMITS, LIMIT_ENV, type Limits } from '../shared/index.ts';
@@ -124,6 +125,51 @@ function parseCount(name: string, raw: string | number, min = 0): number {
   return n;
 }
 
+/**
+ * A setting the command line or the environment got wrong: every command refuses it as a usage
+ * error (exit 2) before doing anything, rather than carrying on with a value it cannot use.
+ */
+export class SettingError extends AppError {
+  constructor(message: string, hint: string) {
+    super('invalid_input', message, { hint });
+    this.name = 'SettingError';
+  }
+}
+
+/** Dot-separated labels of letters, digits, `-` and `_` (container names use it). */
+const HOST_NAME =
+  /^(?=.{1,253}\.?$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+
+/**
+ * The host setting is a bare host name or IP address: clients build `http://<host>:<port>` from it
+ * and `serve` listens on it. A scheme, a port or a path in it (`127.0.0.1:7561`, `http://box`) is
+ * refused: read as a host it would name a server that cannot exist, and `rundiff run` would record
+ * into its local database while the server meant is running. `[::1]` is taken as `::1`.
+ */
+export function parseHost(name: string, raw: string): string {
+  const bracketed = /^\[(.*)\]$/.exec(raw);
+  if (bracketed && isIPv6(bracketed[1]!)) return bracketed[1]!;
+  if (isIP(raw) !== 0 || HOST_NAME.test(raw)) return raw;
+  throw new SettingError(`${name} ${JSON.stringify(raw)} is not a host name or IP address`, hostHint(name, raw));
+}
+
+function hostHint(name: string, raw: string): string {
+  const plain = 'write a host name or an IP address alone (localhost, 127.0.0.1, ::1): no scheme, port or path';
+  const bare = raw.replace(/^[a-z][\w+.-]*:\/\//i, '');
+  let url: URL;
+  try {
+    url = new URL(`http://${bare}`);
+  } catch {
+    return plain;
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '' || !(isIP(host) !== 0 || HOST_NAME.test(host))) return plain;
+  const portName = name === '--host' ? '--port' : 'RUNDIFF_PORT';
+  const hostPart = name === '--host' ? `--host ${host}` : `RUNDIFF_HOST=${host}`;
+  const portPart = url.port === '' ? '' : name === '--host' ? ` --port ${url.port}` : ` RUNDIFF_PORT=${url.port}`;
+  return url.port === '' ? `${plain}: ${hostPart}` : `the port goes in ${portName}: ${hostPart}${portPart}`;
+}
+
 function pick<T>(flag: T | undefined, envValue: string | undefined, fallback: T): T | string {
   if (flag !== undefined) return flag;
   if (envValue !== undefined && envValue !== '') return envValue;
@@ -189,7 +235,10 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     : null;
   const dbRaw = String(pick(flags.db, env.RUNDIFF_DB, defaultDbPath(env, homeDir)));
   const config: Config = {
-    host: String(pick(flags.host, env.RUNDIFF_HOST, '127.0.0.1')),
+    host: parseHost(
+      flags.host !== undefined ? '--host' : 'RUNDIFF_HOST',
+      String(pick(flags.host, env.RUNDIFF_HOST, '127.0.0.1')),
+    ),
     port,
     dbPath: dbRaw === ':memory:' ? dbRaw : path.resolve(dbRaw),
     databaseUrl: String(pick(flags.databaseUrl, env.RUNDIFF_DATABASE_URL, '')) || null,

@@ -10,3 +10,4 @@ export * from './revert.ts';
 export * from './review.ts';
 export * from './viewed.ts';
 export * from './edge.ts';
+export * from './duration.ts';

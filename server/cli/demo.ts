@@ -2,6 +2,7 @@ import { resolveConfig } from '../config.ts';
 import { playDemo } from '../demo/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
+import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff demo [--server URL] [--pause-ms N]
 
@@ -28,8 +29,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const config = resolveConfig();
-  const server =
-    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const server = args.values.server ?? defaultServerUrl(config);
   const pauseMs = args.values['pause-ms'] === undefined ? 700 : Number(args.values['pause-ms']);
   if (!Number.isFinite(pauseMs) || pauseMs < 0) {
     process.stderr.write('rundiff demo: --pause-ms must be a number >= 0\n');

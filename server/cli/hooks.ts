@@ -8,6 +8,7 @@ import { createBackups, type Backups } from './hooks/backup.ts';
 import { parseObject, readText, serialize, styleOf, writeText } from './hooks/json-file.ts';
 import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
 import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
+import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff hooks install <agent> [--workspace DIR] [--server URL] [--user] [--no-autostart]
        rundiff hooks uninstall <agent> [--workspace DIR] [--user]
@@ -56,9 +57,7 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
     return action === undefined && !args.booleans.has('help') ? 2 : 0;
   }
   const config = resolveConfig({}, io.env);
-  const server = (
-    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
-  ).replace(/\/+$/, '');
+  const server = (args.values.server ?? defaultServerUrl(config)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+$/.test(server))
     throw new AppError('invalid_input', `--server must be http://host:port, got ${JSON.stringify(server)}`);
   const workspace = path.resolve(io.cwd, args.values.workspace ?? '.');

@@ -1,3 +1,4 @@
+import { SettingError } from '../config.ts';
 import { AppError } from '../errors.ts';
 
 /** `rundiff <command>`: each command lives in its own module, loaded only when used. */
@@ -59,6 +60,11 @@ export async function main(argv: string[]): Promise<void> {
     const code = await mod.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
+    if (err instanceof SettingError) {
+      process.stderr.write(`rundiff ${name}: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`);
+      process.exitCode = 2;
+      return;
+    }
     const message =
       err instanceof AppError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
     process.stderr.write(`rundiff ${name}: ${message}\n`);

@@ -10,6 +10,7 @@ import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
 import { quotePath } from './quote-path.ts';
+import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] <session> <change> [paths...]
 
@@ -134,8 +135,7 @@ export async function run(argv: string[]): Promise<number> {
   const changeId = /^(run|tool):/.test(change) ? change : runChangeId(change);
   const dryRun = args.booleans.has('dry-run');
   const config = resolveConfig();
-  const server =
-    args.values.server ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const server = args.values.server ?? defaultServerUrl(config);
   try {
     if (!(await connectServer(server, config.token))) {
       say(`rundiff revert: no server at ${server}; start one with 'rundiff serve' (a revert goes through it)`);

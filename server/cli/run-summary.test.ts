@@ -107,7 +107,10 @@ describe('rundiff run summary lines', () => {
 
   it('the outcome line gives the exit code or the signal and the duration', () => {
     expect(outcomeLine({ code: 0, signal: null }, 4210)).toBe('exit 0 in 4.2 s');
-    expect(outcomeLine({ code: 3, signal: null }, 50)).toBe('exit 3 in 0.1 s');
+    // Under a second in ms, as the web UI writes a run's duration: a fast failure reads like a fast success.
+    expect(outcomeLine({ code: 3, signal: null }, 50)).toBe('exit 3 in 50 ms');
+    expect(outcomeLine({ code: null, signal: 'SIGINT' }, 999.4)).toBe('killed by SIGINT after 999 ms');
+    expect(outcomeLine({ code: 1, signal: null }, 999.6)).toBe('exit 1 in 1.0 s');
     expect(outcomeLine({ code: null, signal: 'SIGTERM' }, 1000)).toBe('killed by SIGTERM after 1.0 s');
   });
 });

@@ -1,4 +1,10 @@
-import type { ChangeFilesPage, CompleteResponse, FileSummary, UntrackedReason } from '../../shared/index.ts';
+import {
+  formatDuration,
+  type ChangeFilesPage,
+  type CompleteResponse,
+  type FileSummary,
+  type UntrackedReason,
+} from '../../shared/index.ts';
 import { quotePath } from './quote-path.ts';
 
 /** Words for why a run's changes were not tracked, shared by the CLI's summary lines. */
@@ -77,7 +83,7 @@ export function summaryLines(res: CompleteResponse): string[] {
 
 /** `exit 0 in 4.2 s`, `killed by SIGTERM after 1.0 s`. */
 export function outcomeLine(exit: { code: number | null; signal: NodeJS.Signals | null }, ms: number): string {
-  const secs = `${(ms / 1000).toFixed(1)} s`;
-  if (exit.signal) return `killed by ${exit.signal} after ${secs}`;
-  return `exit ${exit.code ?? 1} in ${secs}`;
+  const took = formatDuration(ms);
+  if (exit.signal) return `killed by ${exit.signal} after ${took}`;
+  return `exit ${exit.code ?? 1} in ${took}`;
 }

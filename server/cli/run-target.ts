@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config.ts';
 import { findRepo } from '../git/index.ts';
 import { UsageError } from './args.ts';
 import { quotePath } from './quote-path.ts';
+
+/** What to suggest for a `--server` value: its host and port after `http://`, or a whole example. */
+function suggestedUrl(value: string): string {
+  const rest = value.replace(/^[a-z][\w+.-]*:(\/\/)?/i, '').replace(/^\/+/, '');
+  return rest === '' ? 'http://127.0.0.1:7420' : `http://${rest}`;
+}
 
 /**
  * `--server` must be a whole http(s) URL. Without a scheme (`127.0.0.1:7431`) it is refused: read
@@ -14,15 +21,20 @@ export function parseServerUrl(value: string): string {
     url = new URL(value);
   } catch {
     throw new UsageError(
-      `--server ${JSON.stringify(value)} is not a URL; write it with its scheme, e.g. http://${value}`,
+      `--server ${JSON.stringify(value)} is not a URL; write it with its scheme, e.g. ${suggestedUrl(value)}`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(
-      `--server ${JSON.stringify(value)} must start with http:// or https:// (e.g. http://${value.replace(/^[a-z][\w+.-]*:\/\//i, '')})`,
+      `--server ${JSON.stringify(value)} must start with http:// or https:// (e.g. ${suggestedUrl(value)})`,
     );
   }
   return url.origin;
+}
+
+/** The server the settings name, `http://$RUNDIFF_HOST:$RUNDIFF_PORT` (the host is checked by resolveConfig). */
+export function defaultServerUrl(config: Pick<Config, 'host' | 'port'>): string {
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
 }
 
 /** The web page of a session on the server at `serverUrl` (an origin). */

@@ -80,7 +80,7 @@ describe('rundiff run', () => {
     });
     expect(detail.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
       ['user', `sh -c '${SCRIPT}'`],
-      ['assistant', expect.stringMatching(/^exit 0 in \d+\.\d s$/)],
+      ['assistant', expect.stringMatching(/^exit 0 in (\d+ ms|\d+\.\d s)$/)],
     ]);
     expect(detail.body.runs[0]).toMatchObject({ status: 'completed', source: 'run', tracking: true });
   });

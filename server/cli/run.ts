@@ -7,7 +7,7 @@ import { parseArgs, UsageError } from './args.ts';
 import { connectServer, openDatabaseClient, ServerNeedsToken, type BridgeClient } from './bridge-client.ts';
 import { outcomeLine, summaryLines, withAllFiles } from './run-summary.ts';
 import { quotePath } from './quote-path.ts';
-import { OVERLAP_LINE, parseServerUrl, sessionPageUrl, trackedFolder } from './run-target.ts';
+import { defaultServerUrl, OVERLAP_LINE, parseServerUrl, sessionPageUrl, trackedFolder } from './run-target.ts';
 
 const HELP = `usage: rundiff run [--server URL] [--session ID] [--title T] [--workspace DIR] [--db FILE] -- CMD [ARGS...]
 
@@ -69,10 +69,7 @@ export async function run(argv: string[]): Promise<number> {
   const config = resolveConfig({ db: args.values.db });
   let serverUrl: string;
   try {
-    serverUrl =
-      args.values.server !== undefined
-        ? parseServerUrl(args.values.server)
-        : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    serverUrl = args.values.server !== undefined ? parseServerUrl(args.values.server) : defaultServerUrl(config);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     say(`rundiff run: ${err.message}`);

@@ -13,6 +13,22 @@ describe('change block owner label', () => {
     );
   });
 
+  it("quotes the run's prompt or command line after its short id: its first line, cut to 60 characters", () => {
+    const uuid = 'b82ae6b0-1111-4222-8333-444455556666';
+    expect(changeOwnerLabel({ source: 'run', run_id: uuid, tool_call_id: null }, null, 'npm test')).toEqual({
+      text: 'Run b82ae6b0 · npm test',
+      title: `run ${uuid}: npm test`,
+    });
+    const long = `sh -c '${'x'.repeat(80)}'\nsecond line`;
+    const text = changeOwnerLabel({ source: 'coding-agent', run_id: 'r1', tool_call_id: null }, null, long).text;
+    expect(text).toBe(`Run r1 (coding-agent) · sh -c '${'x'.repeat(52)}…`);
+    // A blank prompt names the run alone; a tool call's label does not take the run's prompt.
+    expect(changeOwnerLabel({ source: 'run', run_id: 'r1', tool_call_id: null }, null, '  ').text).toBe('Run r1');
+    expect(changeOwnerLabel({ source: 'tool', run_id: 'r1', tool_call_id: 't1' }, 'edit', 'npm test').text).toBe(
+      'Tool call edit · t1 in run r1',
+    );
+  });
+
   it('names the tool call, its tool when known, and its run', () => {
     expect(changeOwnerLabel({ source: 'tool', run_id: 'r1', tool_call_id: 't1' }, 'edit_file')).toEqual({
       text: 'Tool call edit_file · t1 in run r1',

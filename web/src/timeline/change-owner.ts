@@ -4,17 +4,29 @@ import type { ChangeSummary } from '../../../shared/index.ts';
 const SHORT_ID_CHARS = 8;
 const GENERATED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function shortId(id: string): string {
+/** A run or tool call id as labels show it: generated ids (UUIDs) cut to 8 characters. */
+export function shortId(id: string): string {
   return GENERATED_ID.test(id) ? id.slice(0, SHORT_ID_CHARS) : id;
 }
 
+/** A prompt is quoted in a label by its first line, cut to this many characters. */
+const PROMPT_CHARS = 60;
+
+function promptExcerpt(prompt: string): string {
+  const line = prompt.trim().split('\n')[0]!.replace(/\s+/g, ' ');
+  return line.length > PROMPT_CHARS ? `${line.slice(0, PROMPT_CHARS - 1).trimEnd()}…` : line;
+}
+
 /**
- * Which run or tool call a change block belongs to, in words: `Run 0b6f1c2d`, `Run r1 (coding-agent)`,
- * `Tool call edit_file · t1 in run r1`. `toolName` is the tool call's name when the timeline knows it.
+ * Which run or tool call a change block belongs to, in words: `Run 0b6f1c2d · npm test` (the run's
+ * short id, as its marker shows it, and its prompt or command line when known), `Run r1 (coding-agent)`,
+ * `Tool call edit_file · t1 in run r1`. `toolName` is the tool call's name when the timeline knows
+ * it, `prompt` the run's first user message.
  */
 export function changeOwnerLabel(
   change: Pick<ChangeSummary, 'source' | 'run_id' | 'tool_call_id'>,
   toolName?: string | null,
+  prompt?: string | null,
 ): { text: string; title: string } {
   if (change.source === 'tool' && change.tool_call_id !== null) {
     const name = toolName ? `${toolName} · ` : '';
@@ -24,5 +36,10 @@ export function changeOwnerLabel(
     };
   }
   const source = change.source && change.source !== 'run' ? ` (${change.source})` : '';
-  return { text: `Run ${shortId(change.run_id)}${source}`, title: `run ${change.run_id}` };
+  const excerpt = prompt ? promptExcerpt(prompt) : '';
+  if (excerpt === '') return { text: `Run ${shortId(change.run_id)}${source}`, title: `run ${change.run_id}` };
+  return {
+    text: `Run ${shortId(change.run_id)}${source} · ${excerpt}`,
+    title: `run ${change.run_id}: ${prompt!.trim().slice(0, 500)}`,
+  };
 }

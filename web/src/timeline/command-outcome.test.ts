@@ -35,6 +35,15 @@ describe("a wrapped command's outcome", () => {
     expect(runMarkerLabel(run({ status: 'completed', error: null }))).toBe('Run completed in 1.6 s');
   });
 
+  it('a fast command (its duration in ms) and a long one (in minutes) are folded the same way', () => {
+    for (const took of ['12 ms', '59.9 s', '3 min', '3 min 5 s', '2 h 5 min']) {
+      const error = `exit 3 in ${took}`;
+      expect(runMarkerLabel(run({ error })), took).toBe('Run failed');
+      expect(isCommandOutcome(reply(error), run({ error })), took).toBe(true);
+    }
+    expect(isCommandOutcome(reply('killed by SIGTERM after 40 ms'), run({ error: 'x' }))).toBe(true);
+  });
+
   it('only the outcome reply of a wrapped command is folded into the marker', () => {
     expect(isCommandOutcome(reply('exit 0 in 4.2 s'), run({ status: 'completed', error: null }))).toBe(true);
     expect(

@@ -1,10 +1,14 @@
-import type { Message, Run } from '../../../shared/index.ts';
-import { formatDuration } from './sessions-list.ts';
+import { DURATION_PATTERN, formatDuration, type Message, type Run } from '../../../shared/index.ts';
 
-/** The outcome line `rundiff run` reports for its command: `exit 1 in 0.5 s`, `killed by SIGTERM after 1.0 s`. */
-const COMMAND_OUTCOME = /^(exit -?\d+ in \d+(\.\d+)? s|killed by SIG[A-Z0-9]+ after \d+(\.\d+)? s)$/;
+/**
+ * The outcome line `rundiff run` reports for its command: `exit 1 in 12 ms`, `exit 1 in 0.5 s`,
+ * `killed by SIGTERM after 1.0 s`.
+ */
+const COMMAND_OUTCOME = new RegExp(
+  `^(exit -?\\d+ in ${DURATION_PATTERN}|killed by SIG[A-Z0-9]+ after ${DURATION_PATTERN})$`,
+);
 /** An error that already says how long the run took. */
-const CARRIES_DURATION = /\b(in|after) \d+(\.\d+)? (ms|s|min)$/;
+const CARRIES_DURATION = new RegExp(`\\b(in|after) ${DURATION_PATTERN}$`);
 
 /**
  * A message that only repeats what its run's marker shows: the outcome line a wrapped command's run

@@ -37,5 +37,8 @@ describe('sessions list', () => {
     expect(formatDuration(850)).toBe('850 ms');
     expect(formatDuration(4_200)).toBe('4.2 s');
     expect(formatDuration(185_000)).toBe('3 min 5 s');
+    // Rounding never writes `1000 ms` or `60.0 s`.
+    expect(formatDuration(999.6)).toBe('1.0 s');
+    expect(formatDuration(59_960)).toBe('1 min');
   });
 });

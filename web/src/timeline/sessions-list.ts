@@ -36,14 +36,5 @@ export function relativeTime(ms: number, now: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** `4.2 s`, `850 ms`, `3 min 5 s`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const total = Math.round(ms / 1000);
-  const m = Math.floor(total / 60);
-  const s = total % 60;
-  if (m < 60) return s === 0 ? `${m} min` : `${m} min ${s} s`;
-  const h = Math.floor(m / 60);
-  return `${h} h ${m % 60} min`;
-}
+/** `4.2 s`, `850 ms`, `3 min 5 s`: the CLI writes a command's outcome the same way. */
+export { formatDuration } from '../../../shared/index.ts';

@@ -192,6 +192,46 @@ describe('buildTimeline', () => {
     ]);
   });
 
+  it('two overlapping wrapped commands: each block sits after its own marker, named by its command line', () => {
+    // `rundiff run` tags its command line and its outcome reply (`exit 0 in 3.0 s`) with the run;
+    // the second command starts and ends while the first is still running.
+    const reply = (id: string, t: number, run_id: string, content: string): Message => ({
+      ...msg(id, 'assistant', t, run_id),
+      content,
+    });
+    const s = state({
+      messages: [
+        { ...msg('u1', 'user', 100, 'r1'), content: 'sh -c "sleep 3; echo a > a.txt"' },
+        { ...msg('u2', 'user', 200, 'r2'), content: 'sh -c "echo b > b.txt"' },
+        reply('a2', 260, 'r2', 'exit 0 in 0.0 s'),
+        reply('a1', 3100, 'r1', 'exit 3 in 3.0 s'),
+      ],
+      runs: [
+        run('r1', 101, { finished_at: 3101, status: 'failed', error: 'exit 3 in 3.0 s' }),
+        run('r2', 201, { finished_at: 261 }),
+      ],
+      changes: [change('run:r1', 'r1'), change('run:r2', 'r2')],
+    });
+    const items = buildTimeline(s);
+    // The outcome replies repeat the markers and are not shown: they anchor nothing.
+    expect(shape(items)).toEqual(['m:u1', 'run:r1', 'out:r1[run:r1]', 'm:u2', 'run:r2', 'out:r2[run:r2]']);
+    const prompts = items.flatMap((it) => (it.kind === 'outcome' ? [it.prompt] : []));
+    expect(prompts).toEqual(['sh -c "sleep 3; echo a > a.txt"', 'sh -c "echo b > b.txt"']);
+  });
+
+  it('an outcome-looking reply of a run still open, or of an agent run, is shown and anchors its block', () => {
+    const s = state({
+      messages: [
+        msg('u1', 'user', 100, 'r1'),
+        { ...msg('a1', 'assistant', 120, 'r1'), content: 'exit 0 in 1.0 s' },
+        msg('u2', 'user', 200, 'r2'),
+      ],
+      runs: [run('r1', 101, { source: 'coding-agent' })],
+      changes: [change('run:r1', 'r1')],
+    });
+    expect(shape(buildTimeline(s))).toEqual(['m:u1', 'run:r1', 'm:a1', 'out:r1[run:r1]', 'm:u2']);
+  });
+
   it('an untagged assistant reply inside a run interval counts as that run', () => {
     const s = state({
       messages: [msg('u1', 'user', 100), msg('a1', 'assistant', 120), msg('a9', 'assistant', 500)],

@@ -1,4 +1,5 @@
 import type { ChangeSummary, DiffProgressPayload, Message, Review, Run, ToolCall } from '../../../shared/index.ts';
+import { isCommandOutcome } from './command-outcome.ts';
 import type { SessionState } from './session-state.ts';
 
 export type TimelineItem =
@@ -14,8 +15,18 @@ export type TimelineItem =
       change: ChangeSummary | null;
       progress: DiffProgressPayload | null;
     }
-  /** A run's result: the change block, the live progress, or why it was not tracked. */
-  | { kind: 'outcome'; key: string; run: Run; change: ChangeSummary | null; progress: DiffProgressPayload | null }
+  /**
+   * A run's result: the change block, the live progress, or why it was not tracked. `prompt` is the
+   * run's first user message (a wrapped command's command line), which names the block to a reader.
+   */
+  | {
+      kind: 'outcome';
+      key: string;
+      run: Run;
+      prompt: string | null;
+      change: ChangeSummary | null;
+      progress: DiffProgressPayload | null;
+    }
   /** A stored change whose run or tool call is not in the session (shown at its time rather than lost). */
   | { kind: 'change'; key: string; change: ChangeSummary }
   /** Where a review reached the agent (at its `delivered_at`): the prompt that received it follows. */
@@ -48,11 +59,23 @@ function runOfMessage(m: Message, runs: readonly Run[]): string | null {
   return best?.run_id ?? null;
 }
 
+/** Each run's first user message (its prompt, or a wrapped command's command line), by run id. */
+export function runPrompts(messages: readonly Message[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of messages) {
+    if (m.role === 'user' && m.run_id !== null && !out.has(m.run_id)) out.set(m.run_id, m.content);
+  }
+  return out;
+}
+
 /**
  * Orders a session's messages, runs and tool calls in time and places each change block:
  * a run's block under its final assistant message (else its last message, else its last tool
- * card, else its marker); a tool call's block inside its tool card. A delivered review is marked at
- * the time it was delivered (reviews not delivered yet have no place in the timeline).
+ * card, else its marker); a tool call's block inside its tool card. A wrapped command's outcome
+ * reply (`exit 3 in 0.5 s`) is left out: its run marker says it, and a reply no one sees must not
+ * carry the block away from its run (two overlapping commands would both end up after the second).
+ * A delivered review is marked at the time it was delivered (reviews not delivered yet have no
+ * place in the timeline).
  */
 export function buildTimeline(
   state: Pick<SessionState, 'messages' | 'runs' | 'toolCalls' | 'changes' | 'progress'>,
@@ -84,10 +107,13 @@ export function buildTimeline(
     return c ?? null;
   };
 
+  const runsById = new Map(state.runs.map((r) => [r.run_id, r]));
+  const prompts = runPrompts(state.messages);
   const placed: Placed[] = [];
   let seq = 0;
   for (const m of state.messages) {
     if (m.role === 'tool' && m.tool_call_id !== null && toolIds.has(m.tool_call_id)) continue;
+    if (isCommandOutcome(m, runsById.get(m.run_id ?? ''))) continue;
     placed.push({
       item: { kind: 'message', key: `message:${m.id}`, message: m },
       time: m.created_at,
@@ -157,6 +183,7 @@ export function buildTimeline(
         kind: 'outcome',
         key: `outcome:${run.run_id}`,
         run,
+        prompt: prompts.get(run.run_id) ?? null,
         change,
         progress: state.progress[run.change_id] ?? null,
       },
