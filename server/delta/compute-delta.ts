@@ -75,7 +75,9 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
       before,
       after: c.after,
       ...(pair ? { similarity: pair.similarity } : {}),
-      binary: isBinarySide(before) || isBinarySide(c.after),
+      // Identical content (an exact rename, a mode change) changes no bytes: like git's patch, the
+      // row is the header alone (+0 -0), binary or not.
+      binary: !(before && c.after && sameContent(before, c.after)) && (isBinarySide(before) || isBinarySide(c.after)),
     });
   }
   entries.sort((x, y) => comparePathKeys(x.path, y.path));
