@@ -104,6 +104,22 @@ describe('content conversion', () => {
     expect(rows(delta)).toEqual([]);
   });
 
+  test('the walk (an index only git can read) also starts a converted file from its disk bytes; touched only, it is no change', async () => {
+    const repo = repoWith({ '.gitattributes': '* text=auto eol=lf\n', 'f.txt': 'a\r\nb\r\nc\r\n', 't.txt': 'x\r\n' });
+    // A split index makes the engine walk instead of asking git status.
+    repo.git('update-index', '--split-index');
+    const copy = copyWorkTree(repo);
+    const { delta } = await runChange(engine, repo.dir, () => {
+      fs.appendFileSync(path.join(repo.dir, 'f.txt'), 'd\r\n');
+      const future = new Date(Date.now() + 60_000);
+      fs.writeFileSync(path.join(repo.dir, 't.txt'), 'x\r\n');
+      fs.utimesSync(path.join(repo.dir, 't.txt'), future, future);
+    });
+    const counts = noIndexCounts(path.join(copy, 'f.txt'), path.join(repo.dir, 'f.txt'));
+    expect(counts).toBe('+1 -0');
+    expect(rows(delta)).toEqual([`M f.txt ${counts}`]);
+  });
+
   test('a repository without any conversion source is not asked for blob sizes; each source is noticed', async () => {
     const repo = repoWith({ '.gitattributes': '*.dat binary\n', 'a.txt': 'a\n' });
     const area = async () => {

@@ -102,6 +102,43 @@ export function trackedAttributeFiles(ix: IndexSnapshot): PathKey[] {
   return out;
 }
 
+/** Sizes of objects by id, from one `git cat-file --batch-check` (objects only, no filter runs); missing ids are absent. */
+export async function blobSizes(
+  cwd: string,
+  oids: readonly string[],
+  timeoutMs: number,
+  env?: Record<string, string>,
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const unique = [...new Set(oids)];
+  if (unique.length === 0) return sizes;
+  const res = await runGit({
+    cwd,
+    args: ['cat-file', '--batch-check=%(objectname) %(objectsize)'],
+    ...(env ? { env } : {}),
+    input: unique.join('\n') + '\n',
+    timeoutMs,
+  });
+  const text = res.stdout.toString('latin1');
+  let pos = 0;
+  while (pos < text.length) {
+    let nl = text.indexOf('\n', pos);
+    if (nl === -1) nl = text.length;
+    const sp = text.indexOf(' ', pos);
+    if (sp !== -1 && sp < nl) {
+      const size = Number(text.slice(sp + 1, nl));
+      if (Number.isFinite(size)) sizes.set(text.slice(pos, sp), size);
+    }
+    pos = nl + 1;
+  }
+  return sizes;
+}
+
+/** Whether a blob of `blobSize` bytes can be the file the index recorded `indexSize` for (low 32 bits). */
+export function sizeAgrees(blobSize: number | undefined, indexSize: number): boolean {
+  return blobSize !== undefined && blobSize % 2 ** 32 === indexSize % 2 ** 32;
+}
+
 const known = new WeakMap<IndexSnapshot, PathKey[]>();
 
 /**
@@ -117,34 +154,15 @@ export async function sizeMismatches(area: RepoArea, ix: IndexSnapshot, timeoutM
     const m = ix.mode[i];
     if (ix.stage[i] === 0 && (m === IX_FILE || m === IX_EXEC || m === IX_OTHER)) idx.push(i);
   }
-  const sizes = new Map<string, number>();
-  if (idx.length > 0) {
-    const oids = [...new Set(idx.map((i) => entryOid(ix, i)))];
-    const res = await runGit({
-      cwd: area.cwd,
-      args: ['cat-file', '--batch-check=%(objectname) %(objectsize)'],
-      env: areaEnv(area),
-      input: oids.join('\n') + '\n',
-      timeoutMs,
-    });
-    const text = res.stdout.toString('latin1');
-    let pos = 0;
-    while (pos < text.length) {
-      let nl = text.indexOf('\n', pos);
-      if (nl === -1) nl = text.length;
-      const sp = text.indexOf(' ', pos);
-      if (sp !== -1 && sp < nl) {
-        const size = Number(text.slice(sp + 1, nl));
-        if (Number.isFinite(size)) sizes.set(text.slice(pos, sp), size);
-      }
-      pos = nl + 1;
-    }
-  }
+  const sizes = await blobSizes(
+    area.cwd,
+    idx.map((i) => entryOid(ix, i)),
+    timeoutMs,
+    areaEnv(area),
+  );
   const out: PathKey[] = [];
   for (const i of idx) {
-    const size = sizes.get(entryOid(ix, i));
-    // The index keeps the low 32 bits of the size.
-    if (size === undefined || size % 2 ** 32 !== ix.size[i]) out.push(entryPath(ix, i));
+    if (!sizeAgrees(sizes.get(entryOid(ix, i)), ix.size[i]!)) out.push(entryPath(ix, i));
   }
   known.set(ix, out);
   return out;
