@@ -75,9 +75,7 @@ export async function computeDelta(input: DeltaInput): Promise<DeltaOutput> {
       before,
       after: c.after,
       ...(pair ? { similarity: pair.similarity } : {}),
-      // Identical content (an exact rename, a mode change) changes no bytes: like git's patch, the
-      // row is the header alone (+0 -0), binary or not.
-      binary: !(before && c.after && sameContent(before, c.after)) && (isBinarySide(before) || isBinarySide(c.after)),
+      binary: isBinarySide(before) || isBinarySide(c.after),
     });
   }
   entries.sort((x, y) => comparePathKeys(x.path, y.path));
@@ -226,9 +224,13 @@ function plan(e: Entry): Plan {
   // First: a side that could not be read says nothing about its content, binary or not.
   if (e.before?.unavailable === 'unreadable' || e.after?.unavailable === 'unreadable')
     return { kind: 'omit', reason: 'unreadable' };
-  if (e.binary) return { kind: 'omit', reason: 'binary' };
   const b = e.before;
   const a = e.after;
+  // An exact rename or a mode change of a binary file changes no bytes: git prints its header alone
+  // (no "Binary files differ") while --numstat still says binary, so the row stays binary, +0 -0,
+  // with that header as its patch.
+  if (e.binary && !(b && a && sameContent(b, a) && modeType(b.mode) === modeType(a.mode)))
+    return { kind: 'omit', reason: 'binary' };
   if (!b) {
     if (!a!.bytes) return { kind: 'omit', reason: unavailable(a) };
     const stanza = formatStanza({
