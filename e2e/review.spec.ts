@@ -31,6 +31,25 @@ async function recordRun(files: Record<string, string | Buffer>, edit: (ws: Retu
   return { ws, sid, change: `run:${run}` };
 }
 
+test('a binary moved without a byte changed reads as a rename without changes, not a binary change', async ({
+  page,
+}) => {
+  const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(76, 0)]);
+  const { ws, sid, change } = await recordRun({ 'pic.gif': gif }, (w) =>
+    fs.renameSync(path.join(w.dir, 'pic.gif'), path.join(w.dir, 'moved.gif')),
+  );
+  try {
+    await openSession(page, base, sid);
+    const moved = row(page, change, 'moved.gif');
+    await expect(moved.getByTestId('change-row-stats')).toHaveText('binary unchanged');
+    await moved.getByTestId('change-row-button').click();
+    await expect(moved.getByTestId('patch-label')).toHaveText(['renamed from pic.gif without changes']);
+    await expect(moved.getByTestId('patch-binary')).toHaveCount(0);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test('git header lines are said in words: rename, mode, symlink; the copied patch keeps them', async ({
   page,
   context,

@@ -49,9 +49,13 @@ describe('GET .../files/:fileId?whitespace=ignore', () => {
     expect(ignored.body.file.patch).toBe(
       `${header}@@ -2,5 +2,5 @@ function f(a) {\n \tif (a) {\n \t\treturn 1;\n \t}\n-  return 2;\n+\treturn 3;\n }\n`,
     );
-    expect(ignored.body.file.patch_bytes).toBe(Buffer.byteLength(ignored.body.file.patch));
-    // The row's own fields stay those of the stored change.
+    // The row's own fields stay those of the stored change, patch_bytes too (the stored patch's size).
     expect(ignored.body.file).toMatchObject({ id: plain.body.file.id, path: 'f.js', additions: 4, deletions: 4 });
+    expect(plain.body.file.patch_bytes).toBe(Buffer.byteLength(plain.body.file.patch));
+    expect(Buffer.byteLength(ignored.body.file.patch)).toBeLessThan(plain.body.file.patch_bytes);
+    const { patch: _p, truncated: _t, ...storedFields } = plain.body.file;
+    const { patch: _q, truncated: _u, ...ignoredFields } = ignored.body.file;
+    expect(ignoredFields).toEqual(storedFields);
   });
 
   it('a file whose change is whitespace only keeps its header lines and no hunk', async () => {
@@ -97,7 +101,7 @@ describe('GET .../files/:fileId?whitespace=ignore', () => {
     const res = await get('f.js', '?whitespace=ignore');
     expect(res.body.whitespace_ignored).toBe(true);
     expect(res.body.file.truncated).toBe(true);
-    expect(res.body.file.patch_bytes).toBeLessThanOrEqual(300);
+    expect(Buffer.byteLength(res.body.file.patch)).toBeLessThanOrEqual(300);
   });
 
   it('any other whitespace value is a 400 naming the field', async () => {

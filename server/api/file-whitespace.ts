@@ -54,11 +54,12 @@ export async function fileIgnoringWhitespace(
   const full = Buffer.from(headerOf(file.patch) + diff.hunks, 'utf8');
   const cut = cutToBytes(full, limits.maxFilePatchBytes);
   const truncated = cut.length < full.length;
+  // Only the patch text and whether it was cut are new: every other field (counts, sizes,
+  // `patch_bytes`) stays the stored row's, as the listing shows it.
   return {
     file: {
       ...file,
       patch: cut.toString('utf8'),
-      patch_bytes: cut.length,
       truncated,
     },
     whitespace_ignored: true,

@@ -1,8 +1,18 @@
-import type { Limits, WorkspaceKind } from '../../shared/index.ts';
+import type { Limits, TruncatedReason, WorkspaceKind } from '../../shared/index.ts';
 import type { IndexEntry } from '../git/index.ts';
 import { modeText, type Scanner } from '../workspace/index.ts';
 import type { PathKey } from '../paths/index.ts';
-import { ORIGIN_BLOB, RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable, type IgnoreState } from './model.ts';
+import { blobSizes, sizeAgrees } from './converted.ts';
+import { reasonFor } from './git-listing.ts';
+import {
+  ORIGIN_BLOB,
+  ORIGIN_NONE,
+  RACY_MARGIN_MS,
+  addReason,
+  type Checkpoint,
+  type FileTable,
+  type IgnoreState,
+} from './model.ts';
 import { readStartContents } from './start-contents.ts';
 import { span } from './trace.ts';
 import { runScanPhase, type AreaIndex } from './workspace-scan.ts';
@@ -56,6 +66,41 @@ function indexByPath(indexes: AreaIndex[]): { hits: Map<PathKey, IndexHit>; conf
   return { hits, conflicted };
 }
 
+/**
+ * The clean files among `blobbed` whose blob size is not the size their index entry recorded:
+ * one `git cat-file --batch-check` per repository (objects only). The walk has no listing of the
+ * repository's config to tell whether anything converts, so it always asks; it is the fallback.
+ */
+async function convertedOnWalk(
+  files: FileTable,
+  blobbed: readonly number[],
+  areas: readonly { cwd: string }[],
+  timeoutMs: number,
+  reasons: TruncatedReason[],
+): Promise<number[]> {
+  const byArea = new Map<number, number[]>();
+  for (const i of blobbed) {
+    const list = byArea.get(files.area[i]!) ?? [];
+    list.push(i);
+    byArea.set(files.area[i]!, list);
+  }
+  const out: number[] = [];
+  const oid = (i: number) => Buffer.from(files.oids.subarray(i * 20, i * 20 + 20)).toString('hex');
+  await Promise.all(
+    [...byArea].map(async ([a, list]) => {
+      const area = areas[a];
+      if (!area) return;
+      try {
+        const sizes = await blobSizes(area.cwd, list.map(oid), timeoutMs);
+        for (const i of list) if (!sizeAgrees(sizes.get(oid(i)), files.size[i]!)) out.push(i);
+      } catch (err) {
+        addReason(reasons, reasonFor(err));
+      }
+    }),
+  );
+  return out;
+}
+
 export async function captureCheckpoint(
   input: CaptureInput,
 ): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
@@ -98,6 +143,7 @@ export async function captureCheckpoint(
   const oidBytes = Buffer.from(files.oids.buffer, files.oids.byteOffset, files.oids.byteLength);
   const { hits, conflicted } = indexByPath(phase.indexes);
   const toRead: number[] = [];
+  const blobbed: number[] = [];
   for (let i = 0; i < n; i++) {
     const p = t.paths[i]!;
     if (Math.max(t.mtimeMs[i]!, t.ctimeMs[i]!) >= racyFrom) files.racy[i] = 1;
@@ -116,10 +162,19 @@ export async function captureCheckpoint(
         files.origin[i] = ORIGIN_BLOB;
         files.area[i] = hit.area;
         oidBytes.write(e.oid, i * 20, 'hex');
+        blobbed.push(i);
         continue;
       }
     }
     toRead.push(i);
+  }
+  // A clean file git converts (line endings, ident, a filter) is not its blob: its blob's size is
+  // not the size the index recorded for the file. Those are read like dirty files.
+  const converted = await convertedOnWalk(files, blobbed, phase.areas, input.gitTimeoutMs, phase.reasons);
+  if (converted.length > 0) {
+    for (const i of converted) files.origin[i] = ORIGIN_NONE;
+    toRead.push(...converted);
+    toRead.sort((x, y) => x - y);
   }
 
   classified('classify');

@@ -31,6 +31,19 @@ describe('classification', () => {
     expect(rows(second.delta)).toEqual(['D e1 +0 -0']);
   });
 
+  test('B8: a binary moved without a byte changed is a rename without changes (binary as git counts it, header-only patch as git prints it)', async () => {
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(76, 0)]);
+    const repo = createTempRepo({ files: { 'pic.gif': gif } });
+    onTestFinished(() => repo.cleanup());
+    const { delta } = await runChange(engine, repo.dir, () =>
+      fs.renameSync(path.join(repo.dir, 'pic.gif'), path.join(repo.dir, 'moved.gif')),
+    );
+    expect(rows(delta)).toEqual(['R pic.gif -> moved.gif +0 -0 binary']);
+    expect(delta.files[0]!.patch).toBe(
+      'diff --git a/pic.gif b/moved.gif\nsimilarity index 100%\nrename from pic.gif\nrename to moved.gif\n',
+    );
+  });
+
   test('B8: exact rename, rename with edits, and a pair below 50% similarity', async () => {
     const repo = createTempRepo({
       files: { 'exact.txt': lines(20, 'exact'), 'edited.txt': lines(20, 'edit'), 'far.txt': lines(10, 'far') },

@@ -60,6 +60,13 @@ export interface OracleConfig {
   pairs: GitConfigPair[];
   /** `core.attributesFile` is set: paths may have attributes from it. */
   attributesFile: boolean;
+  /**
+   * The config alone can make a file's work-tree bytes differ from its blob (`core.autocrlf` true
+   * or input, `core.eol`, any `filter.*` setting).
+   */
+  converts: boolean;
+  /** Files outside the work tree git reads attributes from (`core.attributesFile`, else the user default). */
+  attributeFiles: string[];
 }
 
 export function createConfigCache(): ConfigCache {
@@ -101,6 +108,11 @@ export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: Co
   });
   const keys: Buffer[] = [];
   let attributesFile = false;
+  let converts = false;
+  let autocrlf = false;
+  const home = process.env.HOME ?? '';
+  const xdg = process.env.XDG_CONFIG_HOME || (home ? path.join(home, '.config') : '');
+  let attributeFiles: string[] = xdg ? [path.join(xdg, 'git', 'attributes')] : [];
   const files = new Set<string>(baseConfigFiles(area));
   const recs = splitNul(res.stdout);
   for (let i = 0; i + 1 < recs.length; i += 2) {
@@ -113,14 +125,27 @@ export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: Co
     const from = path.resolve(area.cwd, origin.slice('file:'.length));
     files.add(from);
     const name = key.toString('latin1').toLowerCase();
-    if (name === 'core.attributesfile') attributesFile = true;
+    const value = nl === -1 ? '' : rec.subarray(nl + 1).toString('utf8');
+    if (name === 'core.attributesfile') {
+      attributesFile = true;
+      attributeFiles = value
+        ? [value.startsWith('~/') ? path.join(home, value.slice(2)) : path.resolve(area.cwd, value)]
+        : [];
+    }
+    if (name.startsWith('filter.') || name === 'core.eol') converts = true;
+    // The last setting wins; a key without a value is true.
+    if (name === 'core.autocrlf')
+      autocrlf = nl === -1 || !['false', 'no', 'off', '0', ''].includes(value.toLowerCase());
     if (nl !== -1 && (name === 'include.path' || (name.startsWith('includeif.') && name.endsWith('.path')))) {
-      const value = rec.subarray(nl + 1).toString('utf8');
-      const home = process.env.HOME ?? '';
       files.add(value.startsWith('~/') ? path.join(home, value.slice(2)) : path.resolve(path.dirname(from), value));
     }
   }
-  const config = { pairs: [...ORACLE_CONFIG, ...filterOverridesFor(keys).config], attributesFile };
+  const config = {
+    pairs: [...ORACLE_CONFIG, ...filterOverridesFor(keys).config],
+    attributesFile,
+    converts: converts || autocrlf,
+    attributeFiles,
+  };
   const list = [...files];
   cache?.set(area.gitDir, { files: list, identities: list.map(fileIdentity), config });
   return config;
@@ -135,7 +160,7 @@ function baseConfigFiles(area: RepoArea): string[] {
   ];
 }
 
-function areaEnv(area: RepoArea): Record<string, string> {
+export function areaEnv(area: RepoArea): Record<string, string> {
   // Named explicitly: a planted core.worktree must not point git at another folder.
   return { GIT_DIR: area.gitDir, GIT_WORK_TREE: area.workTree };
 }

@@ -16,6 +16,7 @@ import {
 import { flaggedPaths, gitlinkPaths, recentPaths, tracksAttributes, type IndexSnapshot } from './index-snapshot.ts';
 import { reasonFor } from './git-listing.ts';
 import { addReason } from './model.ts';
+import { attributeFilesAmong, mayConvert, sizeMismatches, trackedAttributeFiles } from './converted.ts';
 import { traced } from './trace.ts';
 
 /**
@@ -91,6 +92,13 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
     for (const p of status.dirty) dirty.add(area.prefix + p);
     // git status does not look at these: the engine reads them itself at both ends.
     for (const p of flaggedPaths(got.ix)) dirty.add(area.prefix + p);
+    // A clean file whose bytes git converts (line endings, ident, ...) is not its blob: it is read
+    // like a dirty one, so its start content is what was on disk.
+    const untrackedAttributes = attributeFilesAmong(status.dirty);
+    if (mayConvert(area, config, [...new Set([...trackedAttributeFiles(got.ix), ...untrackedAttributes])]))
+      for (const p of await traced('size check', sizeMismatches(area, got.ix, ctx.timeoutMs))) {
+        dirty.add(area.prefix + p);
+      }
     // Nor can it tell an edit within the same second as the recorded time that kept the size:
     // at completion, entries recorded since shortly before the checkpoint are compared by content.
     const recent = new Set<PathKey>();

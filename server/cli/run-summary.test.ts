@@ -57,6 +57,10 @@ describe('rundiff run summary lines', () => {
     expect(
       fileRow(file({ binary: true, omitted_reason: 'binary', additions: 0, deletions: 0, path: 'logo.png' })),
     ).toBe('M logo.png binary changed');
+    // An exact rename keeps git's header as its patch: no byte changed.
+    expect(
+      fileRow(file({ binary: true, omitted_reason: null, change_type: 'renamed', old_path: 'a.gif', path: 'b.gif' })),
+    ).toBe('R a.gif -> b.gif binary unchanged');
     expect(fileRow(file({ truncated: true, path: 'package-lock.json' }))).toBe('M package-lock.json diff truncated');
     expect(fileRow(file({ omitted_reason: 'too_large', path: 'big.sql' }))).toBe('M big.sql too large');
   });

@@ -19,11 +19,13 @@ export const UNTRACKED_WORDS: Record<UntrackedReason, string> = {
 
 const LETTER = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R' } as const;
 
-/** `+12 -4`, or what stands in place of counts (`binary changed`, `diff truncated`, `too large`). */
+/** `+12 -4`, or what stands in place of counts (`binary changed`, `binary unchanged`, `diff truncated`, `too large`). */
 export function fileStat(
   f: Pick<FileSummary, 'binary' | 'truncated' | 'omitted_reason' | 'additions' | 'deletions'>,
 ): string {
   if (f.omitted_reason === 'unreadable') return 'unreadable';
+  // A binary row with its patch kept is an exact rename or a mode change: no byte changed.
+  if (f.binary && f.omitted_reason === null) return 'binary unchanged';
   if (f.binary) return 'binary changed';
   if (f.omitted_reason === 'too_large') return 'too large';
   if (f.omitted_reason === 'no_snapshot') return 'content not captured';

@@ -224,9 +224,13 @@ function plan(e: Entry): Plan {
   // First: a side that could not be read says nothing about its content, binary or not.
   if (e.before?.unavailable === 'unreadable' || e.after?.unavailable === 'unreadable')
     return { kind: 'omit', reason: 'unreadable' };
-  if (e.binary) return { kind: 'omit', reason: 'binary' };
   const b = e.before;
   const a = e.after;
+  // An exact rename or a mode change of a binary file changes no bytes: git prints its header alone
+  // (no "Binary files differ") while --numstat still says binary, so the row stays binary, +0 -0,
+  // with that header as its patch.
+  if (e.binary && !(b && a && sameContent(b, a) && modeType(b.mode) === modeType(a.mode)))
+    return { kind: 'omit', reason: 'binary' };
   if (!b) {
     if (!a!.bytes) return { kind: 'omit', reason: unavailable(a) };
     const stanza = formatStanza({

@@ -420,6 +420,33 @@ describe('parity with git (B8, B9, B11, B12, B13)', () => {
     expect(applyAndCompare(r, ca, cb, wholeRunPatch(out.files))).toEqual([]);
   });
 
+  it('B8: a binary renamed (and one re-moded) without a byte changed is a 100% rename with no content change: binary as git --numstat says, with the header-only patch git diff -M prints', async () => {
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(76, 0)]);
+    const k = (s: string) => keyFromBytes(Buffer.from(s));
+    const a: Tree = new Map([
+      [k('pic.gif'), { bytes: gif, mode: '100644' }],
+      [k('tool.bin'), { bytes: Buffer.from([0, 1, 2, 3]), mode: '100644' }],
+    ]);
+    const b: Tree = new Map([
+      [k('moved.gif'), { bytes: gif, mode: '100644' }],
+      [k('tool.bin'), { bytes: Buffer.from([0, 1, 2, 3]), mode: '100755' }],
+    ]);
+    const { r, ca, cb, out } = await runCase(a, b, { ...engineOptions(), exactHunks: true });
+    expect(
+      out.files.map((f) => [f.change_type, f.old_path, f.path, f.binary, f.omitted_reason, f.additions, f.deletions]),
+    ).toEqual([
+      ['renamed', 'pic.gif', 'moved.gif', true, null, 0, 0],
+      ['modified', null, 'tool.bin', true, null, 0, 0],
+    ]);
+    // git's own stanzas: headers only (similarity index 100%, rename from/to; old/new mode), no "Binary files" line.
+    const stanzas = gitStanzas(r, ca, cb);
+    expect(stanzas.join('')).not.toMatch(/^Binary files /m);
+    expect(out.files.map((f) => f.patch)).toEqual(stanzas);
+    // git's --numstat still counts them binary ('-'): so do the rows.
+    expect(out.binary_count).toBe(2);
+    expect(applyAndCompare(r, ca, cb, wholeRunPatch(out.files))).toEqual([]);
+  });
+
   it('B8: at the size limit (the larger exactly twice the smaller) and just past it, pairs match git diff -M', async () => {
     const body = Array.from({ length: 20 }, (_, i) => `line ${String(i).padStart(2, '0')}\n`).join('');
     const t = (s: string): FileSpec => ({ bytes: Buffer.from(s), mode: '100644' });

@@ -20,7 +20,7 @@ function rowKey(row: FilePatchRow): PathKey {
 /** Why a row has no applicable stanza, or null when its stored stanza is whole. */
 function withheld(row: FilePatchRow): string | null {
   if (row.omitted_reason === 'unreadable') return 'unreadable'; // as the row says, binary or not
-  if (row.binary) return 'binary';
+  if (row.binary && row.patch === null) return 'binary'; // a binary with its patch kept changed no byte
   if (row.truncated) return 'truncated';
   if (row.omitted_reason) return row.omitted_reason;
   if (row.patch === null) return 'omitted';

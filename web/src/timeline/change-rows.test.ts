@@ -48,6 +48,10 @@ describe('change block rows', () => {
     expect(
       line(file({ path: 'assets/logo.png', binary: true, additions: 0, deletions: 0, omitted_reason: 'binary' })),
     ).toBe('M assets/logo.png binary changed');
+    // An exact rename keeps git's header as its patch: no byte changed.
+    expect(
+      line(file({ path: 'b.gif', old_path: 'a.gif', change_type: 'renamed', binary: true, omitted_reason: null })),
+    ).toBe('R a.gif -> b.gif binary unchanged');
     expect(line(file({ path: 'package-lock.json', truncated: true }))).toBe('M package-lock.json diff truncated');
     expect(line(file({ path: 'big.csv', omitted_reason: 'too_large', additions: 0, deletions: 0 }))).toBe(
       'M big.csv too large',

@@ -30,6 +30,8 @@ const LETTERS: Record<ChangeType, ChangeRow['letter']> = {
  */
 export function statsNote(file: Pick<ChangeRowInput, 'binary' | 'truncated' | 'omitted_reason'>): string | null {
   if (file.omitted_reason === 'unreadable') return 'unreadable';
+  // A binary row with its patch kept is an exact rename or a mode change: no byte changed.
+  if (file.binary && file.omitted_reason === null) return 'binary unchanged';
   if (file.binary || file.omitted_reason === 'binary') return 'binary changed';
   if (file.omitted_reason === 'too_large') return 'too large';
   if (file.omitted_reason === 'no_snapshot') return 'no snapshot';
