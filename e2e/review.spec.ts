@@ -397,8 +397,67 @@ test('context above and below a hunk and the whole file come from the stored con
     await patch.getByTestId('patch-expand-below').click();
     await expect(patch.getByText('line 40', { exact: true })).toHaveCount(1);
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(0);
-    await file.getByTestId('whole-file').click();
+    await file.getByTestId('whole-file-after').click();
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('whole file: both sides of a modified file, changed lines marked, real old and new numbers', async ({ page }) => {
+  // 60 lines; five inserted after line 10, line 30 removed: old line 51 is new line 55.
+  const before = lines(60);
+  const inserted = Array.from({ length: 5 }, (_, k) => `inserted ${k + 1}\n`).join('');
+  const after = before.replace('line 10\n', `line 10\n${inserted}`).replace('line 30\n', '');
+  const { ws, sid, change } = await recordRun({ 'a.txt': before }, (w) => w.write('a.txt', after));
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'a.txt');
+    await file.getByTestId('change-row-button').click();
+    const patch = file.getByTestId('patch');
+    await expect(patch.locator('tr.pl-add').first()).toBeVisible();
+    /** The old number, the new number and the text of the row holding `text`. */
+    const numbers = async (text: string) => {
+      const tr = patch.locator('tr', { has: page.getByText(text, { exact: true }) });
+      return [
+        (await tr.locator('td.ln-old').textContent())!.trim(),
+        (await tr.locator('td.ln-new').textContent())!.trim(),
+      ];
+    };
+
+    await file.getByTestId('whole-file-after').click();
+    await expect(file.getByTestId('whole-file-after')).toHaveAttribute('aria-pressed', 'true');
+    await expect(patch.locator('tr[data-testid="patch-line"]')).toHaveCount(64);
+    // The inserted lines read as added, with no old number; the others keep both of theirs.
+    await expect(patch.locator('tr.pl-add')).toHaveCount(5);
+    await expect(patch.locator('tr.pl-add')).toContainText([
+      'inserted 1',
+      'inserted 2',
+      'inserted 3',
+      'inserted 4',
+      'inserted 5',
+    ]);
+    expect(await numbers('inserted 1')).toEqual(['', '11']);
+    expect(await numbers('line 10')).toEqual(['10', '10']);
+    expect(await numbers('line 11')).toEqual(['11', '16']);
+    expect(await numbers('line 51')).toEqual(['51', '55']);
+    await expect(patch.getByText('line 30', { exact: true })).toHaveCount(0);
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(0);
+
+    // The before side: the removed line marked, no inserted line, both numbers again.
+    await file.getByTestId('whole-file-before').click();
+    await expect(file.getByTestId('whole-file-before')).toHaveAttribute('aria-pressed', 'true');
+    await expect(file.getByTestId('whole-file-after')).toHaveAttribute('aria-pressed', 'false');
+    await expect(patch.locator('tr[data-testid="patch-line"]')).toHaveCount(60);
+    await expect(patch.locator('tr.pl-del')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-add')).toHaveCount(0);
+    expect(await numbers('line 30')).toEqual(['30', '']);
+    expect(await numbers('line 51')).toEqual(['51', '55']);
+    await expect(patch.getByText('inserted 1', { exact: true })).toHaveCount(0);
+
+    // Pressed again: back to the patch.
+    await file.getByTestId('whole-file-before').click();
+    await expect(patch.locator('tr.pl-hunk')).not.toHaveCount(0);
   } finally {
     ws.cleanup();
   }
