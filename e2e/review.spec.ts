@@ -176,10 +176,17 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
   page,
 }) => {
   const { ws, sid, change } = await recordRun(
-    { 'src/utils/format.ts': lines(20), 'src/f10.ts': 'a\n', 'src/f2.ts': 'a\n', 'README.md': 'x\n' },
+    {
+      'src/utils/format.ts': lines(20),
+      'src/old-name.ts': lines(20, 'row'),
+      'src/f10.ts': 'a\n',
+      'src/f2.ts': 'a\n',
+      'README.md': 'x\n',
+    },
     (w) => {
       fs.mkdirSync(path.join(w.dir, 'src/lib'));
       fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      fs.renameSync(path.join(w.dir, 'src/old-name.ts'), path.join(w.dir, 'src/new-name.ts'));
       w.write('src/f10.ts', 'b\nc\n');
       w.write('src/f2.ts', 'b\n');
       w.write('README.md', 'y\n');
@@ -208,12 +215,15 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
             return copy.textContent.replace(/\s+/g, ' ').trim();
           }),
       );
+    // A rename reads relative to its folders: the names alone within one folder, and a move from
+    // the deepest folder shown that holds both paths (src/), not the whole path again.
     expect(await shown()).toEqual([
-      '▾src/3 files +3 -2',
+      '▾src/4 files +3 -2',
       '▾lib/1 file +0 -0',
-      '▸Rsrc/{utils -> lib}/format.ts+0 -0',
+      '▸R{utils -> lib}/format.ts+0 -0',
       '▸Mf2.ts+1 -1',
       '▸Mf10.ts+2 -1',
+      '▸R{old-name.ts -> new-name.ts}+0 -0',
       '▸MREADME.md+1 -1',
     ]);
     // A row of the tree opens its patch like a row of the flat list.
@@ -223,9 +233,9 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
     const src = tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-button');
     await src.click();
     await expect(src).toHaveAttribute('aria-expanded', 'false');
-    expect(await shown()).toEqual(['▸src/3 files +3 -2', '▸MREADME.md+1 -1']);
+    expect(await shown()).toEqual(['▸src/4 files +3 -2', '▸MREADME.md+1 -1']);
     await src.click();
-    await expect(tree.getByTestId('change-row')).toHaveCount(4);
+    await expect(tree.getByTestId('change-row')).toHaveCount(5);
 
     // The choice is remembered; Flat brings the full paths back.
     await page.reload();
