@@ -543,8 +543,54 @@ test('a changed image shows its before and after from the stored contents; an ad
     await expect(before).toHaveAttribute('alt', 'logo.png, before the change');
     const added = row(page, change, 'icons/new.png');
     await added.getByTestId('change-row-button').click();
-    await expect(added.getByTestId('image-before-none')).toHaveText('No image kept');
+    await expect(added.getByTestId('image-before-none')).toHaveText('New image');
     expect(await added.getByTestId('image-after').evaluate((img: ImageLike) => img.naturalWidth)).toBe(2);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('an image side without a picture says why; a tiny image is drawn larger with its real size stated', async ({
+  page,
+}) => {
+  // An 8x8 two-colour GIF.
+  const gif = Buffer.from(
+    'R0lGODlhCAAIAIAAAP8AAAAA/ywAAAAACAAIAAACMQRDMARDMAzBEAzBEARDMARDMAzBEAzBEARDMARDMAzBEAzBEARDMARDMAzBEAzBEAUAOw==',
+    'base64',
+  );
+  const noise = (seed: number) => Buffer.from(Array.from({ length: 256 }, (_, i) => (i * 37 + seed * 101 + 7) % 251));
+  const { ws, sid, change } = await recordRun(
+    { 'gone.png': png(4, 4, [0, 0, 0]), 'noise.png': noise(1), 'icon.gif': png(2, 2, [1, 2, 3]) },
+    (w) => {
+      fs.rmSync(path.join(w.dir, 'gone.png'));
+      w.write('noise.png', noise(2));
+      w.write('icon.gif', gif);
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const gone = row(page, change, 'gone.png');
+    await gone.getByTestId('change-row-button').click();
+    await expect(gone.getByTestId('image-before')).toBeVisible();
+    await expect(gone.getByTestId('image-after-none')).toHaveText('Deleted');
+
+    // Bytes stored on both sides, but not an image: said so, not "not kept".
+    const noisy = row(page, change, 'noise.png');
+    await noisy.getByTestId('change-row-button').click();
+    await expect(noisy.getByTestId('image-before-none')).toHaveText('Not a previewable image');
+    await expect(noisy.getByTestId('image-after-none')).toHaveText('Not a previewable image');
+
+    // 8x8 px drawn at 64 px with sharp pixels; the caption keeps the real size.
+    const icon = row(page, change, 'icon.gif');
+    await icon.getByTestId('change-row-button').click();
+    const img = icon.getByTestId('image-after');
+    await expect(icon.getByTestId('image-after-size')).toHaveText('· 8 × 8 px, shown at 8×');
+    expect(await img.evaluate((el: ImageLike) => [el.naturalWidth, el.naturalHeight])).toEqual([8, 8]);
+    const drawn = await img.evaluate((el: { getBoundingClientRect(): { width: number; height: number } }) =>
+      el.getBoundingClientRect(),
+    );
+    expect([drawn.width, drawn.height]).toEqual([64, 64]);
+    await expect(img).toHaveCSS('image-rendering', 'pixelated');
   } finally {
     ws.cleanup();
   }
