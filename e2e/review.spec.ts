@@ -172,6 +172,26 @@ test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the ch
   }
 });
 
+test('hide whitespace on a file that only changed whitespace says so once', async ({ page }) => {
+  const { ws, sid, change } = await recordRun({ 'src/w.ts': 'if (a) {\nreturn 1;\n}\n' }, (w) =>
+    w.write('src/w.ts', 'if (a) {\n  return 1;\n}\n'),
+  );
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/w.ts');
+    await file.getByTestId('change-row-button').click();
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
+    await file.getByTestId('hide-whitespace').click();
+    await expect(file.getByTestId('patch')).toHaveAttribute('data-whitespace', 'server');
+    await expect(file.getByTestId('patch-whitespace-hidden')).toHaveText(['Only whitespace changed']);
+    // Not a second box saying the same in other words: the stored patch did change content lines.
+    await expect(file.getByTestId('patch-labels')).toHaveCount(0);
+    await expect(file.getByText('no content changes')).toHaveCount(0);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test('tree view: folders in natural order with totals, fold and unfold, compact renames, remembered', async ({
   page,
 }) => {
