@@ -615,3 +615,50 @@ test('an image side without a picture says why; a tiny image is drawn larger wit
     ws.cleanup();
   }
 });
+
+test("an open file's line stays on screen while its long patch scrolls past, and never covers the focused line", async ({
+  page,
+}) => {
+  const { ws, sid, change } = await recordRun({ 'keep.txt': 'a\n' }, (w) => w.write('src/long.ts', lines(4_000)));
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/long.ts');
+    await file.getByTestId('change-row-button').click();
+    await file.getByTestId('load-diff').click();
+    const patch = file.getByTestId('patch');
+    await expect(patch).toHaveAttribute('data-rendered', 'true');
+    const header = file.locator('.change-row-line');
+    type Box = { getBoundingClientRect(): { top: number; bottom: number } };
+    const box = (el: Box) => {
+      const r = el.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom };
+    };
+
+    // Far down the patch: the file's line (path, counts, Viewed) is still at the top of the window.
+    await page.evaluate(() => (globalThis as unknown as { scrollBy(x: number, y: number): void }).scrollBy(0, 30_000));
+    await expect(patch).not.toHaveAttribute('data-window', '0-2');
+    const stuck = await header.evaluate(box);
+    expect(Math.abs(stuck.top)).toBeLessThan(1);
+    await expect(file.getByTestId('change-row-path')).toBeInViewport();
+    await expect(file.getByTestId('viewed-toggle')).toBeInViewport();
+
+    // Moving up line by line from the keyboard scrolls each line to just below the header, not under it.
+    const visible = patch.locator('button.cgut').nth(30);
+    await visible.focus();
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowUp');
+    const focused = page.locator('button.cgut:focus');
+    await expect(focused).toHaveCount(1);
+    const at = await focused.evaluate(box);
+    const head = await header.evaluate(box);
+    expect(head.top).toBeGreaterThanOrEqual(-1);
+    expect(at.top).toBeGreaterThanOrEqual(head.bottom - 1);
+
+    // Closed, the line scrolls with the page again (only an open file's line sticks).
+    await file.getByTestId('change-row-button').click();
+    await expect(patch).toHaveCount(0);
+    await expect(file).not.toHaveClass(/is-open/);
+  } finally {
+    ws.cleanup();
+  }
+});
