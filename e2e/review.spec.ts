@@ -191,14 +191,41 @@ test('hide whitespace: a re-indent reads as unchanged, a real edit stays, the ch
   }
 });
 
+test('hide whitespace on a file that only changed whitespace says so once', async ({ page }) => {
+  const { ws, sid, change } = await recordRun({ 'src/w.ts': 'if (a) {\nreturn 1;\n}\n' }, (w) =>
+    w.write('src/w.ts', 'if (a) {\n  return 1;\n}\n'),
+  );
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/w.ts');
+    await file.getByTestId('change-row-button').click();
+    await expect(file.getByTestId('patch').locator('tr.pl-del')).toHaveCount(1);
+    await file.getByTestId('hide-whitespace').click();
+    await expect(file.getByTestId('patch')).toHaveAttribute('data-whitespace', 'server');
+    await expect(file.getByTestId('patch-whitespace-hidden')).toHaveText(['Only whitespace changed']);
+    // Not a second box saying the same in other words: the stored patch did change content lines.
+    await expect(file.getByTestId('patch-labels')).toHaveCount(0);
+    await expect(file.getByText('no content changes')).toHaveCount(0);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test('tree view: folders in natural order with totals, fold and unfold, compact renames, remembered', async ({
   page,
 }) => {
   const { ws, sid, change } = await recordRun(
-    { 'src/utils/format.ts': lines(20), 'src/f10.ts': 'a\n', 'src/f2.ts': 'a\n', 'README.md': 'x\n' },
+    {
+      'src/utils/format.ts': lines(20),
+      'src/old-name.ts': lines(20, 'row'),
+      'src/f10.ts': 'a\n',
+      'src/f2.ts': 'a\n',
+      'README.md': 'x\n',
+    },
     (w) => {
       fs.mkdirSync(path.join(w.dir, 'src/lib'));
       fs.renameSync(path.join(w.dir, 'src/utils/format.ts'), path.join(w.dir, 'src/lib/format.ts'));
+      fs.renameSync(path.join(w.dir, 'src/old-name.ts'), path.join(w.dir, 'src/new-name.ts'));
       w.write('src/f10.ts', 'b\nc\n');
       w.write('src/f2.ts', 'b\n');
       w.write('README.md', 'y\n');
@@ -227,12 +254,15 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
             return copy.textContent.replace(/\s+/g, ' ').trim();
           }),
       );
+    // A rename reads relative to its folders: the names alone within one folder, and a move from
+    // the deepest folder shown that holds both paths (src/), not the whole path again.
     expect(await shown()).toEqual([
-      '▾src/3 files +3 -2',
+      '▾src/4 files +3 -2',
       '▾lib/1 file +0 -0',
-      '▸Rsrc/{utils -> lib}/format.ts+0 -0',
+      '▸R{utils -> lib}/format.ts+0 -0',
       '▸Mf2.ts+1 -1',
       '▸Mf10.ts+2 -1',
+      '▸R{old-name.ts -> new-name.ts}+0 -0',
       '▸MREADME.md+1 -1',
     ]);
     // A row of the tree opens its patch like a row of the flat list.
@@ -242,9 +272,9 @@ test('tree view: folders in natural order with totals, fold and unfold, compact 
     const src = tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-button');
     await src.click();
     await expect(src).toHaveAttribute('aria-expanded', 'false');
-    expect(await shown()).toEqual(['▸src/3 files +3 -2', '▸MREADME.md+1 -1']);
+    expect(await shown()).toEqual(['▸src/4 files +3 -2', '▸MREADME.md+1 -1']);
     await src.click();
-    await expect(tree.getByTestId('change-row')).toHaveCount(4);
+    await expect(tree.getByTestId('change-row')).toHaveCount(5);
 
     // The choice is remembered; Flat brings the full paths back.
     await page.reload();
@@ -358,12 +388,13 @@ test('deep link: opening a file puts it in the URL, and that URL opens the sessi
   }
 });
 
-test('wider layout: at 1280 px a 70-character line fits one side of the split view; a phone breaks paths at slashes', async ({
+test('wider layout: at 1280 px an 80-character line (Prettier default) fits one side of the split view; a phone breaks paths at slashes', async ({
   page,
 }) => {
-  const long = `export const ${'x'.repeat(40)} = 'a longer value';`.padEnd(70, ' ');
+  const long = `export const ${'x'.repeat(47)} = 'a longer value';`;
+  expect(long).toHaveLength(80);
   const { ws, sid, change } = await recordRun({ 'src/components/deeply/nested/folder/app.ts': 'a\n' }, (w) =>
-    w.write('src/components/deeply/nested/folder/app.ts', `${long.trimEnd()}\n`),
+    w.write('src/components/deeply/nested/folder/app.ts', `${long}\n`),
   );
   try {
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -373,15 +404,23 @@ test('wider layout: at 1280 px a 70-character line fits one side of the split vi
     await file.getByTestId('change-row-button').click();
     const added = file.locator('td.side-new.pl-add');
     await expect(added).toContainText('a longer value');
-    const lineHeight = async () =>
-      added.evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
-    const oneLine = await file
-      .locator('td.side-old.pl-del')
-      .evaluate((td: { getBoundingClientRect(): { height: number } }) => td.getBoundingClientRect().height);
-    expect(await lineHeight()).toBe(oneLine);
+    // The lines the added code takes: the distinct tops of its text's boxes (a row's cells all share
+    // the row's height, so the cell's own height cannot tell).
+    const linesTaken = () =>
+      added.evaluate(
+        (td: {
+          querySelectorAll(s: string): Iterable<{ getClientRects(): Iterable<{ top: number; width: number }> }>;
+        }) => {
+          const tops = new Set<number>();
+          for (const span of td.querySelectorAll('span:not(.sign)'))
+            for (const r of span.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+          return tops.size;
+        },
+      );
+    expect(await linesTaken()).toBe(1);
     // Positive control: on a narrower window the same line wraps.
     await page.setViewportSize({ width: 900, height: 800 });
-    await expect.poll(lineHeight).toBeGreaterThan(oneLine);
+    await expect.poll(linesTaken).toBeGreaterThan(1);
 
     // On a phone the path wraps at its slashes, not inside a folder name.
     await page.setViewportSize({ width: 360, height: 740 });
@@ -416,8 +455,67 @@ test('context above and below a hunk and the whole file come from the stored con
     await patch.getByTestId('patch-expand-below').click();
     await expect(patch.getByText('line 40', { exact: true })).toHaveCount(1);
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(0);
-    await file.getByTestId('whole-file').click();
+    await file.getByTestId('whole-file-after').click();
     await expect(patch.getByText('line 2', { exact: true })).toHaveCount(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('whole file: both sides of a modified file, changed lines marked, real old and new numbers', async ({ page }) => {
+  // 60 lines; five inserted after line 10, line 30 removed: old line 51 is new line 55.
+  const before = lines(60);
+  const inserted = Array.from({ length: 5 }, (_, k) => `inserted ${k + 1}\n`).join('');
+  const after = before.replace('line 10\n', `line 10\n${inserted}`).replace('line 30\n', '');
+  const { ws, sid, change } = await recordRun({ 'a.txt': before }, (w) => w.write('a.txt', after));
+  try {
+    await openSession(page, base, sid);
+    const file = row(page, change, 'a.txt');
+    await file.getByTestId('change-row-button').click();
+    const patch = file.getByTestId('patch');
+    await expect(patch.locator('tr.pl-add').first()).toBeVisible();
+    /** The old number, the new number and the text of the row holding `text`. */
+    const numbers = async (text: string) => {
+      const tr = patch.locator('tr', { has: page.getByText(text, { exact: true }) });
+      return [
+        (await tr.locator('td.ln-old').textContent())!.trim(),
+        (await tr.locator('td.ln-new').textContent())!.trim(),
+      ];
+    };
+
+    await file.getByTestId('whole-file-after').click();
+    await expect(file.getByTestId('whole-file-after')).toHaveAttribute('aria-pressed', 'true');
+    await expect(patch.locator('tr[data-testid="patch-line"]')).toHaveCount(64);
+    // The inserted lines read as added, with no old number; the others keep both of theirs.
+    await expect(patch.locator('tr.pl-add')).toHaveCount(5);
+    await expect(patch.locator('tr.pl-add')).toContainText([
+      'inserted 1',
+      'inserted 2',
+      'inserted 3',
+      'inserted 4',
+      'inserted 5',
+    ]);
+    expect(await numbers('inserted 1')).toEqual(['', '11']);
+    expect(await numbers('line 10')).toEqual(['10', '10']);
+    expect(await numbers('line 11')).toEqual(['11', '16']);
+    expect(await numbers('line 51')).toEqual(['51', '55']);
+    await expect(patch.getByText('line 30', { exact: true })).toHaveCount(0);
+    await expect(patch.locator('tr.pl-hunk')).toHaveCount(0);
+
+    // The before side: the removed line marked, no inserted line, both numbers again.
+    await file.getByTestId('whole-file-before').click();
+    await expect(file.getByTestId('whole-file-before')).toHaveAttribute('aria-pressed', 'true');
+    await expect(file.getByTestId('whole-file-after')).toHaveAttribute('aria-pressed', 'false');
+    await expect(patch.locator('tr[data-testid="patch-line"]')).toHaveCount(60);
+    await expect(patch.locator('tr.pl-del')).toHaveCount(1);
+    await expect(patch.locator('tr.pl-add')).toHaveCount(0);
+    expect(await numbers('line 30')).toEqual(['30', '']);
+    expect(await numbers('line 51')).toEqual(['51', '55']);
+    await expect(patch.getByText('inserted 1', { exact: true })).toHaveCount(0);
+
+    // Pressed again: back to the patch.
+    await file.getByTestId('whole-file-before').click();
+    await expect(patch.locator('tr.pl-hunk')).not.toHaveCount(0);
   } finally {
     ws.cleanup();
   }
@@ -484,8 +582,101 @@ test('a changed image shows its before and after from the stored contents; an ad
     await expect(before).toHaveAttribute('alt', 'logo.png, before the change');
     const added = row(page, change, 'icons/new.png');
     await added.getByTestId('change-row-button').click();
-    await expect(added.getByTestId('image-before-none')).toHaveText('No image kept');
+    await expect(added.getByTestId('image-before-none')).toHaveText('New image');
     expect(await added.getByTestId('image-after').evaluate((img: ImageLike) => img.naturalWidth)).toBe(2);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('an image side without a picture says why; a tiny image is drawn larger with its real size stated', async ({
+  page,
+}) => {
+  // An 8x8 two-colour GIF.
+  const gif = Buffer.from(
+    'R0lGODlhCAAIAIAAAP8AAAAA/ywAAAAACAAIAAACMQRDMARDMAzBEAzBEARDMARDMAzBEAzBEARDMARDMAzBEAzBEARDMARDMAzBEAzBEAUAOw==',
+    'base64',
+  );
+  const noise = (seed: number) => Buffer.from(Array.from({ length: 256 }, (_, i) => (i * 37 + seed * 101 + 7) % 251));
+  const { ws, sid, change } = await recordRun(
+    { 'gone.png': png(4, 4, [0, 0, 0]), 'noise.png': noise(1), 'icon.gif': png(2, 2, [1, 2, 3]) },
+    (w) => {
+      fs.rmSync(path.join(w.dir, 'gone.png'));
+      w.write('noise.png', noise(2));
+      w.write('icon.gif', gif);
+    },
+  );
+  try {
+    await openSession(page, base, sid);
+    const gone = row(page, change, 'gone.png');
+    await gone.getByTestId('change-row-button').click();
+    await expect(gone.getByTestId('image-before')).toBeVisible();
+    await expect(gone.getByTestId('image-after-none')).toHaveText('Deleted');
+
+    // Bytes stored on both sides, but not an image: said so, not "not kept".
+    const noisy = row(page, change, 'noise.png');
+    await noisy.getByTestId('change-row-button').click();
+    await expect(noisy.getByTestId('image-before-none')).toHaveText('Not a previewable image');
+    await expect(noisy.getByTestId('image-after-none')).toHaveText('Not a previewable image');
+
+    // 8x8 px drawn at 64 px with sharp pixels; the caption keeps the real size.
+    const icon = row(page, change, 'icon.gif');
+    await icon.getByTestId('change-row-button').click();
+    const img = icon.getByTestId('image-after');
+    await expect(icon.getByTestId('image-after-size')).toHaveText('· 8 × 8 px, shown at 8×');
+    expect(await img.evaluate((el: ImageLike) => [el.naturalWidth, el.naturalHeight])).toEqual([8, 8]);
+    const drawn = await img.evaluate((el: { getBoundingClientRect(): { width: number; height: number } }) =>
+      el.getBoundingClientRect(),
+    );
+    expect([drawn.width, drawn.height]).toEqual([64, 64]);
+    await expect(img).toHaveCSS('image-rendering', 'pixelated');
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test("an open file's line stays on screen while its long patch scrolls past, and never covers the focused line", async ({
+  page,
+}) => {
+  const { ws, sid, change } = await recordRun({ 'keep.txt': 'a\n' }, (w) => w.write('src/long.ts', lines(4_000)));
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openSession(page, base, sid);
+    const file = row(page, change, 'src/long.ts');
+    await file.getByTestId('change-row-button').click();
+    await file.getByTestId('load-diff').click();
+    const patch = file.getByTestId('patch');
+    await expect(patch).toHaveAttribute('data-rendered', 'true');
+    const header = file.locator('.change-row-line');
+    type Box = { getBoundingClientRect(): { top: number; bottom: number } };
+    const box = (el: Box) => {
+      const r = el.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom };
+    };
+
+    // Far down the patch: the file's line (path, counts, Viewed) is still at the top of the window.
+    await page.evaluate(() => (globalThis as unknown as { scrollBy(x: number, y: number): void }).scrollBy(0, 30_000));
+    await expect(patch).not.toHaveAttribute('data-window', '0-2');
+    const stuck = await header.evaluate(box);
+    expect(Math.abs(stuck.top)).toBeLessThan(1);
+    await expect(file.getByTestId('change-row-path')).toBeInViewport();
+    await expect(file.getByTestId('viewed-toggle')).toBeInViewport();
+
+    // Moving up line by line from the keyboard scrolls each line to just below the header, not under it.
+    const visible = patch.locator('button.cgut').nth(30);
+    await visible.focus();
+    for (let i = 0; i < 40; i++) await page.keyboard.press('ArrowUp');
+    const focused = page.locator('button.cgut:focus');
+    await expect(focused).toHaveCount(1);
+    const at = await focused.evaluate(box);
+    const head = await header.evaluate(box);
+    expect(head.top).toBeGreaterThanOrEqual(-1);
+    expect(at.top).toBeGreaterThanOrEqual(head.bottom - 1);
+
+    // Closed, the line scrolls with the page again (only an open file's line sticks).
+    await file.getByTestId('change-row-button').click();
+    await expect(patch).toHaveCount(0);
+    await expect(file).not.toHaveClass(/is-open/);
   } finally {
     ws.cleanup();
   }

@@ -141,24 +141,24 @@ export const api = {
     }
   },
   /**
-   * One recorded side of an image as a `data:` URL (the page's policy allows those, not `blob:`),
-   * or null when that side has no stored bytes or they are not an image type.
+   * One recorded side of an image as a `data:` URL (the page's policy allows those, not `blob:`);
+   * `absent` when that side has no stored bytes, `not_image` when its bytes are not an image type.
    */
   getImageSide: async (
     sessionId: string,
     changeId: string,
     fileId: string,
     side: ContentSide,
-  ): Promise<string | null> => {
+  ): Promise<string | 'absent' | 'not_image'> => {
     let res: Response;
     try {
       res = await apiFetch(urls.fileBytes(sessionId, changeId, fileId, side));
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return null;
+      if (err instanceof ApiError && (err.status === 404 || err.status === 501)) return 'absent';
       throw err;
     }
     const type = res.headers.get('Content-Type') ?? '';
-    if (!/^image\/(png|jpeg|gif|webp)$/.test(type)) return null;
+    if (!/^image\/(png|jpeg|gif|webp)$/.test(type)) return 'not_image';
     const bytes = new Uint8Array(await res.arrayBuffer());
     let text = '';
     for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

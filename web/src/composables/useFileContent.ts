@@ -14,20 +14,21 @@ export interface SideText {
 const cache = new Map<string, ShallowRef<SideText | null>>();
 
 /**
- * The side of a file that holds its unchanged lines (after, or before for a deleted file), fetched
- * once. Stays null when the server has no stored contents (404/501) or the side has no text.
+ * One recorded side of a file, fetched once: by default the side that holds its unchanged lines
+ * (after, or before for a deleted file). Stays null when the server has no stored contents
+ * (404/501) or the side has no text.
  */
 export function useFileContent(
   sessionId: string,
   changeId: string,
   file: { id: string; change_type: string },
+  side: ContentSide = file.change_type === 'deleted' ? 'before' : 'after',
 ): ShallowRef<SideText | null> {
-  const key = JSON.stringify([sessionId, changeId, file.id]);
+  const key = JSON.stringify([sessionId, changeId, file.id, side]);
   const known = cache.get(key);
   if (known) return known;
   const out = shallowRef<SideText | null>(null);
   cache.set(key, out);
-  const side: ContentSide = file.change_type === 'deleted' ? 'before' : 'after';
   api
     .getFileContent(sessionId, changeId, file.id, side)
     .then((content) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePatch } from '../timeline/index.ts';
-import { contextGaps, textLines, wholeFileLines, withContext } from './context.ts';
+import { contextGaps, textLines, wholeFileLines, wholeFileView, withContext } from './context.ts';
 import { buildRows } from './rows.ts';
 
 // A 30-line file whose lines 10 and 25 changed: two hunks with 3 lines of context.
@@ -56,9 +56,95 @@ describe('context from the recorded file', () => {
   it('a whole side reads as numbered unchanged lines, and a final newline adds no line', () => {
     expect(textLines('a\nb\n')).toEqual(['a', 'b']);
     expect(textLines('a\nb')).toEqual(['a', 'b']);
-    expect(wholeFileLines(['a', 'b']).map((l) => [l.kind, l.text, l.newNo])).toEqual([
-      ['context', ' a', 1],
-      ['context', ' b', 2],
+    expect(wholeFileLines(['a', 'b']).map((l) => [l.kind, l.text, l.oldNo, l.newNo])).toEqual([
+      ['context', ' a', null, 1],
+      ['context', ' b', null, 2],
     ]);
+  });
+});
+
+describe('the whole file, as the patch sees it', () => {
+  // 10 lines; two lines inserted after line 2, line 6 removed, line 9 changed.
+  const before = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
+  const afterText = [
+    'line 1',
+    'line 2',
+    'new a',
+    'new b',
+    'line 3',
+    'line 4',
+    'line 5',
+    'line 7',
+    'line 8',
+    'NINE',
+    'line 10',
+  ];
+  const stored = parsePatch(
+    [
+      '@@ -1,5 +1,7 @@',
+      ' line 1',
+      ' line 2',
+      '+new a',
+      '+new b',
+      ' line 3',
+      ' line 4',
+      ' line 5',
+      '@@ -6,5 +8,4 @@',
+      '-line 6',
+      ' line 7',
+      ' line 8',
+      '-line 9',
+      '+NINE',
+      ' line 10',
+    ].join('\n') + '\n',
+  );
+  const shape = (ls: ReturnType<typeof wholeFileView>) => ls.map((l) => [l.kind, l.text.slice(1), l.oldNo, l.newNo]);
+
+  it('after: added lines marked, every line with its real old and new numbers', () => {
+    expect(shape(wholeFileView(stored, 'after', afterText))).toEqual([
+      ['context', 'line 1', 1, 1],
+      ['context', 'line 2', 2, 2],
+      ['add', 'new a', null, 3],
+      ['add', 'new b', null, 4],
+      ['context', 'line 3', 3, 5],
+      ['context', 'line 4', 4, 6],
+      ['context', 'line 5', 5, 7],
+      ['context', 'line 7', 7, 8],
+      ['context', 'line 8', 8, 9],
+      ['add', 'NINE', null, 10],
+      ['context', 'line 10', 10, 11],
+    ]);
+  });
+
+  it('before: removed lines marked, numbered on both sides', () => {
+    expect(shape(wholeFileView(stored, 'before', before))).toEqual([
+      ['context', 'line 1', 1, 1],
+      ['context', 'line 2', 2, 2],
+      ['context', 'line 3', 3, 5],
+      ['context', 'line 4', 4, 6],
+      ['context', 'line 5', 5, 7],
+      ['del', 'line 6', 6, null],
+      ['context', 'line 7', 7, 8],
+      ['context', 'line 8', 8, 9],
+      ['del', 'line 9', 9, null],
+      ['context', 'line 10', 10, 11],
+    ]);
+  });
+
+  it('fills the gaps between hunks and below the last from the side text', () => {
+    const lines = wholeFileView(patch, 'after', after);
+    expect(lines).toHaveLength(30);
+    expect(shape(lines).slice(8, 11)).toEqual([
+      ['context', 'line 9', 9, 9],
+      ['add', 'TEN', null, 10],
+      ['context', 'line 11', 11, 11],
+    ]);
+    expect(shape(lines).at(-1)).toEqual(['context', 'line 30', 30, 30]);
+  });
+
+  it('a patch that does not account for the side line for line lists it numbered on its own side', () => {
+    // Cut at the cap: the last hunk claims lines the listing cannot place.
+    const lines = wholeFileView(stored, 'after', afterText.slice(0, 6));
+    expect(shape(lines)[2]).toEqual(['context', 'new a', null, 3]);
   });
 });

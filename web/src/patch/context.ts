@@ -89,7 +89,68 @@ export function withContext(
   return out;
 }
 
-/** One recorded side as a listing of unchanged lines, numbered on that side. */
-export function wholeFileLines(text: readonly string[]): PatchLine[] {
-  return text.map((t, i) => ({ kind: 'context', text: ` ${t}`, oldNo: i + 1, newNo: i + 1, extra: true }));
+/** One recorded side as a listing of unchanged lines, numbered on that side only (the other side's numbers unknown). */
+export function wholeFileLines(text: readonly string[], side: ContentSide = 'after'): PatchLine[] {
+  return text.map((t, i) => ({
+    kind: 'context',
+    text: ` ${t}`,
+    oldNo: side === 'before' ? i + 1 : null,
+    newNo: side === 'after' ? i + 1 : null,
+    extra: true,
+  }));
+}
+
+const SIGNS = { context: ' ', add: '+', del: '-' } as const;
+
+/**
+ * One recorded side of a file whole, as the patch sees it: the lines the change added (after) or
+ * removed (before) keep their kind, every line carries its real old and new number (null where it
+ * has none), and the unchanged lines between the hunks are numbered on both sides. When the patch
+ * does not account for the side's text line for line (cut at the per-file cap, or not this side's
+ * patch), the side is listed numbered on its own side only.
+ */
+export function wholeFileView(lines: readonly PatchLine[], side: ContentSide, text: readonly string[]): PatchLine[] {
+  const out: PatchLine[] = [];
+  const own = (l: { oldNo: number | null; newNo: number | null }) => (side === 'after' ? l.newNo : l.oldNo);
+  // Unchanged lines between hunks: both numbers move together.
+  let nextOld = 1;
+  let nextNew = 1;
+  const fillTo = (sideNo: number): boolean => {
+    while ((side === 'after' ? nextNew : nextOld) < sideNo) {
+      const no = side === 'after' ? nextNew : nextOld;
+      if (no > text.length) return false;
+      out.push({ kind: 'context', text: ` ${text[no - 1]!}`, oldNo: nextOld++, newNo: nextNew++, extra: true });
+    }
+    return true;
+  };
+  for (const line of lines) {
+    if (line.kind === 'hunk') {
+      const m = HUNK.exec(line.text);
+      if (!m) return wholeFileLines(text, side);
+      const oldCount = m[2] === undefined ? 1 : Number(m[2]);
+      const newCount = m[4] === undefined ? 1 : Number(m[4]);
+      const start =
+        side === 'after'
+          ? newCount === 0
+            ? Number(m[3]) + 1
+            : Number(m[3])
+          : oldCount === 0
+            ? Number(m[1]) + 1
+            : Number(m[1]);
+      if (!fillTo(start)) return wholeFileLines(text, side);
+      continue;
+    }
+    if (line.kind !== 'context' && line.kind !== 'add' && line.kind !== 'del') continue;
+    if (line.kind === 'context' || line.kind === (side === 'after' ? 'add' : 'del')) {
+      const no = own(line);
+      if (no === null || no !== (side === 'after' ? nextNew : nextOld) || no > text.length)
+        return wholeFileLines(text, side);
+      // The side's own text (a whitespace-free patch's unchanged line may carry the other side's).
+      out.push({ ...line, text: `${SIGNS[line.kind]}${text[no - 1]!}`, extra: true });
+    }
+    if (line.oldNo !== null) nextOld = line.oldNo + 1;
+    if (line.newNo !== null) nextNew = line.newNo + 1;
+  }
+  if (!fillTo(text.length + 1) || out.length !== text.length) return wholeFileLines(text, side);
+  return out;
 }

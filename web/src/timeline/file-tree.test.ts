@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildFileTree, compactRename, naturalCompare, treeRows, type TreeInput } from './file-tree.ts';
+import { buildFileTree, compactRename, naturalCompare, treeFileLabel, treeRows, type TreeInput } from './file-tree.ts';
 
 const row = (path: string, additions = 1, deletions = 0, old_path: string | null = null): TreeInput => ({
   id: path,
@@ -53,6 +53,36 @@ describe('file tree', () => {
     expect(compactRename('old/x.ts', 'new/deep/x.ts')).toBe('{old -> new/deep}/x.ts');
     const tree = buildFileTree([row('src/lib/format.ts', 0, 0, 'src/utils/format.ts')]);
     expect(lines(treeRows(tree, new Set()))).toEqual(['src/lib/ 1 +0 -0', '  src/lib/format.ts']);
+  });
+
+  it('a renamed file under its folders reads relative to the deepest folder shown that holds both its paths', () => {
+    // Within one folder: only the names.
+    expect(
+      treeFileLabel({ path: 'packages/vite/src/node/helpers.ts', old_path: 'packages/vite/src/node/utils.ts' }, [
+        'packages/vite/src/node',
+      ]),
+    ).toBe('{utils.ts -> helpers.ts}');
+    // Moved between folders: relative to the deepest common folder shown above it.
+    expect(treeFileLabel({ path: 'src/lib/format.ts', old_path: 'src/utils/format.ts' }, ['src', 'src/lib'])).toBe(
+      '{utils -> lib}/format.ts',
+    );
+    // No shown folder holds both: the whole compact rename; a plain file: its name.
+    expect(treeFileLabel({ path: 'src/lib/format.ts', old_path: 'src/utils/format.ts' }, ['src/lib'])).toBe(
+      'src/{utils -> lib}/format.ts',
+    );
+    expect(treeFileLabel({ path: 'src/lib/format.ts', old_path: null }, ['src/lib'])).toBe('format.ts');
+    // A folder named like a prefix of another is not a common folder.
+    expect(treeFileLabel({ path: 'ab/x.ts', old_path: 'a/x.ts' }, ['ab'])).toBe('{a -> ab}/x.ts');
+    // Through treeRows: a rename next to another file in a joined folder.
+    const tree = buildFileTree([
+      row('packages/vite/src/node/helpers.ts', 1, 1, 'packages/vite/src/node/utils.ts'),
+      row('packages/vite/src/node/server.ts'),
+    ]);
+    expect(treeRows(tree, new Set()).map((r) => (r.kind === 'file' ? r.label : r.folder.name))).toEqual([
+      'packages/vite/src/node',
+      '{utils.ts -> helpers.ts}',
+      'server.ts',
+    ]);
   });
 
   it('builds a tree of 10,000 rows with every file once', () => {

@@ -90,22 +90,36 @@ export function buildFileTree<F extends TreeInput>(rows: readonly F[]): TreeFold
 
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
+/**
+ * What a file reads as under its folders in the tree (`shown`: the paths of the folder lines above
+ * it, outermost first): its name; a rename, relative to the deepest shown folder both its paths
+ * lie in (`{utils.ts -> helpers.ts}` within one folder, `{utils -> lib}/format.ts` under `src/`),
+ * the whole compact rename when they share no shown folder.
+ */
+export function treeFileLabel(file: Pick<TreeInput, 'path' | 'old_path'>, shown: readonly string[]): string {
+  if (file.old_path === null || file.old_path === file.path) return baseName(file.path);
+  const common = shown.findLast((f) => file.old_path!.startsWith(`${f}/`) && file.path.startsWith(`${f}/`));
+  const cut = common === undefined ? 0 : common.length + 1;
+  return compactRename(file.old_path.slice(cut), file.path.slice(cut));
+}
+
 /** One visible line of the tree. */
 export type TreeRow<F extends TreeInput = TreeInput> =
-  { kind: 'folder'; folder: TreeFolder<F>; depth: number; open: boolean } | { kind: 'file'; file: F; depth: number };
+  | { kind: 'folder'; folder: TreeFolder<F>; depth: number; open: boolean }
+  | { kind: 'file'; file: F; depth: number; label: string };
 
 /** The tree's visible lines, depth first, with the folders in `closed` shown without their contents. */
 export function treeRows<F extends TreeInput>(root: TreeFolder<F>, closed: ReadonlySet<string>): TreeRow<F>[] {
   const out: TreeRow<F>[] = [];
-  const walk = (f: TreeFolder<F>, depth: number) => {
+  const walk = (f: TreeFolder<F>, depth: number, shown: readonly string[]) => {
     for (const c of f.folders) {
       const open = !closed.has(c.path);
       out.push({ kind: 'folder', folder: c, depth, open });
-      if (open) walk(c, depth + 1);
+      if (open) walk(c, depth + 1, [...shown, c.path]);
     }
-    for (const file of f.files) out.push({ kind: 'file', file, depth });
+    for (const file of f.files) out.push({ kind: 'file', file, depth, label: treeFileLabel(file, shown) });
   };
-  walk(root, 0);
+  walk(root, 0, []);
   return out;
 }
 
