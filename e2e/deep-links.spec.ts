@@ -120,3 +120,15 @@ test('close all patches takes the file out of the URL, so a reload opens nothing
     ws.cleanup();
   }
 });
+
+test('the heading of a change with more than 50 files totals every file at once, from the server', async ({ page }) => {
+  const { ws, sid, change } = await bigRun(120);
+  try {
+    await openSession(page, base, sid);
+    // Only the first page of 50 rows is loaded, and the total still counts all 120 files.
+    await expect(block(page, change).getByTestId('change-show-all')).toBeVisible();
+    await expect(block(page, change).getByTestId('change-totals')).toHaveText('+120 -120');
+  } finally {
+    ws.cleanup();
+  }
+});
