@@ -10,15 +10,15 @@ const block = (page: Page, change: string) => page.locator(`[data-testid="change
 const name = (i: number) => `src/f${String(i).padStart(3, '0')}.ts`;
 
 /** A session with one run that changed `count` files `src/f000.ts`...; answers its ids. */
-async function bigRun(count: number) {
+async function bigRun(count: number, content = (i: number) => `b${i}\n`, fileName = name) {
   const files: Record<string, string> = {};
-  for (let i = 0; i < count; i++) files[name(i)] = 'a\n';
+  for (let i = 0; i < count; i++) files[fileName(i)] = 'a\n';
   const ws = workspace(files);
   const sid = uid('s');
   const run = uid('r');
   await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Links', workspace: ws.dir });
   await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
-  for (let i = 0; i < count; i++) ws.write(name(i), `b${i}\n`);
+  for (let i = 0; i < count; i++) ws.write(fileName(i), content(i));
   await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
   return { ws, sid, change: `run:${run}` };
 }
@@ -128,6 +128,61 @@ test('the heading of a change with more than 50 files totals every file at once,
     // Only the first page of 50 rows is loaded, and the total still counts all 120 files.
     await expect(block(page, change).getByTestId('change-show-all')).toBeVisible();
     await expect(block(page, change).getByTestId('change-totals')).toHaveText('+120 -120');
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('the whole list of a change with a hidden viewed file says how many it hides in its name', async ({ page }) => {
+  const { ws, sid, change } = await bigRun(120);
+  try {
+    const fileId = await fileIdAt(sid, change, 3);
+    const mark = await fetch(`${base}/api/hermes/sessions/${sid}/viewed`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ change_id: change, file_id: fileId }),
+    });
+    expect(mark.status).toBe(200);
+    await page.addInitScript(() => localStorage.setItem('rundiff.hideViewed', 'true'));
+    await openSession(page, base, sid);
+    await block(page, change).getByTestId('change-show-all').click();
+    await expect(block(page, change).getByRole('region')).toHaveAttribute(
+      'aria-label',
+      'Changed 120 files: 119 of 120 listed, 1 viewed file hidden',
+    );
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('the flat list of a change lists its files in natural order, as the tree does', async ({ page }) => {
+  const { ws, sid, change } = await bigRun(
+    12,
+    (i) => `b${i}\n`,
+    (i) => `file${i}.txt`,
+  );
+  try {
+    await openSession(page, base, sid);
+    const paths = await block(page, change)
+      .getByTestId('change-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-path')));
+    expect(paths).toEqual(Array.from({ length: 12 }, (_, i) => `file${i}.txt`));
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test('an open patch in the whole list of a large change gets a box as tall as the window', async ({ page }) => {
+  const { ws, sid, change } = await bigRun(120, (i) => (i === 50 ? 'line\n'.repeat(300) : `b${i}\n`));
+  try {
+    await openSession(page, base, sid);
+    await block(page, change).getByTestId('change-show-all').click();
+    const box = block(page, change).getByTestId('virtual-viewport');
+    expect((await box.boundingBox())!.height).toBeLessThanOrEqual(421);
+    await row(page, change, name(50)).getByTestId('change-row-button').click();
+    await expect(row(page, change, name(50)).getByTestId('patch')).toBeVisible();
+    const window = page.viewportSize()!.height;
+    await expect.poll(async () => (await box.boundingBox())!.height).toBeGreaterThan(window - 60);
   } finally {
     ws.cleanup();
   }
