@@ -65,6 +65,23 @@ test('a link to row 100 of a 120-file change loads the rows it needs, then opens
   }
 });
 
+test('in the tree view, a link to row 100 of a 120-file change opens, shows and focuses that file in the windowed tree', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await bigRun(120);
+  try {
+    const fileId = await fileIdAt(sid, change, 99);
+    await page.addInitScript(() => localStorage.setItem('rundiff.fileView', 'tree'));
+    await page.goto(linkTo(sid, change, fileId));
+    const linked = row(page, change, name(99));
+    await expect(linked.getByTestId('patch')).toContainText('b99');
+    await expect(linked.getByTestId('change-row-button')).toBeFocused();
+    await expect(linked).toBeInViewport();
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test('a link to a file the change does not hold says so in the block', async ({ page }) => {
   const { ws, sid, change } = await bigRun(60);
   try {
