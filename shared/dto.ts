@@ -231,6 +231,13 @@ export interface ChangeSummary {
   /** Changed files not stored as rows (exact count). */
   omitted_count: number;
   created_at: number;
+  /**
+   * Lines added and deleted over every stored row (not only `files`, the first page): what the
+   * change's heading totals. Counted when the change is stored; for a change stored by an older
+   * release, summed from its rows when read.
+   */
+  total_additions: number;
+  total_deletions: number;
   /** The stored rows in path order: every one, or only the first FIRST_FILES_PAGE when paged. */
   files: FileSummary[];
   /**

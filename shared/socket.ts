@@ -36,6 +36,8 @@ export interface DiffCompletedPayload extends Pick<
   | 'omitted_count'
   | 'files_total'
   | 'next_file_cursor'
+  | 'total_additions'
+  | 'total_deletions'
 > {
   event: 'workspace.diff.completed';
   files: DiffCompletedFile[];

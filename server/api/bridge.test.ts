@@ -62,6 +62,8 @@ const CHANGE_KEYS = [
   'source',
   'started_at',
   'tool_call_id',
+  'total_additions',
+  'total_deletions',
   'total_patch_bytes',
   'truncated',
   'truncated_reasons',
@@ -250,6 +252,8 @@ describe('bridge: a tracked run end to end', () => {
       'session_id',
       'source',
       'tool_call_id',
+      'total_additions',
+      'total_deletions',
       'truncated',
     ]);
     expect(diffs[0]).toMatchObject({

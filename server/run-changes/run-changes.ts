@@ -106,7 +106,10 @@ function fromDelta(run: Run, d: DeltaResult, t: number): ChangeSummary {
     source: run.source,
   };
   // Every file of the delta; the caller cuts the page.
-  return { ...toNewChange(owner, d, t), files: d.files.map(liveFile) };
+  const files = d.files.map(liveFile);
+  const total_additions = files.reduce((n, f) => n + f.additions, 0);
+  const total_deletions = files.reduce((n, f) => n + f.deletions, 0);
+  return { ...toNewChange(owner, d, t), total_additions, total_deletions, files };
 }
 
 /** A change with nothing in it, from the run row (no changed file, or not tracked). */
@@ -138,6 +141,8 @@ function emptyChange(
     overlapping: false,
     omitted_count: bounds.omitted_count,
     created_at: run.finished_at ?? t,
+    total_additions: 0,
+    total_deletions: 0,
     files: [],
   };
 }

@@ -111,6 +111,8 @@ export function diffCompletedPayload(c: ChangeSummary): DiffCompletedPayload {
     tool_call_id: c.tool_call_id,
     overlapping: c.overlapping,
     omitted_count: c.omitted_count,
+    total_additions: c.total_additions,
+    total_deletions: c.total_deletions,
     ...pagingOf(c),
   };
 }

@@ -13,8 +13,27 @@ import type { Db } from './database.ts';
 import { pickFields, toInt, type SqliteRow } from './rows.ts';
 import type { WriteClock } from './write-clock.ts';
 
-/** A change about to be stored: the summary without its files. */
-export type NewChange = Omit<ChangeSummary, 'files' | 'files_total' | 'next_file_cursor'>;
+/** A change about to be stored: the summary without its files (and the totals the store counts over them). */
+export type NewChange = Omit<
+  ChangeSummary,
+  'files' | 'files_total' | 'next_file_cursor' | 'total_additions' | 'total_deletions'
+>;
+
+/** The change's line totals over its rows; null in a change stored before they were kept. */
+type Totals = Pick<ChangeSummary, 'total_additions' | 'total_deletions'>;
+/** The totals' columns, after the change's own (every engine names them from here). */
+export const CHANGE_TOTAL_COLUMNS = ['total_additions', 'total_deletions'] as const;
+
+/** Lines added and deleted over every row of a change about to be stored. */
+export function totalsOf(files: readonly Pick<FileSummary, 'additions' | 'deletions'>[]): Totals {
+  let total_additions = 0;
+  let total_deletions = 0;
+  for (const f of files) {
+    total_additions += f.additions;
+    total_deletions += f.deletions;
+  }
+  return { total_additions, total_deletions };
+}
 
 /** One changed file about to be stored (its id is assigned here). */
 export type NewFile = Omit<FileWithPatch, 'id'>;
@@ -24,7 +43,7 @@ type FileSummaryField = (typeof FILE_SUMMARY_FIELDS)[number];
 type ChangeRow = SqliteRow<
   Omit<NewChange, 'truncated_reasons'> & { truncated_reasons: string },
   'truncated' | 'overlapping'
->;
+> & { total_additions: number | null; total_deletions: number | null };
 
 /** A file's row: its summary with the change it belongs to, names not valid UTF-8 kept as NULL otherwise. */
 type FileRow = SqliteRow<Omit<FileSummary, 'path_base64' | 'old_path_base64'>, 'binary' | 'truncated'> & {
@@ -61,7 +80,7 @@ export const CHANGE_FIELDS = fieldsOf<NewChange>()([
   'created_at',
 ]);
 
-const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
+const CHANGE_COLUMNS = [...CHANGE_FIELDS, ...CHANGE_TOTAL_COLUMNS].join(', ');
 /** A file row's columns for a summary: never `patch`, so summaries stay small however big the stored patches are. */
 export const FILE_SUMMARY_COLUMN_LIST = ['id', 'change_id', ...FILE_SUMMARY_FIELDS, 'path_base64', 'old_path_base64'];
 const FILE_SUMMARY_COLUMNS = FILE_SUMMARY_COLUMN_LIST.join(', ');
@@ -99,12 +118,19 @@ function pageOf(rows: FileRow[], total: number, limit: number): ChangeFilesPage 
   return { files, files_total: total, next_file_cursor: more && last ? String(last.ord) : null };
 }
 
-function toChange(r: ChangeRow, page: ChangeFilesPage): ChangeSummary {
+function toChange(r: ChangeRow, page: ChangeFilesPage, totals: () => Totals): ChangeSummary {
   return {
     ...pickFields<ChangeSummary, (typeof CHANGE_FIELDS)[number]>(r, CHANGE_FIELDS, CHANGE_BOOLEANS),
     truncated_reasons: JSON.parse(r.truncated_reasons) as TruncatedReason[],
+    ...(keptTotals(r) ?? totals()),
     ...asFirstPage(page),
   };
+}
+
+/** The totals a change's row keeps; null for a change stored by an older release (counted from its rows instead). */
+export function keptTotals(r: { total_additions?: unknown; total_deletions?: unknown }): Totals | null {
+  if (r.total_additions == null || r.total_deletions == null) return null;
+  return { total_additions: Number(r.total_additions), total_deletions: Number(r.total_deletions) };
 }
 
 /** A summary's files: the paging fields only when there is a next page, so small changes read as before. */
@@ -115,7 +141,8 @@ function asFirstPage(page: ChangeFilesPage): Pick<ChangeSummary, 'files' | 'file
 
 export function createChangeStore(db: Db, clock: WriteClock) {
   const insertChange = db.prepare(
-    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES (${CHANGE_FIELDS.map((c) => `@${c}`).join(', ')})`,
+    `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS})
+     VALUES (${[...CHANGE_FIELDS, ...CHANGE_TOTAL_COLUMNS].map((c) => `@${c}`).join(', ')})`,
   );
   const insertFile = db.prepare(
     `INSERT INTO workspace_run_change_files (${FILE_INSERT_COLUMNS.join(', ')})
@@ -154,6 +181,14 @@ export function createChangeStore(db: Db, clock: WriteClock) {
       'SELECT MAX(ord) + 1 FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
     )
     .pluck();
+  // A change stored before the totals were kept: counted from its rows when read.
+  const sumChangeFiles = db.prepare<[string, string], { a: number | null; d: number | null }>(
+    'SELECT SUM(additions) AS a, SUM(deletions) AS d FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
+  );
+  const summed = (sessionId: string, changeId: string) => (): Totals => {
+    const r = sumChangeFiles.get(sessionId, changeId);
+    return { total_additions: r?.a ?? 0, total_deletions: r?.d ?? 0 };
+  };
   const getChange = db.prepare<[string, string], ChangeRow>(
     `SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = ? AND change_id = ?`,
   );
@@ -197,13 +232,19 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     const totals = new Map(countSessionFiles.all(sessionId).map((c) => [c.change_id, c.n]));
     return listChanges.all(sessionId).map((r) => ({
       seq: r.seq,
-      change: toChange(r, pageOf(byChange.get(r.change_id) ?? [], totals.get(r.change_id) ?? 0, FIRST_FILES_PAGE)),
+      change: toChange(
+        r,
+        pageOf(byChange.get(r.change_id) ?? [], totals.get(r.change_id) ?? 0, FIRST_FILES_PAGE),
+        summed(sessionId, r.change_id),
+      ),
     }));
   }
 
   const store = db.transaction((change: NewChange, files: NewFile[], maxChangesPerSession: number): ChangeSummary => {
+    const totals = totalsOf(files);
     insertChange.run({
       ...change,
+      ...totals,
       truncated: toInt(change.truncated),
       truncated_reasons: JSON.stringify(change.truncated_reasons),
       overlapping: toInt(change.overlapping),
@@ -231,6 +272,7 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     if (change.source !== 'tool') enforceCount(change.session_id, maxChangesPerSession);
     return {
       ...change,
+      ...totals,
       ...asFirstPage({
         files: first,
         files_total: files.length,
@@ -268,11 +310,17 @@ export function createChangeStore(db: Db, clock: WriteClock) {
     },
     bySeq(seq: number): ChangeSummary | null {
       const row = getBySeq.get(seq);
-      return row ? toChange(row, page(row.session_id, row.change_id, -1, FIRST_FILES_PAGE)) : null;
+      return row
+        ? toChange(
+            row,
+            page(row.session_id, row.change_id, -1, FIRST_FILES_PAGE),
+            summed(row.session_id, row.change_id),
+          )
+        : null;
     },
     get(sessionId: string, changeId: string): ChangeSummary | null {
       const row = getChange.get(sessionId, changeId);
-      return row ? toChange(row, page(sessionId, changeId, -1, FIRST_FILES_PAGE)) : null;
+      return row ? toChange(row, page(sessionId, changeId, -1, FIRST_FILES_PAGE), summed(sessionId, changeId)) : null;
     },
     /** Stored rows in path order after the row at position `after` (-1: from the first); null for an unknown change. */
     filesPage(sessionId: string, changeId: string, after: number, limit: number): ChangeFilesPage | null {

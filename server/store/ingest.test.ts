@@ -164,6 +164,7 @@ describe.each(engines)('ingest on %s', (_name, open) => {
     expect(once.messages).toHaveLength(1);
     expect(once.runs).toMatchObject([{ run_id: 'r1', status: 'completed' }]);
     expect(once.files.map((f) => f.path)).toEqual(['a.txt', 'b.txt']);
+    expect(once.changes[0]).toMatchObject({ total_additions: 40, total_deletions: 0 });
     expect(once.contents.map((c) => c.after.reason ?? c.after.sha256)).toEqual(
       expect.arrayContaining(['too_large', expect.stringMatching(/^[0-9a-f]{64}$/)]),
     );

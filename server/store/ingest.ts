@@ -1,4 +1,5 @@
 import type { EdgeContentRow, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
+import { totalsOf } from './changes.ts';
 import { CONTENT_ROW_COLUMNS } from './contents.ts';
 import type { Db } from './database.ts';
 import type { WriteClock } from './write-clock.ts';
@@ -133,6 +134,11 @@ export function createIngestStore(db: Db, clock: WriteClock) {
      VALUES (@change_id, @session_id, @run_id, @tool_call_id, @source, @workspace, @workspace_kind, @started_at,
        @finished_at, @changed_count, @added_count, @modified_count, @deleted_count, @renamed_count, @binary_count,
        @truncated, @truncated_reasons, @total_patch_bytes, @overlapping, @omitted_count, @created_at)`,
+  );
+  // The totals are the centre's own figures over the rows it stores, as for a change stored here.
+  const setTotals = db.prepare(
+    `UPDATE workspace_run_changes SET total_additions = @total_additions, total_deletions = @total_deletions
+     WHERE session_id = @session_id AND change_id = @change_id`,
   );
   const insertFile = db.prepare(
     `INSERT INTO workspace_run_change_files (id, change_id, session_id, ord, path, old_path, path_base64,
@@ -272,6 +278,7 @@ export function createIngestStore(db: Db, clock: WriteClock) {
         const { files, ...summary } = row as Row & { files: EdgeFileRow[] };
         insertChange.run({ ...summary, change_id: e.item, session_id: s });
         for (const f of files) insertFile.run({ ...f, change_id: e.item, session_id: s });
+        setTotals.run({ ...totalsOf(files), change_id: e.item, session_id: s });
         return 'created';
       }
       case 'contents':

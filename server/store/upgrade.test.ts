@@ -55,12 +55,31 @@ async function open(dbPath: string): Promise<TestServer> {
 const SESSION_FIELDS_CHANGED = ['changed_count', 'failed_run_count', 'running_run_count', 'last_run_status'];
 const isSessionRead = (p: string) => /^\/api\/hermes\/sessions(\/[^/]+)?$/.test(p);
 
-/** The answer's text with the changed session fields left out (only for the list and detail reads). */
+/**
+ * Change summary fields this release added: the line totals over every stored row. The release
+ * kept none, so they are summed from its rows when read (compared by their own test below).
+ */
+const CHANGE_FIELDS_ADDED = ['total_additions', 'total_deletions'];
+
+/** Every change summary in an answer: objects with a `change_id` and their `files`. */
+function changeSummaries(body: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
+  if (Array.isArray(body)) for (const v of body) changeSummaries(v, out);
+  else if (body !== null && typeof body === 'object') {
+    const o = body as Record<string, unknown>;
+    if (typeof o.change_id === 'string' && Array.isArray(o.files)) out.push(o);
+    for (const v of Object.values(o)) changeSummaries(v, out);
+  }
+  return out;
+}
+
+/** The answer's text with the changed session fields (list and detail reads) and the added change fields left out. */
 function withoutChangedSessionFields(p: string, text: string): string {
-  if (!isSessionRead(p) || !text.startsWith('{')) return text;
+  if (!text.startsWith('{')) return text;
   const body = JSON.parse(text) as { sessions?: Record<string, unknown>[]; session?: Record<string, unknown> };
-  for (const s of [...(body.sessions ?? []), ...(body.session ? [body.session] : [])])
-    for (const f of SESSION_FIELDS_CHANGED) delete s[f];
+  if (isSessionRead(p))
+    for (const s of [...(body.sessions ?? []), ...(body.session ? [body.session] : [])])
+      for (const f of SESSION_FIELDS_CHANGED) delete s[f];
+  for (const c of changeSummaries(body)) for (const f of CHANGE_FIELDS_ADDED) delete c[f];
   return JSON.stringify(body);
 }
 
@@ -114,6 +133,22 @@ describe('a database made by the previous release', () => {
       's-plain': [2, 0, 0, 'completed'],
       's-git': [5, 1, 1, 'running'],
     });
+  });
+
+  it('upgrades in place: a change the release stored gains its line totals, summed from its rows', async () => {
+    const t = await open(copyOfReleaseDb());
+    let seen = 0;
+    for (const r of fixture.reads.filter((x) => /\/workspace-run-changes\/[^/]+$/.test(x.path) && x.status === 200)) {
+      const then = (r.body as { change: { files: { additions: number; deletions: number }[] } }).change;
+      const now = (await t.get(r.path)).body.change as Record<string, unknown>;
+      expect(now.files_total, 'the fixture changes are not paged: their files are every row').toBeUndefined();
+      expect([now.total_additions, now.total_deletions]).toEqual([
+        then.files.reduce((n, f) => n + f.additions, 0),
+        then.files.reduce((n, f) => n + f.deletions, 0),
+      ]);
+      seen++;
+    }
+    expect(seen).toBeGreaterThan(2);
   });
 
   it('upgrades in place: repeated starts and completions answer as the release answered, and change nothing', async () => {

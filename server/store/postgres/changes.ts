@@ -7,12 +7,21 @@ import {
   type FileSummary,
   type TruncatedReason,
 } from '../../../shared/index.ts';
-import { CHANGE_FIELDS, FILE_INSERT_COLUMNS, FILE_SUMMARY_COLUMN_LIST, type NewChange } from '../changes.ts';
+import {
+  CHANGE_FIELDS,
+  CHANGE_TOTAL_COLUMNS,
+  FILE_INSERT_COLUMNS,
+  FILE_SUMMARY_COLUMN_LIST,
+  keptTotals,
+  totalsOf,
+  type NewChange,
+} from '../changes.ts';
 import type { ChangesApi } from '../types.ts';
 import { bump } from './clock.ts';
 import { quoteColumn, valuesRows, type Exec, type Queryable } from './exec.ts';
 
-const CHANGE_COLUMNS = CHANGE_FIELDS.join(', ');
+const CHANGE_COLUMNS = [...CHANGE_FIELDS, ...CHANGE_TOTAL_COLUMNS].join(', ');
+type Totals = Pick<ChangeSummary, 'total_additions' | 'total_deletions'>;
 const FILE_SUMMARY_COLUMNS = FILE_SUMMARY_COLUMN_LIST.map(quoteColumn).join(', ');
 // Rows per INSERT: few round trips for a large change, far below the 65,535 parameters a statement takes.
 const FILES_PER_INSERT = 500;
@@ -39,11 +48,23 @@ function asFirstPage(page: ChangeFilesPage): Pick<ChangeSummary, 'files' | 'file
   return { files: page.files, files_total: page.files_total, next_file_cursor: page.next_file_cursor };
 }
 
-function toChange(r: Row, page: ChangeFilesPage): ChangeSummary {
+function toChange(r: Row, page: ChangeFilesPage, totals: Totals): ChangeSummary {
   const c: Record<string, unknown> = {};
   for (const k of CHANGE_FIELDS) c[k] = k === 'truncated' || k === 'overlapping' ? r[k] === 1 : r[k];
   c.truncated_reasons = JSON.parse(r.truncated_reasons as string) as TruncatedReason[];
-  return { ...(c as unknown as NewChange), ...asFirstPage(page) };
+  return { ...(c as unknown as NewChange), ...totals, ...asFirstPage(page) };
+}
+
+/** The totals a change's row keeps, or (a change stored by an older release) the sums of its rows. */
+async function storedTotals(q: Queryable, r: Row): Promise<Totals> {
+  const kept = keptTotals(r);
+  if (kept) return kept;
+  const { rows } = await q.query<{ a: string | null; d: string | null }>(
+    `SELECT SUM(additions) AS a, SUM(deletions) AS d FROM workspace_run_change_files
+     WHERE session_id = $1 AND change_id = $2`,
+    [r.session_id, r.change_id],
+  );
+  return { total_additions: Number(rows[0]?.a ?? 0), total_deletions: Number(rows[0]?.d ?? 0) };
 }
 
 export function createPgChanges(x: Exec): ChangesApi {
@@ -85,13 +106,17 @@ export function createPgChanges(x: Exec): ChangesApi {
       `SELECT seq, ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE session_id = $1 ORDER BY created_at, seq`,
       [sessionId],
     );
-    return changes.rows.map((r) => ({
-      seq: r.seq as number,
-      change: toChange(
-        r,
-        pageOf(byChange.get(r.change_id as string) ?? [], totals.get(r.change_id as string) ?? 0, FIRST_FILES_PAGE),
-      ),
-    }));
+    const out: { seq: number; change: ChangeSummary }[] = [];
+    for (const r of changes.rows)
+      out.push({
+        seq: r.seq as number,
+        change: toChange(
+          r,
+          pageOf(byChange.get(r.change_id as string) ?? [], totals.get(r.change_id as string) ?? 0, FIRST_FILES_PAGE),
+          await storedTotals(q, r),
+        ),
+      });
+    return out;
   }
 
   async function exists(q: Queryable, sessionId: string, changeId: string) {
@@ -107,17 +132,23 @@ export function createPgChanges(x: Exec): ChangesApi {
       x.atomic(async (q) => {
         await bump(q, change.session_id, 'changes');
         const row = change as unknown as Row;
+        const totals = totalsOf(files);
         await q.query(
-          `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS}) VALUES ${valuesRows(1, CHANGE_FIELDS.length)}`,
-          CHANGE_FIELDS.map((k) =>
-            k === 'truncated' || k === 'overlapping'
-              ? row[k]
-                ? 1
-                : 0
-              : k === 'truncated_reasons'
-                ? JSON.stringify(change.truncated_reasons)
-                : row[k],
-          ),
+          `INSERT INTO workspace_run_changes (${CHANGE_COLUMNS})
+           VALUES ${valuesRows(1, CHANGE_FIELDS.length + CHANGE_TOTAL_COLUMNS.length)}`,
+          [
+            ...CHANGE_FIELDS.map((k) =>
+              k === 'truncated' || k === 'overlapping'
+                ? row[k]
+                  ? 1
+                  : 0
+                : k === 'truncated_reasons'
+                  ? JSON.stringify(change.truncated_reasons)
+                  : row[k],
+            ),
+            totals.total_additions,
+            totals.total_deletions,
+          ],
         );
         const first: FileSummary[] = [];
         const ids = files.map(() => randomUUID());
@@ -162,6 +193,7 @@ export function createPgChanges(x: Exec): ChangesApi {
         }
         return {
           ...change,
+          ...totals,
           ...asFirstPage({
             files: first,
             files_total: files.length,
@@ -190,7 +222,11 @@ export function createPgChanges(x: Exec): ChangesApi {
         const { rows } = await q.query(`SELECT ${CHANGE_COLUMNS} FROM workspace_run_changes WHERE seq = $1`, [seq]);
         const row = rows[0];
         if (!row) return null;
-        return toChange(row, await page(q, row.session_id as string, row.change_id as string, -1, FIRST_FILES_PAGE));
+        return toChange(
+          row,
+          await page(q, row.session_id as string, row.change_id as string, -1, FIRST_FILES_PAGE),
+          await storedTotals(q, row),
+        );
       }),
     get: (sessionId, changeId) =>
       x.read(async (q) => {
@@ -199,7 +235,9 @@ export function createPgChanges(x: Exec): ChangesApi {
           [sessionId, changeId],
         );
         const row = rows[0];
-        return row ? toChange(row, await page(q, sessionId, changeId, -1, FIRST_FILES_PAGE)) : null;
+        return row
+          ? toChange(row, await page(q, sessionId, changeId, -1, FIRST_FILES_PAGE), await storedTotals(q, row))
+          : null;
       }),
     filesPage: (sessionId, changeId, after, limit) =>
       x.read(async (q) => {

@@ -1,4 +1,5 @@
 import type { EdgeContentRow, EdgeFileRow } from '../../../shared/index.ts';
+import { totalsOf } from '../changes.ts';
 import { same, type IngestBatch, type IngestEffect, type IngestEntry, type IngestOutcome } from '../ingest.ts';
 import { CONTENT_SIDE_COLUMNS } from '../contents.ts';
 import {
@@ -243,6 +244,13 @@ async function applyEntry(
           chunk.flatMap((f) => [e.item, s, ...EDGE_FILE_COLUMNS.map((c) => (f as unknown as Row)[c])]),
         );
       }
+      // The totals are the centre's own figures over the rows it stores, as for a change stored here.
+      const totals = totalsOf(files);
+      await q.query(
+        `UPDATE workspace_run_changes SET total_additions = $1, total_deletions = $2
+         WHERE session_id = $3 AND change_id = $4`,
+        [totals.total_additions, totals.total_deletions, s, e.item],
+      );
       return 'created';
     }
     case 'contents':

@@ -1,4 +1,4 @@
-import { markRaw, reactive } from 'vue';
+import { markRaw, reactive, watch } from 'vue';
 import { FILES_PAGE_DEFAULT, type ChangeSummary, type FileSummary } from '../../../shared/index.ts';
 import { api, toApiError } from '../api/index.ts';
 import {
@@ -108,6 +108,27 @@ export interface ChangeFilesHandle {
   want(start: number, end: number): void;
   /** Fetches the failed pages again. */
   retry(): void;
+  /**
+   * Where the row with id `fileId` is: the rows are fetched page by page from the first one missing
+   * until it turns up (the same pages the lists use, so what the lists show stays one list).
+   */
+  find(fileId: string): Promise<FoundRow>;
+}
+
+/** A row looked up by id: its position, or that the change has no such row, or why the pages stopped. */
+export type FoundRow = { position: number } | { missing: true } | { failed: string };
+
+/** Resolves at the next change of the rows, pending pages or failures. */
+function nextVersion(state: ChangeFiles): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = watch(
+      () => state.version,
+      () => {
+        stop();
+        resolve();
+      },
+    );
+  });
 }
 
 /** The rows of `change` in `sessionId`, shared by every block that shows the change. */
@@ -136,6 +157,24 @@ export function useChangeFiles(sessionId: string, change: ChangeSummary): Change
       retryFailed(state.pages);
       state.version++;
       load(sessionId, change.change_id, entry);
+    },
+    async find(fileId) {
+      const pages = state.pages;
+      for (;;) {
+        const at = pages.rows.findIndex((r) => r?.id === fileId);
+        if (at >= 0) return { position: at };
+        const failed = failedText(pages);
+        if (failed) return { failed };
+        let first = 0;
+        while (first < pages.total && pages.rows[first] !== undefined) first++;
+        if (first >= pages.total) return { missing: true };
+        const wait = nextVersion(state);
+        if (pages.pending.size === 0) {
+          entry.want = { start: first, end: first + pages.pageRows * 2 };
+          load(sessionId, change.change_id, entry);
+        }
+        await wait;
+      }
     },
   };
 }

@@ -102,6 +102,10 @@ describe('change block rows', () => {
   it('names a whole file list by its true total, and says "stored" when the row bound left paths out', () => {
     expect(fileListLabel(300, 300, 0)).toBe('Changed 300 files: all 300 listed');
     expect(fileListLabel(100020, 100000, 20)).toBe('Changed 100020 files: the 100000 stored listed');
+    expect(fileListLabel(101, 101, 0, 1)).toBe('Changed 101 files: 100 of 101 listed, 1 viewed file hidden');
+    expect(fileListLabel(100020, 100000, 20, 3)).toBe(
+      'Changed 100020 files: 99997 of the 100000 stored listed, 3 viewed files hidden',
+    );
   });
 });
 

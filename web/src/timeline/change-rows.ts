@@ -89,9 +89,15 @@ export function changedHeading(count: number): string {
   return `Changed ${count} ${count === 1 ? 'file' : 'files'}`;
 }
 
-/** The accessible name of a change's whole file list: `Changed 300 files: all 300 listed`. */
-export function fileListLabel(changedCount: number, total: number, omittedCount: number): string {
-  return `${changedHeading(changedCount)}: ${omittedCount > 0 ? `the ${total} stored` : `all ${total}`} listed`;
+/**
+ * The accessible name of a change's whole file list: `Changed 300 files: all 300 listed`; with
+ * viewed files hidden, `Changed 101 files: 100 of 101 listed, 1 viewed file hidden`.
+ */
+export function fileListLabel(changedCount: number, total: number, omittedCount: number, hidden = 0): string {
+  const stored = omittedCount > 0 ? `the ${total} stored` : `all ${total}`;
+  if (hidden <= 0) return `${changedHeading(changedCount)}: ${stored} listed`;
+  const of = omittedCount > 0 ? `the ${total} stored` : `${total}`;
+  return `${changedHeading(changedCount)}: ${total - hidden} of ${of} listed, ${hidden} viewed ${hidden === 1 ? 'file' : 'files'} hidden`;
 }
 
 /** `+1 more file`, `+4 more files`, or null when nothing was omitted. */

@@ -160,6 +160,8 @@ export function changeFromPayload(p: DiffCompletedPayload): ChangeSummary {
     overlapping: p.overlapping,
     omitted_count: p.omitted_count,
     created_at: Date.now(),
+    total_additions: p.total_additions,
+    total_deletions: p.total_deletions,
     files,
     ...(p.next_file_cursor !== undefined ? { files_total: p.files_total, next_file_cursor: p.next_file_cursor } : {}),
   };

@@ -78,6 +78,8 @@ const change = (change_id: string, run_id: string, over: Partial<ChangeSummary> 
   overlapping: false,
   omitted_count: 0,
   created_at: 0,
+  total_additions: 0,
+  total_deletions: 0,
   files: [],
   ...over,
 });
@@ -342,6 +344,8 @@ describe('session reducers', () => {
     tool_call_id: null,
     overlapping: false,
     omitted_count: 0,
+    total_additions: 3,
+    total_deletions: 0,
     ...over,
   });
 
