@@ -427,16 +427,21 @@ describe('an edge sending to a centre', () => {
       fs.writeFileSync(path.join(ws, `${runId}.txt`), text);
       await bridge({ type: 'run.completed', session_id: sessionId, run_id: runId });
     };
+    // A change's contents are written just after its completion is answered: wait for the centre to
+    // hold them, not only for the edge's outbox to be empty.
+    const centreHolds = (n: number) =>
+      vi.waitFor(() => expect(counts(c.dbPath).content_blobs).toBe(n), { timeout: 20_000, interval: 20 });
     const a = randomUUID();
     await runWriting(a, 'one', 'same content\n');
+    await centreHolds(1);
     await drained();
     // The centre loses the content (its session deleted there); the edge believes it sent it.
     expect((await c.request('DELETE', `/api/hermes/sessions/${a}`)).status).toBeLessThan(300);
     expect(counts(c.dbPath).content_blobs).toBe(0);
     const b = randomUUID();
     await runWriting(b, 'two', 'same content\n');
+    await centreHolds(1);
     await drained();
-    expect(counts(c.dbPath).content_blobs).toBe(1);
 
     // A session id the centre gives to another edge: that session waits, the others go on.
     const taken = batch();
