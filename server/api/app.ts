@@ -96,8 +96,10 @@ function holdsLoneSurrogate(value: unknown): boolean {
 }
 
 /** A request that carries no body at all: no Content-Type, no Transfer-Encoding, no or a zero Content-Length. */
+// No body: no transfer encoding and no length (or 0). A JSON content type on such a request (curl
+// -H 'Content-Type: application/json' with no -d) still sends nothing.
 const sendsNothing = (req: express.Request) =>
-  req.headers['content-type'] === undefined &&
+  (req.headers['content-type'] === undefined || /^\s*application\/json\s*(;|$)/i.test(req.headers['content-type'])) &&
   req.headers['transfer-encoding'] === undefined &&
   (req.headers['content-length'] === undefined || req.headers['content-length'] === '0');
 

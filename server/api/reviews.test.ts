@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Review, ReviewComment, SessionReviewResponse } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
@@ -51,6 +52,22 @@ async function comment(t: TestServer, s: string, body: Record<string, unknown>) 
 }
 
 const review = async (t: TestServer, s: string) => (await t.get(`${base(s)}/review`)).body as SessionReviewResponse;
+
+/** A POST with exactly these headers and no body (no Content-Length, no Transfer-Encoding): the whole answer. */
+function rawPost(t: TestServer, path: string, headers: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(t.server.port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+    const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${t.server.port}\r\nConnection: close\r\n${lines.join('')}\r\n`,
+    );
+  });
+}
 
 describe('review comments over REST', () => {
   it("a comment on lines of a run's change keeps their stored text and is sent to the session's subscribers", async () => {
@@ -300,6 +317,14 @@ describe('review comments over REST', () => {
     const addressed = await t.request('POST', `${base('s1')}/comments/${c.id}/addressed`);
     expect(addressed.status).toBe(200);
     expect(addressed.body.comment).toMatchObject({ id: c.id, state: 'addressed' });
+    // A JSON content type and still no body (curl -H 'Content-Type: application/json' without -d).
+    const other = await make();
+    // Written on a raw socket: an HTTP client library adds a Content-Length of 0 by itself.
+    const typedOnly = await rawPost(t, `${base('s1')}/comments/${other.id}/addressed`, {
+      'Content-Type': 'application/json',
+    });
+    expect(typedOnly, typedOnly).toMatch(/^HTTP\/1\.1 200 /);
+    expect(typedOnly).toContain('"state":"addressed"');
     // A route whose body is required still answers a missing one with its field, and a body that is
     // not JSON is still 415, on these routes too.
     const required = await t.request('POST', `${base('s1')}/comments`);
