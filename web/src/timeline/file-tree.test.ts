@@ -21,6 +21,13 @@ describe('file tree', () => {
   it('natural sort puts file2 before file10', () => {
     expect(['file10.ts', 'file2.ts', 'file1.ts'].sort(naturalCompare)).toEqual(['file1.ts', 'file2.ts', 'file10.ts']);
     expect(naturalCompare('a', 'a')).toBe(0);
+    // Otherwise git's order (code units): an upper-case name before a lower-case one, as the server lists them.
+    expect(['src/api/auth.ts', 'src/Login.vue', 'src/file010.ts', 'src/file9.ts'].sort(naturalCompare)).toEqual([
+      'src/Login.vue',
+      'src/api/auth.ts',
+      'src/file9.ts',
+      'src/file010.ts',
+    ]);
   });
 
   it('folders first, natural order, totals per folder, single-folder chains joined', () => {

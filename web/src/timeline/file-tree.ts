@@ -17,11 +17,28 @@ export interface TreeFolder<F extends TreeInput = TreeInput> {
   deletions: number;
 }
 
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'variant' });
+const RUNS = /\d+|\D+/g;
 
-/** Natural order: `file2` before `file10`; equal under the collator falls back to code units, so the order is total. */
+/**
+ * Natural order: git's order (code units, so `Login.vue` before `api/`) except that runs of digits
+ * compare by value, so `file2` comes before `file10`. Equal values (`07`, `7`) fall back to code
+ * units, so the order is total.
+ */
 export function naturalCompare(a: string, b: string): number {
-  return collator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+  const x = a.match(RUNS) ?? [];
+  const y = b.match(RUNS) ?? [];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if (p === q) continue;
+    if (/^\d/.test(p) && /^\d/.test(q)) {
+      const m = p.replace(/^0+/, '');
+      const n = q.replace(/^0+/, '');
+      if (m !== n) return m.length - n.length || (m < n ? -1 : 1);
+    }
+    return p < q ? -1 : 1;
+  }
+  return x.length - y.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** A rename written once: `src/{utils -> lib}/format.ts`, `{a.ts -> b.ts}`, `old/x -> new/y` when nothing is shared. */
