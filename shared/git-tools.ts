@@ -139,16 +139,24 @@ export interface GitCommitInput extends RepositoryInput {
 /** What a commit is about to do: shown to a person when commit approval is on. */
 export interface CommitPlanFile {
   path: string;
+  /** Line counts as git's numstat gives them; 0 and 0 for a binary file. */
   additions: number;
   deletions: number;
   /** True for a file the commit adds (not in HEAD). */
   new: boolean;
+  /** git counts no lines for it (numstat `- -`, or an untracked file git would call binary). */
+  binary: boolean;
 }
 
 export interface CommitPlan {
   /** The repository's label. */
   repository: string;
   message: string;
+  /**
+   * `staged`: the commit records HEAD against the index; `paths`: HEAD against the work tree for its
+   * files. Null only in a plan posted by a client that did not say.
+   */
+  commit: 'staged' | 'paths' | null;
   files: CommitPlanFile[];
 }
 

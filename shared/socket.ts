@@ -68,10 +68,20 @@ export interface DiffProgressPayload extends Pick<ChangeSummary, 'session_id' | 
 
 export interface ApprovalFile {
   path: string;
+  /** Line counts as git's numstat gives them; 0 and 0 for a binary file. */
   additions: number;
   deletions: number;
   new: boolean;
+  /** git counts no lines for it (`- -` in numstat). */
+  binary: boolean;
 }
+
+/**
+ * What a commit records, so its diff can be shown as it will land: `staged` (no `paths`) is HEAD
+ * against the index; `paths` is HEAD against the work tree for the plan's files. Null when the
+ * client that posted the plan did not say.
+ */
+export type ApprovalCommitKind = 'staged' | 'paths';
 
 /** Who asks for a commit, as far as the caller said: each field is null when unknown. */
 export interface ApprovalRequester {
@@ -87,6 +97,7 @@ export interface ApprovalRequestedPayload extends ApprovalRequester {
   approval_id: string;
   repository: string;
   message: string;
+  commit: ApprovalCommitKind | null;
   files: ApprovalFile[];
   created_at: number;
   /** When it times out (epoch ms). */

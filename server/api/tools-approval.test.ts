@@ -76,9 +76,10 @@ describe('commit approval over REST', () => {
       approval_id: expect.any(String),
       repository: r.dir.split('/').pop(),
       message: 'Edit <b>a</b>',
+      commit: 'paths',
       files: [
-        { path: 'a.txt', additions: 2, deletions: 1, new: false },
-        { path: 'new.txt', additions: 2, deletions: 0, new: true },
+        { path: 'a.txt', additions: 2, deletions: 1, new: false, binary: false },
+        { path: 'new.txt', additions: 2, deletions: 0, new: true, binary: false },
       ],
       session_id: null,
       session_title: null,

@@ -117,9 +117,13 @@ const commitPlan = z.strictObject({
         additions: z.number().int().min(0),
         deletions: z.number().int().min(0),
         new: z.boolean(),
+        /** Absent from older clients: then counted lines are taken as given. */
+        binary: z.boolean().default(false),
       }),
     )
     .max(100_000),
+  /** What the commit records (`staged`: HEAD to index; `paths`: HEAD to work tree); null when not said. */
+  commit: z.enum(['staged', 'paths']).nullable().default(null),
   /** Who asks (optional): shown to the person deciding. */
   agent: z.string().min(1).max(200).optional(),
   session_id: z.string().min(1).max(200).optional(),

@@ -3,7 +3,12 @@ import type { ApprovalRequestedPayload, ApprovalResolvedPayload } from '../../sh
 import { AppError } from '../errors.ts';
 import { createApprovals } from './approvals.ts';
 
-const plan = { repository: 'api', message: 'Fix', files: [{ path: 'a.ts', additions: 2, deletions: 1, new: false }] };
+const plan = {
+  repository: 'api',
+  message: 'Fix',
+  commit: 'staged' as const,
+  files: [{ path: 'a.ts', additions: 2, deletions: 1, new: false, binary: false }],
+};
 
 function setup(timeoutMs = 10_000) {
   const requested: ApprovalRequestedPayload[] = [];

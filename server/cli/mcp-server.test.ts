@@ -189,7 +189,8 @@ describe('rundiff mcp --server', () => {
     expect(plan).toMatchObject({
       repository: path.basename(r.dir),
       message: 'No',
-      files: [{ path: 'a.txt', additions: 1, deletions: 1, new: false }],
+      commit: 'paths',
+      files: [{ path: 'a.txt', additions: 1, deletions: 1, new: false, binary: false }],
       // The person deciding sees which client asks (its MCP name and version).
       agent: 'test 1.0.0',
     });

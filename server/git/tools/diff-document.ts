@@ -124,6 +124,9 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
       args: [
         'diff',
         ...DIFF_FLAGS,
+        // Whole object ids in the raw records: a mode-only stanza has no index line, and what it
+        // showed of the work tree is then the raw record's blob id, compared with the file's.
+        '--no-abbrev',
         '--raw',
         '--numstat',
         '-p',

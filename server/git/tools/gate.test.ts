@@ -205,9 +205,10 @@ describe('git_commit refusals', () => {
     expect(plans[0]).toEqual({
       repository: path.basename(repo.dir),
       message: 'msg',
+      commit: 'paths',
       files: [
-        { path: 'a.txt', additions: 1, deletions: 1, new: false },
-        { path: 'fresh.txt', additions: 2, deletions: 0, new: true },
+        { path: 'a.txt', additions: 1, deletions: 1, new: false, binary: false },
+        { path: 'fresh.txt', additions: 2, deletions: 0, new: true, binary: false },
       ],
     });
     expect(repo.git('log', '--oneline').trim().split('\n')).toHaveLength(1);

@@ -4,12 +4,12 @@ import path from 'node:path';
 import type { CommitPlan, GitCommitOutput } from '../../../shared/index.ts';
 import { AppError } from '../../errors.ts';
 import { comparePathKeys, displayPath, type PathKey } from '../../paths/index.ts';
-import { checkAttrs } from '../repo.ts';
+import { checkAttrs, isBinaryByAttrs } from '../repo.ts';
 import { runGit, type GitConfigPair } from '../runner.ts';
 import type { ToolRun } from './context.ts';
 import { parseDiffOutput } from './diff-parse.ts';
 import { identityEnv, resolveIdentity } from './identity.ts';
-import { countLines } from './new-file-patch.ts';
+import { countLines, looksBinary } from './new-file-patch.ts';
 import { parseStatusV2, type StatusEntry } from './porcelain.ts';
 import { keyIsUnder, literalPathspec, resolveToolPath } from './paths.ts';
 import { emptyTree } from './refs.ts';
@@ -158,16 +158,26 @@ async function buildPlan(
   });
   const parsed = parseDiffOutput(res.stdout, res.stdoutTruncated);
   const byPath = new Map(parsed.entries.map((e) => [e.path, e]));
+  const untracked = keys.filter((key) => !byPath.has(key));
+  const attrs = untracked.length > 0 ? await checkAttrs(top, untracked, ['binary', 'diff']) : new Map();
   const files = keys.map((key) => {
     const e = byPath.get(key);
     if (e)
-      return { path: displayPath(key).path, additions: e.additions, deletions: e.deletions, new: e.status === 'A' };
-    // Untracked: not in the diff against HEAD; count its lines.
+      return {
+        path: displayPath(key).path,
+        additions: e.additions,
+        deletions: e.deletions,
+        new: e.status === 'A',
+        binary: e.binary,
+      };
+    // Untracked: not in the diff against HEAD; count its lines unless git would call it binary.
     const entry = readWorktreeEntry(root, key, format);
-    const additions = entry.bytes !== null && entry.mode !== '120000' ? countLines(entry.bytes) : 0;
-    return { path: displayPath(key).path, additions, deletions: 0, new: true };
+    const text = entry.bytes !== null && entry.mode !== '120000';
+    const binary = text && (looksBinary(entry.bytes!) || isBinaryByAttrs(attrs.get(key)));
+    const additions = text && !binary ? countLines(entry.bytes!) : 0;
+    return { path: displayPath(key).path, additions, deletions: 0, new: true, binary };
   });
-  return { repository: run.repo.label, message, files };
+  return { repository: run.repo.label, message, commit: pathCommit ? 'paths' : 'staged', files };
 }
 
 /** What the gate compares now: HEAD, the index hash, and each needed path read from the work tree. */

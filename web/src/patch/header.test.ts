@@ -136,6 +136,22 @@ describe('header labels', () => {
       headerLabels({ change_type: 'added', old_path: null }, patch('diff --git a/x b/x', 'new file mode 100644')),
     ).toEqual(['new empty file']);
   });
+
+  it("git's Binary files line makes a new binary file, not a new empty one", () => {
+    const added = patch(
+      'diff --git a/img.bin b/img.bin',
+      'new file mode 100644',
+      'index 0000000..1234567',
+      'Binary files /dev/null and b/img.bin differ',
+    );
+    expect(headerLabels({ change_type: patchChangeType(added, null), old_path: null }, added)).toEqual([
+      'new binary file',
+    ]);
+    const gone = patch('diff --git a/x b/x', 'deleted file mode 100644', 'Binary files a/x and /dev/null differ');
+    expect(headerLabels({ change_type: 'deleted', old_path: null }, gone)).toEqual(['binary file deleted']);
+    const changed = patch('diff --git a/x b/x', 'index 1..2 100644', 'Binary files a/x and b/x differ');
+    expect(headerLabels({ change_type: 'modified', old_path: null }, changed)).toEqual(['binary file changed']);
+  });
 });
 
 describe('binary sizes', () => {

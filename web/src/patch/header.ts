@@ -10,6 +10,8 @@ export interface HeaderFacts {
   similarity: number | null;
   /** The patch has at least one hunk (content changed). */
   hasHunks: boolean;
+  /** git said the content is binary (`Binary files ... differ`, or a `GIT binary patch`). */
+  binary: boolean;
 }
 
 const SYMLINK = '120000';
@@ -20,7 +22,7 @@ const SYMLINK = '120000';
  * the new one.
  */
 export function readHeader(lines: readonly PatchLine[]): HeaderFacts {
-  const facts: HeaderFacts = { oldMode: null, newMode: null, similarity: null, hasHunks: false };
+  const facts: HeaderFacts = { oldMode: null, newMode: null, similarity: null, hasHunks: false, binary: false };
   for (const { kind, text } of lines) {
     if (kind === 'hunk') facts.hasHunks = true;
     if (kind !== 'meta') continue;
@@ -28,6 +30,7 @@ export function readHeader(lines: readonly PatchLine[]): HeaderFacts {
     if ((m = /^(?:old mode|deleted file mode) (\d+)$/.exec(text))) facts.oldMode = m[1]!;
     else if ((m = /^(?:new mode|new file mode) (\d+)$/.exec(text))) facts.newMode = m[1]!;
     else if ((m = /^similarity index (\d+)%$/.exec(text))) facts.similarity = Number(m[1]);
+    else if (/^Binary files .* differ$/.test(text) || text === 'GIT binary patch') facts.binary = true;
     else if ((m = /^index [0-9a-f]+\.\.[0-9a-f]+ (\d+)$/.exec(text))) {
       // Same mode on both sides: git writes it once, on the index line.
       facts.oldMode ??= m[1]!;
@@ -81,6 +84,11 @@ export function headerLabels(file: HeaderFile, lines: readonly PatchLine[]): str
     out.push(`mode ${shortMode(oldMode)} -> ${shortMode(newMode)}`);
   } else if (file.change_type === 'added' && newMode !== null && newMode !== '100644') {
     out.push(`new file, mode ${shortMode(newMode)}`);
+  }
+  if (facts.binary) {
+    if (file.change_type === 'added') out.push('new binary file');
+    else if (file.change_type === 'deleted') out.push('binary file deleted');
+    else out.push('binary file changed');
   }
   if (!facts.hasHunks && out.length === 0) {
     if (file.change_type === 'added') out.push('new empty file');
