@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { bridge, expect, ownServer, type OwnServer, test, uid, workspace } from './support.ts';
+import { approvalServer } from './approval-server.ts';
+import { bridge, expect, test, uid } from './support.ts';
 import type { TempRepo } from '../server/test-support/temp-repo.ts';
 
 /**
@@ -9,37 +9,11 @@ import type { TempRepo } from '../server/test-support/temp-repo.ts';
  * of the staged set, HEAD against the work tree for a commit with `paths`; a binary file says so.
  */
 
-let server: OwnServer;
-let dir: string;
-const repos: TempRepo[] = [];
-
-test.beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-e2e-approval-diff-'));
-  server = await ownServer(path.join(dir, 'approval-diff.db'), {
-    RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1',
-    RUNDIFF_APPROVAL_TIMEOUT_MS: '20000',
-  });
-});
-test.afterAll(async () => {
-  await server.stop();
-  for (const r of repos) r.cleanup();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function post(name: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}/api/tools/${name}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const server = approvalServer('approval-diff');
+const post = server.post.bind(server);
 
 async function session(files: Record<string, string>): Promise<{ repo: TempRepo; sessionId: string }> {
-  const repo = workspace(files);
-  repos.push(repo);
-  repo.git('config', 'user.name', 'Agent');
-  repo.git('config', 'user.email', 'agent@example.invalid');
+  const repo = server.repo(files);
   const sessionId = uid('approval-diff');
   await bridge(server.url, {
     type: 'session.upsert',

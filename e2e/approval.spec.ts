@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { approvalServer } from './approval-server.ts';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, expect, openSession, ownServer, type OwnServer, test, uid, workspace } from './support.ts';
+import { bridge, expect, openSession, test, uid } from './support.ts';
 import type { TempRepo } from '../server/test-support/temp-repo.ts';
 
 // The page's own global, for code inside evaluate (the root tsconfig has no DOM lib).
@@ -13,31 +13,8 @@ declare const getComputedStyle: (el: unknown) => { backgroundColor: string };
  * repository, a commit sent over REST that waits while the web UI shows its plan; the buttons decide.
  */
 
-let server: OwnServer;
-let dir: string;
-const repos: TempRepo[] = [];
-
-test.beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-e2e-approval-'));
-  server = await ownServer(path.join(dir, 'approval.db'), {
-    RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1',
-    RUNDIFF_APPROVAL_TIMEOUT_MS: '20000',
-  });
-});
-test.afterAll(async () => {
-  await server.stop();
-  for (const r of repos) r.cleanup();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function post(name: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${server.url}/api/tools/${name}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const server = approvalServer('approval');
+const post = server.post.bind(server);
 
 /** 200 numbered lines; `long()` with lines 3-32 and 161-190 rewritten: two hunks, 60 lines each way. */
 const lines200 = (edit: boolean) =>
@@ -53,10 +30,7 @@ async function reviewed(
   ts: string,
   opts: { long?: boolean; chmod?: boolean } = {},
 ): Promise<{ repo: TempRepo; sessionId: string; head: string }> {
-  const repo = workspace({ 'app.txt': 'one\ntwo\n', ...(opts.long ? { 'long.txt': lines200(false) } : {}) });
-  repos.push(repo);
-  repo.git('config', 'user.name', 'Agent');
-  repo.git('config', 'user.email', 'agent@example.invalid');
+  const repo = server.repo({ 'app.txt': 'one\ntwo\n', ...(opts.long ? { 'long.txt': lines200(false) } : {}) });
   const sessionId = uid('approval');
   await bridge(server.url, { type: 'session.upsert', session_id: sessionId, title: 'Approval', workspace: repo.dir });
   repo.write('app.txt', 'one\nTWO\nthree\n');
