@@ -1,5 +1,5 @@
 import { CHANGE_FIELDS } from './changes.ts';
-import { RUN_FIELDS } from './runs.ts';
+import { RUN_FIELDS, TOOL_CALL_FIELDS } from './runs.ts';
 
 /**
  * The columns each kind of edge entry carries besides its keys: what an edge's outbox reads for a
@@ -11,16 +11,8 @@ export const EDGE_MESSAGE_COLUMNS = ['role', 'content', 'run_id', 'tool_call_id'
 export const EDGE_RUN_COLUMNS = RUN_FIELDS.filter((c) => c !== 'run_id' && c !== 'session_id');
 /** A stored tool call also keeps its workspace, which the served record leaves out. */
 export const EDGE_TOOL_CALL_COLUMNS = [
-  'run_id',
-  'name',
-  'status',
+  ...TOOL_CALL_FIELDS.filter((c) => c !== 'tool_call_id' && c !== 'session_id'),
   'workspace',
-  'started_at',
-  'finished_at',
-  'error',
-  'change_id',
-  'tracking',
-  'reason',
 ] as const;
 export const EDGE_CHANGE_COLUMNS = CHANGE_FIELDS.filter((c) => c !== 'change_id' && c !== 'session_id');
 /** A change's file row as sent (`ord` orders them; the change and session are the entry's). */
