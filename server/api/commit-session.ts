@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { CheckpointEngine } from '../checkpoint/types.ts';
 import type { Store } from '../store/index.ts';
+import { realOrResolved } from '../fs/index.ts';
 import { isInside } from '../workspace/index.ts';
 
 /**
@@ -14,20 +13,12 @@ export async function sessionAtWork(
   deps: { store: Store; engine: Pick<CheckpointEngine, 'has'> },
   repositoryRoot: string,
 ): Promise<string | null> {
-  const root = realOr(repositoryRoot);
+  const root = realOrResolved(repositoryRoot);
   const found = new Set<string>();
   for (const open of await deps.store.runs.openEverywhere()) {
     if (open.workspace === null || !deps.engine.has(open.session_id, open.change_id)) continue;
-    const ws = realOr(open.workspace);
+    const ws = realOrResolved(open.workspace);
     if (isInside(ws, root) || isInside(root, ws)) found.add(open.session_id);
   }
   return found.size === 1 ? [...found][0]! : null;
-}
-
-function realOr(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }

@@ -1,2 +1,3 @@
 export * from './safe-read.ts';
 export * from './safe-write.ts';
+export * from './real-path.ts';

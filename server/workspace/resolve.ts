@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { UntrackedReason, WorkspaceKind } from '../../shared/index.ts';
 import { findRepo, type RepoInfo } from '../git/index.ts';
+import { realOrResolved } from '../fs/index.ts';
 import { pseudoFsRefusal } from './pseudo-fs.ts';
 import { isInside } from '../paths/index.ts';
 
@@ -24,23 +25,15 @@ export interface WorkspacePolicy {
   homeDir: string;
 }
 
-function realpathOrSelf(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
-
 export { isInside };
 
 /** Why a real folder may not be tracked, or null when it may (B28). */
 export function refusalFor(real: string, policy: WorkspacePolicy): string | null {
   if (real === path.parse(real).root) return 'the file-system root is never tracked';
-  if (real === realpathOrSelf(policy.homeDir))
+  if (real === realOrResolved(policy.homeDir))
     return 'the home folder itself is never tracked; name a project folder inside it';
   if (policy.workspaceRoots) {
-    const roots = policy.workspaceRoots.map(realpathOrSelf);
+    const roots = policy.workspaceRoots.map(realOrResolved);
     if (!roots.some((r) => isInside(r, real))) return 'outside RUNDIFF_WORKSPACE_ROOTS';
   }
   return pseudoFsRefusal(real);
@@ -104,7 +97,7 @@ export async function resolveWorkspace(
  */
 export function ownFilesUnder(root: string, dbPath: string | null): string[] {
   if (!dbPath || dbPath === ':memory:') return [];
-  const dbReal = path.join(realpathOrSelf(path.dirname(dbPath)), path.basename(dbPath));
+  const dbReal = path.join(realOrResolved(path.dirname(dbPath)), path.basename(dbPath));
   if (!isInside(root, dbReal)) return [];
   const rel = path.relative(root, dbReal).split(path.sep).join('/');
   return [rel, `${rel}-wal`, `${rel}-shm`, `${rel}-journal`];

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import { findRepo } from '../repo.ts';
+import { realOrResolved } from '../../fs/index.ts';
 import { isInside } from '../../paths/index.ts';
 
 /**
@@ -30,14 +31,6 @@ export interface ToolRepo extends KnownRepository {
   top: string;
   gitDir: string;
   commonDir: string;
-}
-
-function realOrResolved(p: string): string {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
 }
 
 /** The label of `root`: relative to the closest base that strictly contains it, else its folder name. */
