@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /**
- * A folder flipped from another process: `dir/name` turns, in a tight loop for `ms`, from the real
+ * A folder flipped from another process: `dir/name` turns, for `ms` (real for a millisecond between flips), from the real
  * folder into a symlink to `target` and back (the real folder waits under `name.real` meanwhile).
  * It always ends as the real folder. Resolves with the round trips done.
  */
@@ -11,6 +11,7 @@ const path = require('node:path');
 const [dir, name, target, ms] = process.argv.slice(1);
 const at = path.join(dir, name), aside = path.join(dir, name + '.real');
 const end = Date.now() + Number(ms);
+const pause = new Int32Array(new SharedArrayBuffer(4));
 let n = 0;
 while (Date.now() < end) {
   fs.renameSync(at, aside);
@@ -18,6 +19,8 @@ while (Date.now() < end) {
   fs.unlinkSync(at);
   fs.renameSync(aside, at);
   n += 1;
+  // Real for a millisecond between flips, so work on the folder also gets through.
+  Atomics.wait(pause, 0, 0, 1);
 }
 process.stdout.write(String(n));
 `;
