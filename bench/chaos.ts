@@ -9,7 +9,9 @@
  *     tmpfs; skipped, saying so, otherwise);
  *  3. a rename storm during an open run: the API keeps answering and the run's completion is stored;
  *  4. 200 concurrent runs on separate workspaces: every one answers and is stored exactly;
- *  5. hostile workspaces (`/proc`, `/sys`): refused at once, and other workspaces still work.
+ *  5. hostile workspaces (`/proc`, `/sys`): refused at once, and other workspaces still work;
+ *  6. a folder above a workspace flipped to a symlink while reverts run: nothing outside changes
+ *     and no revert answers 500.
  *
  * Every loop is bounded in count and time, every server listens on loopback, and every folder
  * and process it makes is removed at the end.
@@ -433,6 +435,95 @@ async function hostileWorkspaces(): Promise<void> {
   );
 }
 
+/** Every file below `dir`, with its bytes, to see that nothing there changed. */
+function filesOf(dir: string): string {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const name of fs.readdirSync(path.join(dir, rel)).sort()) {
+      const r = path.join(rel, name);
+      if (fs.lstatSync(path.join(dir, r)).isDirectory()) walk(r);
+      else out.push(`${r}=${fs.readFileSync(path.join(dir, r)).toString('base64')}`);
+    }
+  };
+  walk('');
+  return out.join(',');
+}
+
+const FLIP = `
+const fs = require('node:fs');
+const [at, target, ms] = process.argv.slice(1);
+const end = Date.now() + Number(ms);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let n = 0;
+while (Date.now() < end) {
+  fs.renameSync(at, at + '.real'); fs.symlinkSync(target, at); fs.unlinkSync(at); fs.renameSync(at + '.real', at);
+  n += 1;
+  // Real for a millisecond between flips, so reverts also get through and write.
+  Atomics.wait(pause, 0, 0, 1);
+}
+process.stdout.write(String(n));
+`;
+
+async function workspaceFlip(seconds: number): Promise<void> {
+  const base = tempDir('flip');
+  const ws = makeWorkspace(path.join(base, 'p'), 'ws', false);
+  const outside = path.join(base, 'outside');
+  makeWorkspace(outside, 'ws', false);
+  fs.writeFileSync(path.join(outside, 'ws', 'src', 'f0.txt'), 'the run\n');
+  fs.writeFileSync(path.join(outside, 'ws', 'outside.txt'), 'outside\n');
+  const server = await startServer(path.join(base, 'rundiff.db'));
+  const session = 'flip';
+  await post(server.url, { type: 'session.upsert', session_id: session, workspace: ws });
+  await post(server.url, { type: 'run.started', session_id: session, run_id: 'r1' });
+  fs.writeFileSync(path.join(ws, 'src', 'f0.txt'), 'the run\n');
+  await post(server.url, { type: 'run.completed', session_id: session, run_id: 'r1' });
+  const outsideBefore = filesOf(outside);
+  // Held open: the run's end is put back between reverts wherever the folder is at that moment.
+  const wsFd = fs.openSync(ws, 'r');
+  const flipper = spawn(process.execPath, ['-e', FLIP, path.join(base, 'p'), outside, String(seconds * 1000)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let flips = '';
+  flipper.stdout.on('data', (d: Buffer) => (flips += d.toString()));
+  const flipped = new Promise<void>((resolve) => flipper.on('exit', () => resolve()));
+  let running = true;
+  void flipped.then(() => (running = false));
+  const statuses: Record<string, number> = {};
+  let reverts = 0;
+  let applied = 0;
+  let seenOutside = 0;
+  const route = `/api/hermes/sessions/${session}/workspace-run-changes/run%3Ar1/revert`;
+  while (running && reverts < 5000) {
+    fs.writeFileSync(`/proc/self/fd/${wsFd}/src/f0.txt`, 'the run\n');
+    const res = await fetch(new URL(route, server.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(60_000),
+    });
+    const body = (await res.json().catch(() => null)) as { applied_count?: number } | null;
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    if (res.status === 200 && body?.applied_count === 1) applied++;
+    reverts++;
+    // Positive control: the outside folder is seen through the workspace's path during the run.
+    if (fs.existsSync(path.join(ws, 'outside.txt'))) seenOutside++;
+  }
+  await flipped;
+  fs.closeSync(wsFd);
+  await server.stop();
+  const untouched = filesOf(outside) === outsideBefore;
+  const no500 = Object.keys(statuses).every((s) => ['200', '404', '409'].includes(s));
+  record(
+    'workspace flipped during reverts',
+    untouched && no500 && applied > 0 && seenOutside > 0,
+    `${reverts} reverts over ${flips || '?'} flips in ${seconds} s: ${Object.entries(statuses)
+      .map(([s, n]) => `${n} x ${s}`)
+      .join(
+        ', ',
+      )}; ${applied} wrote the workspace; the outside folder seen through its path ${seenOutside} times and ${untouched ? 'untouched' : 'CHANGED'}`,
+  );
+}
+
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
   const want = (name: string) => only.size === 0 || only.has(name);
@@ -443,6 +534,7 @@ async function main(): Promise<void> {
       ['full', 'disk full, then retry', diskFullRetry],
       ['storm', 'rename storm during a run', () => renameStorm(5)],
       ['many', '200 concurrent runs on separate workspaces', () => concurrentRuns(200)],
+      ['flip', 'workspace flipped during reverts', () => workspaceFlip(5)],
     ];
     for (const [name, title, check] of checks) {
       if (!want(name)) continue;

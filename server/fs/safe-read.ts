@@ -20,6 +20,13 @@ const OPEN_FLAGS =
   (fs.constants.O_NONBLOCK ?? 0) |
   (fs.constants.O_NOCTTY ?? 0);
 
+/** A folder opened without following a final symlink (safe-write opens each folder on the way so). */
+export const DIR_FLAGS =
+  fs.constants.O_RDONLY |
+  (fs.constants.O_DIRECTORY ?? 0) |
+  (fs.constants.O_NOFOLLOW ?? 0) |
+  (fs.constants.O_NOCTTY ?? 0);
+
 /** Why a workspace entry could not be read as a file. */
 export type UnreadableReason =
   /** Permission denied, an I/O error, or a name too long for the system. */
@@ -38,7 +45,8 @@ export type OpenResult =
   | { kind: 'unreadable'; reason: UnreadableReason; code?: string };
 
 export type EntryRead =
-  | { kind: 'file'; bytes: Buffer; mode: number }
+  /** `mode` is the whole `st_mode`; `uid` / `gid` its owner (a revert keeps them). */
+  | { kind: 'file'; bytes: Buffer; mode: number; uid: number; gid: number }
   | { kind: 'symlink'; target: Buffer }
   | { kind: 'absent' }
   | { kind: 'too_large'; size: number; mode: number }
@@ -46,10 +54,16 @@ export type EntryRead =
 
 /** A workspace root, resolved once: the real path that every opened file must lie below. */
 export interface SafeRoot {
-  /** The root as given (paths are joined onto it). */
+  /** The root as given (its real path for a root from `openRoot`). */
   root: string;
   /** Its real path with a trailing `/`, as bytes. */
   realPrefix: Buffer;
+  /**
+   * Set by `openRoot`: the root's own descriptor. Every path is then reached through it
+   * (`/proc/self/fd/N/...`), never by the root's name again, and what is opened must lie below
+   * where the kernel places that descriptor now.
+   */
+  fd?: number;
 }
 
 const procFd = (() => {
@@ -63,6 +77,55 @@ const procFd = (() => {
 export function safeRoot(root: string): SafeRoot {
   const real = fs.realpathSync(root);
   return { root, realPrefix: Buffer.from(real.endsWith('/') ? real : real + '/', 'utf8') };
+}
+
+/**
+ * Opens the folder at `real` (a workspace's real path, already checked and allowed) once, and
+ * keeps it only when the kernel places the opened folder exactly there: a folder above it swapped
+ * for a symlink between the check and this open leads elsewhere and gives null, as does a folder
+ * that is gone, or a system without `/proc/self/fd`. Everything read or written through the
+ * answer goes through this one descriptor, so a later swap above the root cannot redirect it.
+ * Close it with `closeRoot`.
+ */
+export function openRoot(real: string): SafeRoot | null {
+  if (!procFd) return null;
+  let fd: number;
+  try {
+    fd = fs.openSync(real, DIR_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+    if (where.equals(Buffer.from(real, 'utf8')))
+      return { root: real, realPrefix: Buffer.from(real.endsWith('/') ? real : real + '/', 'utf8'), fd };
+  } catch {
+    // fall through: not usable
+  }
+  fs.closeSync(fd);
+  return null;
+}
+
+export function closeRoot(root: SafeRoot): void {
+  if (root.fd !== undefined) fs.closeSync(root.fd);
+}
+
+/** Where paths below the root are joined on: its descriptor when it has one, else its name. */
+const baseOf = (root: SafeRoot): string => (root.fd !== undefined ? `/proc/self/fd/${root.fd}/` : root.root);
+
+/**
+ * The prefix an opened file's real path must start with: for a root held open, where the kernel
+ * places its descriptor now (the root itself may have been moved, which leaves it the root).
+ */
+function prefixOf(root: SafeRoot): Buffer {
+  if (root.fd === undefined) return root.realPrefix;
+  const where = fs.readlinkSync(`/proc/self/fd/${root.fd}`, { encoding: 'buffer' });
+  return Buffer.concat([where, Buffer.from('/')]);
+}
+
+/** True when `where` (a real path, no trailing `/`) is the root or below it. */
+export function placedInside(root: SafeRoot, where: Buffer): boolean {
+  return startsWith(Buffer.concat([where, Buffer.from('/')]), prefixOf(root));
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
@@ -81,7 +144,7 @@ function startsWith(full: Buffer, prefix: Buffer): boolean {
 function openedInside(root: SafeRoot, fd: number, abs: string | Buffer, stat: fs.Stats): boolean {
   if (procFd) {
     const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    return startsWith(where, root.realPrefix);
+    return startsWith(where, prefixOf(root));
   }
   try {
     const real = fs.realpathSync(abs, { encoding: 'buffer' });
@@ -103,7 +166,7 @@ function errnoCode(err: unknown): string | undefined {
  * `readLinkInside`).
  */
 export function openInside(root: SafeRoot, key: PathKey): OpenResult {
-  const abs = pathBelow(root.root, key);
+  const abs = pathBelow(baseOf(root), key);
   return openChecked(abs, (fd, stat) => openedInside(root, fd, abs, stat));
 }
 
@@ -151,12 +214,12 @@ function openChecked(abs: string | Buffer, inside: ((fd: number, stat: fs.Stats)
  * after the read: a folder swapped in between is caught.
  */
 export function readLinkInside(root: SafeRoot, key: PathKey): EntryRead {
-  const abs = pathBelow(root.root, key);
+  const abs = pathBelow(baseOf(root), key);
   const slash = typeof abs === 'string' ? abs.lastIndexOf('/') : abs.lastIndexOf(0x2f);
   const parent = typeof abs === 'string' ? abs.slice(0, slash) : abs.subarray(0, slash);
   const parentInside = (): boolean => {
     const real = fs.realpathSync(parent, { encoding: 'buffer' });
-    return startsWith(Buffer.concat([real, Buffer.from('/')]), root.realPrefix);
+    return placedInside(root, real);
   };
   try {
     if (!parentInside()) return { kind: 'unreadable', reason: 'outside_root' };
@@ -237,7 +300,7 @@ export function readInside(root: SafeRoot, key: PathKey, maxBytes = Number.MAX_S
     if (stat.size > maxBytes) return { kind: 'too_large', size: stat.size, mode: stat.mode };
     const buf = Buffer.allocUnsafe(stat.size + 1);
     if (!readFdExact(fd, buf, 0, stat.size)) return { kind: 'unreadable', reason: 'changing' };
-    return { kind: 'file', bytes: buf.subarray(0, stat.size), mode: stat.mode };
+    return { kind: 'file', bytes: buf.subarray(0, stat.size), mode: stat.mode, uid: stat.uid, gid: stat.gid };
   } catch (err) {
     const code = errnoCode(err);
     return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
@@ -259,12 +322,6 @@ export interface FolderInside {
   base: string;
 }
 
-const DIR_FLAGS =
-  fs.constants.O_RDONLY |
-  (fs.constants.O_DIRECTORY ?? 0) |
-  (fs.constants.O_NOFOLLOW ?? 0) |
-  (fs.constants.O_NOCTTY ?? 0);
-
 /**
  * Opens the folder `key` ('' = the root) and checks it lies below the root; null when it cannot be
  * (absent, a symlink, outside, no `/proc`): its files are then opened one by one with `openInside`,
@@ -274,14 +331,16 @@ export function openFolderInside(root: SafeRoot, key: PathKey): FolderInside | n
   if (!procFd) return null;
   let fd: number;
   try {
-    fd = fs.openSync(key === '' ? root.root : pathBelow(root.root, key), DIR_FLAGS);
+    // A root held open is reopened as its own `.`: its descriptor's magic link is not followed
+    // under O_NOFOLLOW as a final name.
+    const base = baseOf(root);
+    fd = fs.openSync(key === '' ? (root.fd !== undefined ? base + '.' : root.root) : pathBelow(base, key), DIR_FLAGS);
   } catch {
     return null;
   }
   try {
     const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    if (startsWith(Buffer.concat([where, Buffer.from('/')]), root.realPrefix))
-      return { fd, base: `/proc/self/fd/${fd}/` };
+    if (placedInside(root, where)) return { fd, base: `/proc/self/fd/${fd}/` };
   } catch {
     // fall through: not usable
   }

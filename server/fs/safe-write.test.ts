@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/index.ts';
-import { safeRoot } from './safe-read.ts';
-import { removeInside, writeInside } from './safe-write.ts';
+import { closeRoot, openRoot, safeRoot } from './safe-read.ts';
+import { permissionsFor, removeInside, writeInside } from './safe-write.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -74,5 +74,44 @@ describe('writing inside a workspace', () => {
           reason: 'outside_root',
         },
       );
+  });
+
+  it('a root held open is written through its descriptor after a folder above it becomes a symlink (control: by name it lands outside)', () => {
+    const { root: base, outside } = dirs();
+    const ws = path.join(base, 'p', 'ws');
+    fs.mkdirSync(ws, { recursive: true });
+    fs.mkdirSync(path.join(outside, 'ws'));
+    const held = openRoot(ws)!;
+    expect(held).not.toBeNull();
+    fs.renameSync(path.join(base, 'p'), path.join(base, 'p.real'));
+    fs.symlinkSync(outside, path.join(base, 'p'));
+    try {
+      const file = { kind: 'file' as const, bytes: Buffer.from('x'), mode: '100644' };
+      expect(writeInside(held, 'd/f.txt', file)).toEqual({ ok: true });
+      expect(fs.readFileSync(path.join(base, 'p.real', 'ws', 'd', 'f.txt'), 'utf8')).toBe('x');
+      expect(removeInside(held, 'd/f.txt')).toEqual({ ok: true });
+      expect(fs.readdirSync(path.join(outside, 'ws'))).toEqual([]);
+      // Opened now, the same path is another folder: refused.
+      expect(openRoot(ws)).toBeNull();
+      // Positive control: a root resolved by name now follows the link and writes outside.
+      expect(writeInside(safeRoot(ws), 'f.txt', file)).toEqual({ ok: true });
+      expect(fs.readdirSync(path.join(outside, 'ws'))).toEqual(['f.txt']);
+    } finally {
+      closeRoot(held);
+    }
+  });
+
+  it('a replaced file keeps its permission bits; only the executable bits follow the mode restored', () => {
+    const { root } = dirs();
+    const me = { uid: process.getuid!(), gid: process.getgid!() };
+    const write = (mode: string, perm: number) => {
+      writeInside(safeRoot(root), 'f', { kind: 'file', bytes: Buffer.from('x'), mode, keep: { perm, ...me } });
+      return fs.statSync(path.join(root, 'f')).mode & 0o7777;
+    };
+    expect(write('100644', 0o600)).toBe(0o600);
+    expect(write('100644', 0o700)).toBe(0o600);
+    expect(write('100755', 0o640)).toBe(0o750);
+    expect(write('100755', 0o4755)).toBe(0o755);
+    expect(permissionsFor('100644', undefined)).toBe(0o644 & ~process.umask());
   });
 });

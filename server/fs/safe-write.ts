@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { PathKey } from '../paths/index.ts';
-import { openFolderInside, closeFolder, pathBelow, type FolderInside, type SafeRoot } from './safe-read.ts';
+import {
+  DIR_FLAGS,
+  openFolderInside,
+  closeFolder,
+  pathBelow,
+  placedInside,
+  type FolderInside,
+  type SafeRoot,
+} from './safe-read.ts';
 
 /**
  * The one way rundiff writes inside a workspace (undoing a run). Like the reads next door, nothing
@@ -11,6 +19,10 @@ import { openFolderInside, closeFolder, pathBelow, type FolderInside, type SafeR
  * folder, flushed, given its mode and renamed over the name. A folder on the way that is a
  * symlink, or that the kernel places outside the root, refuses the write; the final name is
  * replaced, never followed (a symlink standing there is replaced by the file, its target untouched).
+ * A root from `openRoot` is never named again: the first folder is its own descriptor, so a folder
+ * above the workspace swapped for a symlink mid-revert cannot move the writes elsewhere. Replacing
+ * by rename gives the path a new inode: the old file's permission bits and owner are carried over
+ * (`keep`), but other hard links to it keep the old bytes.
  * Needs Linux's `/proc/self/fd`; elsewhere every write is refused with `unsupported`.
  */
 
@@ -26,14 +38,25 @@ export type WriteRefusal =
 
 export type WriteResult = { ok: true } | { ok: false; reason: WriteRefusal; message: string };
 
-/** What to leave at a path: a regular file with a git mode (`100644` / `100755`), or a symlink. */
-export type WriteEntry = { kind: 'file'; bytes: Buffer; mode: string } | { kind: 'symlink'; target: Buffer };
+/**
+ * The file a write replaces (or, for a rename undone, the one it moves back from): its permission
+ * bits and owner are carried over to the new file.
+ */
+export interface KeptAttributes {
+  /** `st_mode & 0o7777`. */
+  perm: number;
+  uid: number;
+  gid: number;
+}
 
-const DIR_FLAGS =
-  fs.constants.O_RDONLY |
-  (fs.constants.O_DIRECTORY ?? 0) |
-  (fs.constants.O_NOFOLLOW ?? 0) |
-  (fs.constants.O_NOCTTY ?? 0);
+/**
+ * What to leave at a path: a regular file with a git mode (`100644` / `100755`), or a symlink.
+ * `keep`: the attributes of the file it replaces; without it (nothing stood there) the file gets
+ * 0644 / 0755 less the umask and the server's owner.
+ */
+export type WriteEntry =
+  { kind: 'file'; bytes: Buffer; mode: string; keep?: KeptAttributes } | { kind: 'symlink'; target: Buffer };
+
 const TEMP_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
 const refuse = (reason: WriteRefusal, message: string): WriteResult => ({ ok: false, reason, message });
@@ -41,10 +64,6 @@ const refuse = (reason: WriteRefusal, message: string): WriteResult => ({ ok: fa
 function errnoOf(err: unknown): { code: string | undefined; message: string } {
   const e = err as NodeJS.ErrnoException | null;
   return { code: e?.code, message: e?.message ?? String(err) };
-}
-
-function startsWith(full: Buffer, prefix: Buffer): boolean {
-  return full.length >= prefix.length && full.subarray(0, prefix.length).equals(prefix);
 }
 
 /** Splits a key into its folder components and its final name. */
@@ -98,8 +117,7 @@ function openChild(
   }
   try {
     const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    if (startsWith(Buffer.concat([where, Buffer.from('/')]), root.realPrefix))
-      return { fd, base: `/proc/self/fd/${fd}/` };
+    if (placedInside(root, where)) return { fd, base: `/proc/self/fd/${fd}/` };
   } catch {
     // fall through: refused below
   }
@@ -127,7 +145,41 @@ function openParent(
   return { folder: current, name };
 }
 
-const fileMode = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o644);
+/**
+ * The permission bits of the new file. Git records only the executable bit, so the bits of the
+ * file being replaced are kept (a private 0600 file stays 0600) and only the executable bits follow
+ * the mode being restored: added where the file is readable, or taken away. A file written where
+ * nothing stood gets git's default, 0644 / 0755 less the umask. Set-id bits are never carried: the
+ * new file may not keep the old owner.
+ */
+export function permissionsFor(gitMode: string, keep: KeptAttributes | undefined): number {
+  const exec = gitMode === '100755';
+  if (keep === undefined) return (exec ? 0o755 : 0o644) & ~process.umask();
+  const perm = keep.perm & 0o777;
+  if (!exec) return perm & ~0o111;
+  return (perm & 0o111) !== 0 ? perm : perm | ((perm & 0o444) >> 2);
+}
+
+/**
+ * Gives the new file the old one's owner where the system lets us: the whole owner (as root), or
+ * only the group (a group the server's user belongs to); otherwise it stays the server's user's.
+ */
+function keepOwner(fd: number, keep: KeptAttributes): void {
+  const st = fs.fstatSync(fd);
+  if (st.uid === keep.uid && st.gid === keep.gid) return;
+  try {
+    fs.fchownSync(fd, keep.uid, keep.gid);
+    return;
+  } catch {
+    // not permitted: try the group alone
+  }
+  if (st.gid === keep.gid) return;
+  try {
+    fs.fchownSync(fd, st.uid, keep.gid);
+  } catch {
+    // not permitted either: the file keeps the server's user and group
+  }
+}
 
 /**
  * Leaves `entry` at `key` below the root, atomically: a reader sees the old entry or the new one,
@@ -153,7 +205,9 @@ export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry): Wr
       try {
         let at = 0;
         while (at < entry.bytes.length) at += fs.writeSync(fd, entry.bytes, at, entry.bytes.length - at);
-        fs.fchmodSync(fd, fileMode(entry.mode) & ~process.umask());
+        // Owner first: a change of owner clears permission bits set before it.
+        if (entry.keep !== undefined) keepOwner(fd, entry.keep);
+        fs.fchmodSync(fd, permissionsFor(entry.mode, entry.keep));
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readInside, type SafeRoot } from '../fs/index.ts';
+import { readInside, type KeptAttributes, type SafeRoot } from '../fs/index.ts';
 import type { PathKey } from '../paths/index.ts';
 
 /** What stands at a path in the workspace now, as a revert needs to know it. */
 export type Current =
   | { kind: 'absent' }
-  | { kind: 'entry'; bytes: Buffer; mode: string; sha256: string }
+  /** `keep`: a regular file's permission bits and owner, carried over when it is replaced. */
+  | { kind: 'entry'; bytes: Buffer; mode: string; sha256: string; keep?: KeptAttributes }
   | { kind: 'too_large' }
   | { kind: 'unreadable'; outside: boolean; why: string };
 
@@ -20,7 +21,8 @@ export function readCurrent(root: SafeRoot, key: PathKey, maxBytes: number): Cur
     case 'file': {
       // git keeps only the executable bit of a file's mode.
       const mode = (r.mode & 0o111) !== 0 ? '100755' : '100644';
-      return { kind: 'entry', bytes: r.bytes, mode, sha256: sha256Of(r.bytes) };
+      const keep = { perm: r.mode & 0o7777, uid: r.uid, gid: r.gid };
+      return { kind: 'entry', bytes: r.bytes, mode, sha256: sha256Of(r.bytes), keep };
     }
     case 'symlink':
       return { kind: 'entry', bytes: r.target, mode: '120000', sha256: sha256Of(r.target) };
@@ -42,7 +44,8 @@ export function fingerprint(c: Current): string {
     case 'absent':
       return 'absent';
     case 'entry':
-      return `${c.mode}:${c.sha256}`;
+      // The permission bits too: a chmod between the plan and the write would be undone silently.
+      return `${c.mode}:${(c.keep?.perm ?? 0).toString(8)}:${c.sha256}`;
     default:
       return c.kind;
   }

@@ -54,8 +54,12 @@ const sideOf = (c: { bytes: Buffer; mode: string }): FileSide => ({
   mode: c.mode,
 });
 
-const entryOf = (bytes: Buffer, mode: string): WriteEntry =>
-  mode === LINK_MODE ? { kind: 'symlink', target: bytes } : { kind: 'file', bytes, mode };
+/** The entry to write; `like`: what stands there now (or moves back from), whose bits and owner are kept. */
+const entryOf = (bytes: Buffer, mode: string, like?: Current): WriteEntry => {
+  if (mode === LINK_MODE) return { kind: 'symlink', target: bytes };
+  const keep = like?.kind === 'entry' ? like.keep : undefined;
+  return keep ? { kind: 'file', bytes, mode, keep } : { kind: 'file', bytes, mode };
+};
 
 const only = (action: RevertAction, reason: string | null, conflict: string | null = null): Decision => ({
   action,
@@ -168,7 +172,7 @@ export async function decide(f: FileToRevert, merge: Merge): Promise<Decision> {
       action,
       reason: null,
       conflict: null,
-      steps: [{ kind: 'write', key: afterKey, entry: entryOf(bytes, mode) }],
+      steps: [{ kind: 'write', key: afterKey, entry: entryOf(bytes, mode, atAfter) }],
       sides: [{ key: afterKey, now: sideOf(atAfter), then: { bytes, size: bytes.length, mode } }],
     };
   }
@@ -177,7 +181,7 @@ export async function decide(f: FileToRevert, merge: Merge): Promise<Decision> {
     reason: null,
     conflict: null,
     steps: [
-      { kind: 'write', key: beforeKey, entry: entryOf(bytes, mode) },
+      { kind: 'write', key: beforeKey, entry: entryOf(bytes, mode, atAfter) },
       { kind: 'remove', key: afterKey },
     ],
     sides: [

@@ -7,6 +7,7 @@ import {
   createTempRepo,
   gitFingerprint,
   plantHostileConfig,
+  startFolderFlip,
   type TempRepo,
 } from '../test-support/index.ts';
 import { executeSql } from '../test-support/store-engines.ts';
@@ -343,6 +344,104 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(res.body.files[0].reason).toContain('the merge could not run');
     // Control: with git back, the same file merges.
     expect((await revert(t, 'run:r1', { dry_run: true })).body.files[0]).toMatchObject({ action: 'merge' });
+  });
+
+  it('a folder above the workspace flipped to a symlink while reverts run: nothing outside changes, never a 500', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const base = createTempDir('rundiff-flip-');
+    cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+    const ws = path.join(base, 'p', 'ws');
+    fs.mkdirSync(ws, { recursive: true });
+    fs.writeFileSync(path.join(ws, 'marker.txt'), 'inside\n');
+    fs.writeFileSync(path.join(ws, 'f.txt'), 'start\n');
+    // The outside folder looks like the workspace after the run: a revert led there would write.
+    const outside = path.join(base, 'outside');
+    fs.mkdirSync(path.join(outside, 'ws'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'ws', 'marker.txt'), 'outside\n');
+    fs.writeFileSync(path.join(outside, 'ws', 'f.txt'), 'end\n');
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: ws });
+    await run(t, 'r1', () => fs.writeFileSync(path.join(ws, 'f.txt'), 'end\n'));
+    // The real workspace, held open, to put the run's end back between reverts wherever it is.
+    const wsFd = fs.openSync(ws, 'r');
+    cleanups.push(() => fs.closeSync(wsFd));
+    const outsideBefore = tree(outside);
+
+    const flip = startFolderFlip(base, { name: 'p', target: outside, ms: 4000 });
+    let flipping = true;
+    void flip.finally(() => (flipping = false)).catch(() => {});
+    const statuses: Record<number, number> = {};
+    let applied = 0;
+    let seenOutside = 0;
+    while (flipping) {
+      fs.writeFileSync(`/proc/self/fd/${wsFd}/f.txt`, 'end\n');
+      const res = await revert(t, 'run:r1');
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      if (res.status === 200 && res.body.applied_count === 1) applied++;
+      try {
+        if (fs.readFileSync(path.join(ws, 'marker.txt'), 'utf8') === 'outside\n') seenOutside++;
+      } catch {
+        // caught mid-flip with no folder there
+      }
+    }
+    const flips = await flip;
+
+    expect(tree(outside)).toEqual(outsideBefore);
+    expect(Object.keys(statuses).filter((s) => ![200, 404, 409].includes(Number(s)))).toEqual([]);
+    // Positive controls: the flip happened and was seen, and reverts did write into the workspace.
+    expect(flips).toBeGreaterThan(0);
+    expect(seenOutside).toBeGreaterThan(0);
+    expect(applied).toBeGreaterThan(0);
+    expect(fs.readFileSync(path.join(ws, 'marker.txt'), 'utf8')).toBe('inside\n');
+  });
+
+  it('a revert keeps a private file private: 0600 stays 0600, and a mode the run changed is undone on its bits', async () => {
+    const { t, repo } = await setup({ 'secret.txt': 'key=1\n', 'tool.sh': '#!/bin/sh\n', 'old.txt': 'moved\n' });
+    fs.chmodSync(path.join(repo.dir, 'secret.txt'), 0o600);
+    fs.chmodSync(path.join(repo.dir, 'tool.sh'), 0o600);
+    fs.chmodSync(path.join(repo.dir, 'old.txt'), 0o640);
+    await run(t, 'r1', () => {
+      repo.write('secret.txt', 'key=2\n');
+      fs.chmodSync(path.join(repo.dir, 'tool.sh'), 0o700);
+      fs.renameSync(path.join(repo.dir, 'old.txt'), path.join(repo.dir, 'new.txt'));
+    });
+    const perm = (p: string) => fs.statSync(path.join(repo.dir, p)).mode & 0o777;
+    expect([perm('secret.txt'), perm('tool.sh'), perm('new.txt')]).toEqual([0o600, 0o700, 0o640]);
+
+    const res = await revert(t, 'run:r1');
+    expect(res.status).toBe(200);
+    expect(res.body.applied_count).toBe(3);
+    expect(repo.read('secret.txt').toString()).toBe('key=1\n');
+    // Kept: the bits of the file replaced (or moved back); only the executable bit follows the run's start.
+    expect([perm('secret.txt'), perm('tool.sh'), perm('old.txt')]).toEqual([0o600, 0o600, 0o640]);
+    expect(fs.statSync(path.join(repo.dir, 'secret.txt')).uid).toBe(process.getuid!());
+  });
+
+  it('a revert whose every write is refused answers 409 content_unavailable, not 200 with an empty revert run', async () => {
+    const { t, repo } = await setup({ 'sub/gone.txt': 'x\n' });
+    await run(t, 'r1', () => repo.rm('sub/gone.txt'));
+    const outside = createTempDir('rundiff-outside-');
+    cleanups.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+    // An absent file reads as absent through the link too: only the write sees the link and refuses.
+    fs.renameSync(path.join(repo.dir, 'sub'), path.join(repo.dir, 'sub-real'));
+    fs.symlinkSync(outside, path.join(repo.dir, 'sub'));
+
+    const res = await revert(t, 'run:r1');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('content_unavailable');
+    expect(res.body.error.details.files[0]).toMatchObject({ action: 'refused', applied: false });
+    expect(fs.readdirSync(outside)).toEqual([]);
+    // The run recorded for it says it wrote nothing.
+    const detail = (await t.get('/api/hermes/sessions/s1')).body;
+    const revertRun = detail.runs.find((r: { run_id: string }) => r.run_id === res.body.error.details.revert_run_id);
+    expect(revertRun).toMatchObject({ source: 'revert', status: 'failed' });
+
+    // Positive control: with the real folder back the same revert writes the file.
+    fs.rmSync(path.join(repo.dir, 'sub'));
+    fs.renameSync(path.join(repo.dir, 'sub-real'), path.join(repo.dir, 'sub'));
+    const ok = await revert(t, 'run:r1');
+    expect(ok.status).toBe(200);
+    expect(repo.read('sub/gone.txt').toString()).toBe('x\n');
   });
 
   it('unknown session or change is 404, a bad body 400', async () => {

@@ -12,7 +12,7 @@ import type { CheckpointEngine } from '../checkpoint/index.ts';
 import type { Config } from '../config.ts';
 import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
-import { removeInside, safeRoot, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
+import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
 import { mergeFile } from '../git/index.ts';
 import { isInside, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
 import type { Bridge } from '../runs/index.ts';
@@ -229,8 +229,21 @@ export function createReverter(deps: RevertDeps) {
         throw busy(open);
       }
     }
+    // Resolved once: the folder checked above is opened here and every read and write of this
+    // revert goes through that one descriptor. A folder above it swapped for a symlink in between
+    // leads elsewhere, and the workspace is then answered as moved.
+    const root = openRoot(rootPath);
+    if (!root) {
+      if (!dryRun) reverting.delete(rootPath);
+      throw new AppError(
+        'not_found',
+        `the workspace of ${changeId} cannot be written: it now resolves to another folder`,
+        {
+          details: { workspace: change.workspace },
+        },
+      );
+    }
     try {
-      const root = safeRoot(rootPath);
       const planned: Planned[] = [];
       for (const row of rows) planned.push(await planFile(root, sessionId, changeId, row));
       if (dryRun)
@@ -242,6 +255,7 @@ export function createReverter(deps: RevertDeps) {
         );
       return await applyAll(root, sessionId, changeId, planned);
     } finally {
+      closeRoot(root);
       if (!dryRun) reverting.delete(rootPath);
     }
   }
@@ -250,19 +264,7 @@ export function createReverter(deps: RevertDeps) {
     const toWrite = planned.filter(writes);
     if (toWrite.length === 0) {
       const files = planned.map((p) => toAnswer(p, false));
-      if (files.some((f) => f.action === 'conflict'))
-        throw new AppError(
-          'revert_conflict',
-          'nothing was reverted: every file that needs it conflicts with later edits',
-          {
-            hint: 'resolve the conflicting lines by hand, or revert other files',
-            details: { files },
-          },
-        );
-      if (files.length > 0 && files.every((f) => f.action === 'unavailable' || f.action === 'refused'))
-        throw new AppError('content_unavailable', 'nothing was reverted: no file asked for can be restored', {
-          details: { files },
-        });
+      refuseIfNothingWritten(files, null);
       return answer(changeId, false, files, null);
     }
     // Recorded as a run of its own: its checkpoint is taken before the first write.
@@ -279,18 +281,42 @@ export function createReverter(deps: RevertDeps) {
       for (const p of planned) files.push(writes(p) ? apply(root, p) : toAnswer(p, false));
     } finally {
       const failed = files.filter((f) => f.error !== undefined).length;
-      if (failed > 0)
+      const applied = files.some((f) => f.applied);
+      if (failed > 0 || !applied)
         await bridge.runFailed({
           session_id: sessionId,
           run_id: runId,
-          error: `${failed} file(s) could not be written`,
+          error:
+            failed > 0
+              ? `${failed} file(s) could not be written`
+              : 'nothing was written: every file was refused or changed while the revert ran',
         });
       else await bridge.runCompleted({ session_id: sessionId, run_id: runId });
     }
+    // Every write refused at the last moment (or its file changed meanwhile) writes nothing: the
+    // answer is the one a plan that writes nothing gets, not 200 with an empty revert run.
+    if (!files.some((f) => f.applied)) refuseIfNothingWritten(files, runId);
     return answer(changeId, false, files, runId);
   }
 
   return { revert };
+}
+
+/**
+ * A revert that writes nothing: `409 revert_conflict` when a file conflicts, `409
+ * content_unavailable` when every file is unavailable or refused; otherwise (all unchanged, or a
+ * write failed and says why in `error`) the caller answers 200. `runId`: the revert run recorded
+ * (failed) before the writes were refused.
+ */
+function refuseIfNothingWritten(files: RevertFile[], runId: string | null): void {
+  const details = runId === null ? { files } : { files, revert_run_id: runId };
+  if (files.some((f) => f.action === 'conflict'))
+    throw new AppError('revert_conflict', 'nothing was reverted: every file that needs it conflicts with later edits', {
+      hint: 'resolve the conflicting lines by hand, or revert other files',
+      details,
+    });
+  if (files.length > 0 && files.every((f) => f.action === 'unavailable' || f.action === 'refused'))
+    throw new AppError('content_unavailable', 'nothing was reverted: no file asked for can be restored', { details });
 }
 
 function unavailable(reason: ContentUnavailableReason): Decision {

@@ -3,3 +3,4 @@ export * from './planted.ts';
 export * from './privileges.ts';
 export * from './rename-storm.ts';
 export * from './blocking-scan.ts';
+export * from './folder-flip.ts';
