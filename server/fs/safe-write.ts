@@ -26,8 +26,17 @@ export type WriteRefusal =
 
 export type WriteResult = { ok: true } | { ok: false; reason: WriteRefusal; message: string };
 
-/** What to leave at a path: a regular file with a git mode (`100644` / `100755`), or a symlink. */
-export type WriteEntry = { kind: 'file'; bytes: Buffer; mode: string } | { kind: 'symlink'; target: Buffer };
+/**
+ * What to leave at a path: a regular file with a git mode (`100644` / `100755`, the umask applied)
+ * or, with `perm`, exactly those permission bits (a settings file keeps its own `0600`); or a symlink.
+ */
+export type WriteEntry =
+  { kind: 'file'; bytes: Buffer; mode: string; perm?: number } | { kind: 'symlink'; target: Buffer };
+
+export interface WriteOptions {
+  /** The mode of folders created on the way (default 0o777, the umask applied). */
+  folderMode?: number;
+}
 
 const DIR_FLAGS =
   fs.constants.O_RDONLY |
@@ -73,6 +82,7 @@ function openChild(
   parent: FolderInside,
   name: PathKey,
   create: boolean,
+  folderMode = 0o777,
 ): FolderInside | { refused: WriteResult } {
   const abs = pathBelow(parent.base, name);
   let fd: number;
@@ -82,12 +92,12 @@ function openChild(
     const { code, message } = errnoOf(err);
     if (code === 'ENOENT' && create) {
       try {
-        fs.mkdirSync(abs);
+        fs.mkdirSync(abs, { mode: folderMode });
       } catch (mkErr) {
         const m = errnoOf(mkErr);
         if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
       }
-      return openChild(root, parent, name, false);
+      return openChild(root, parent, name, false, folderMode);
     }
     // With O_DIRECTORY, Linux answers ENOTDIR (not ELOOP) for a symlink it will not follow.
     if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(abs)))
@@ -112,6 +122,7 @@ function openParent(
   root: SafeRoot,
   key: PathKey,
   create: boolean,
+  folderMode?: number,
 ): { folder: FolderInside; name: PathKey } | { refused: WriteResult } {
   if (!validKey(key)) return { refused: refuse('outside_root', 'the path does not name a file below the workspace') };
   const top = openFolderInside(root, '');
@@ -119,7 +130,7 @@ function openParent(
   const { folders, name } = componentsOf(key);
   let current = top;
   for (const part of folders) {
-    const next = openChild(root, current, part, create);
+    const next = openChild(root, current, part, create, folderMode);
     closeFolder(current);
     if ('refused' in next) return next;
     current = next;
@@ -133,8 +144,8 @@ const fileMode = (gitMode: string): number => (gitMode === '100755' ? 0o755 : 0o
  * Leaves `entry` at `key` below the root, atomically: a reader sees the old entry or the new one,
  * never a part. Missing folders are created (inside the root only).
  */
-export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry): WriteResult {
-  const opened = openParent(root, key, true);
+export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry, options: WriteOptions = {}): WriteResult {
+  const opened = openParent(root, key, true, options.folderMode);
   if ('refused' in opened) return opened.refused;
   const { folder, name } = opened;
   const temp = `.rundiff-${randomBytes(6).toString('hex')}.tmp`;
@@ -153,7 +164,7 @@ export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry): Wr
       try {
         let at = 0;
         while (at < entry.bytes.length) at += fs.writeSync(fd, entry.bytes, at, entry.bytes.length - at);
-        fs.fchmodSync(fd, fileMode(entry.mode) & ~process.umask());
+        fs.fchmodSync(fd, entry.perm ?? fileMode(entry.mode) & ~process.umask());
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
