@@ -12,6 +12,8 @@
  *  5. hostile workspaces (`/proc`, `/sys`): refused at once, and other workspaces still work;
  *  6. a folder above a workspace flipped to a symlink while reverts run: nothing outside changes
  *     and no revert answers 500.
+ *  7. planted temp names: `rundiff hooks install` in a repository that plants the installer's old
+ *     temp name for every pid and a settings file linked outside writes nothing outside.
  *
  * Every loop is bounded in count and time, every server listens on loopback, and every folder
  * and process it makes is removed at the end.
@@ -524,12 +526,73 @@ async function workspaceFlip(seconds: number): Promise<void> {
   );
 }
 
+/**
+ * `rundiff hooks install` inside a hostile repository: every pid's old temp name
+ * (`.claude/settings.json.rundiff-<pid>.tmp`) planted as a link to a file outside, and
+ * `.gemini/settings.json` a link to a credential file outside. The install must leave both outside
+ * files byte for byte, write a regular `.claude/settings.json`, refuse the Gemini link naming its
+ * target, and leave no temp file.
+ */
+async function plantedTempNames(): Promise<void> {
+  const base = tempDir('planted');
+  const ws = path.join(base, 'project');
+  const home = path.join(base, 'home');
+  const outside = path.join(base, 'outside');
+  for (const d of [path.join(ws, '.claude'), path.join(ws, '.gemini'), home, outside])
+    fs.mkdirSync(d, { recursive: true });
+  const victim = path.join(outside, 'victim.txt');
+  const secret = path.join(outside, 'config.json');
+  fs.writeFileSync(victim, 'untouched\n');
+  fs.writeFileSync(secret, '{"auths":{"registry.example":{"auth":"c2VjcmV0"}}}\n');
+  const pidMax = Math.min(Number(fs.readFileSync('/proc/sys/kernel/pid_max', 'utf8')) || 32_768, 65_536);
+  for (let pid = 1; pid <= pidMax; pid++)
+    fs.symlinkSync(victim, path.join(ws, '.claude', `settings.json.rundiff-${pid}.tmp`));
+  fs.symlinkSync(secret, path.join(ws, '.gemini', 'settings.json'));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, XDG_DATA_HOME: path.join(base, 'data') };
+  const hooks = (agent: string) => {
+    try {
+      execFileSync(process.execPath, [cli, 'hooks', 'install', agent, '--workspace', ws], {
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 60_000,
+      });
+      return { code: 0, stderr: '' };
+    } catch (err) {
+      const e = err as { status?: number | null; stderr?: string };
+      return { code: e.status ?? -1, stderr: e.stderr ?? '' };
+    }
+  };
+  const claude = hooks('claude-code');
+  const gemini = hooks('gemini');
+  const settings = path.join(ws, '.claude', 'settings.json');
+  const problems: string[] = [];
+  if (claude.code !== 0) problems.push(`claude-code install failed: ${claude.stderr.trim()}`);
+  if (fs.readFileSync(victim, 'utf8') !== 'untouched\n') problems.push('the planted temp name was written through');
+  if (!fs.lstatSync(settings).isFile()) problems.push('.claude/settings.json is not a regular file');
+  if (fs.readdirSync(path.join(ws, '.claude')).length !== pidMax + 1) problems.push('a temp file was left behind');
+  if (gemini.code === 0 || !gemini.stderr.includes(secret))
+    problems.push('the Gemini link out of the project was not refused naming its target');
+  if (fs.readFileSync(secret, 'utf8') !== '{"auths":{"registry.example":{"auth":"c2VjcmV0"}}}\n')
+    problems.push('the linked credential file changed');
+  if (!fs.lstatSync(path.join(ws, '.gemini', 'settings.json')).isSymbolicLink())
+    problems.push('the Gemini link was replaced');
+  record(
+    'planted temp names',
+    problems.length === 0,
+    problems.length
+      ? problems.join('; ')
+      : `${pidMax} planted temp links untouched, settings written as a regular file; the Gemini link refused, its target unchanged`,
+  );
+}
+
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
   const want = (name: string) => only.size === 0 || only.has(name);
   try {
     const checks: [string, string, () => Promise<void>][] = [
       ['hostile', 'hostile workspaces', hostileWorkspaces],
+      ['planted', 'planted temp names', plantedTempNames],
       ['kill', 'kill -9 under load', () => killUnderLoad(5)],
       ['full', 'disk full, then retry', diskFullRetry],
       ['storm', 'rename storm during a run', () => renameStorm(5)],

@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultDbPath, resolveConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createBackups, type Backups } from './hooks/backup.ts';
-import { parseObject, readText, serialize, styleOf, writeText } from './hooks/json-file.ts';
+import { readHookText, removeHookFile, writeHookFile } from './hooks/hook-file.ts';
+import { checkHooksShape, parseObject, serialize, styleOf, type JsonObject } from './hooks/json-file.ts';
 import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
 import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
 import { defaultServerUrl } from './run-target.ts';
@@ -99,6 +99,12 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
   return 0;
 }
 
+/** The events whose lists rundiff adds to: what it writes into an empty file. */
+const eventsOf = (target: InstallTarget, ctx: InstallContext): string[] => {
+  const hooks = target.add({}, ctx).hooks;
+  return typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? Object.keys(hooks) : [];
+};
+
 function install(
   target: InstallTarget,
   scope: Scope,
@@ -106,14 +112,16 @@ function install(
   backups: Backups,
   out: (l: string) => void,
 ): void {
-  const file = target.file(scope, ctx);
-  const before = readText(file);
-  const settings = before === null ? {} : parseObject(file, before);
+  const where = target.file(scope, ctx);
+  const file = where.file;
+  const before = readHookText(where);
+  const settings: JsonObject = before === null ? {} : parseObject(file, before);
+  checkHooksShape(file, settings, eventsOf(target, ctx));
   const after = serialize(target.add(settings, ctx), styleOf(before));
   if (after === before) out(`${target.agent}: rundiff's hooks are already installed in ${file} (unchanged)`);
   else {
     if (before !== null && !target.installed(settings)) backups.keep(file, before);
-    writeText(file, after);
+    writeHookFile(where, after);
     const verb = before === null ? 'created' : target.installed(settings) ? 'updated' : 'added to';
     out(`${target.agent}: ${verb} ${file}: hooks post to ${ctx.server}/api/hooks/${target.agent}`);
     if (!ctx.autostart) out(`${target.agent}: the hooks will not start a server; run 'rundiff serve' yourself`);
@@ -129,13 +137,16 @@ function uninstall(
   backups: Backups,
   out: (l: string) => void,
 ): void {
-  const file = target.file(scope, ctx);
-  const before = readText(file);
+  const where = target.file(scope, ctx);
+  const file = where.file;
+  const before = readHookText(where);
   if (before === null) {
     out(`${target.agent}: nothing to remove (${file} does not exist)`);
     return;
   }
-  const { settings, removed } = target.remove(parseObject(file, before));
+  const parsed = parseObject(file, before);
+  checkHooksShape(file, parsed, eventsOf(target, ctx));
+  const { settings, removed } = target.remove(parsed);
   if (removed === 0) {
     out(`${target.agent}: no rundiff hooks in ${file} (unchanged)`);
     return;
@@ -143,11 +154,11 @@ function uninstall(
   const original = backups.restore(file, settings);
   if (original === null && Object.keys(settings).length === 0) {
     // Nothing but rundiff's hooks was in it and no earlier version was kept: the file was rundiff's own.
-    fs.rmSync(file);
+    removeHookFile(where);
     out(`${target.agent}: removed ${file} (it held only rundiff's hooks)`);
     return;
   }
-  writeText(file, original ?? serialize(settings, styleOf(before)));
+  writeHookFile(where, original ?? serialize(settings, styleOf(before)));
   out(`${target.agent}: removed ${removed} rundiff hook${removed === 1 ? '' : 's'} from ${file}`);
 }
 
@@ -170,10 +181,10 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
   );
   for (const target of Object.values(INSTALL_TARGETS)) {
     const cells = (['project', 'user'] as const).map((scope) => {
-      const file = 'kind' in target ? target.where(scope, ctx) : target.file(scope, ctx);
+      const file = 'kind' in target ? target.where(scope, ctx) : target.file(scope, ctx).file;
       let state: string;
       try {
-        const text = 'kind' in target ? null : readText(file);
+        const text = 'kind' in target ? null : readHookText(target.file(scope, ctx));
         const installed =
           'kind' in target ? target.installed(scope, ctx) : text !== null && target.installed(parseObject(file, text));
         state = installed ? 'installed' : 'not installed';

@@ -29,6 +29,14 @@ describe('writing inside a workspace', () => {
     expect(fs.readdirSync(path.join(root, 'a/b'))).toEqual(['run.sh']);
   });
 
+  it('writes exactly the permission bits asked for and creates folders with the mode asked for', () => {
+    const { root } = dirs();
+    const entry = { kind: 'file' as const, bytes: Buffer.from('{}'), mode: '100644', perm: 0o600 };
+    expect(writeInside(safeRoot(root), 'kept/a.json', entry, { folderMode: 0o700 })).toEqual({ ok: true });
+    expect(fs.statSync(path.join(root, 'kept/a.json')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(root, 'kept')).mode & 0o777).toBe(0o700);
+  });
+
   it('refuses a folder on the way that is a symlink leading outside; a real folder there is written (control)', () => {
     const { root, outside } = dirs();
     fs.symlinkSync(outside, path.join(root, 'sub'));

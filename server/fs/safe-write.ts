@@ -52,10 +52,17 @@ export interface KeptAttributes {
 /**
  * What to leave at a path: a regular file with a git mode (`100644` / `100755`), or a symlink.
  * `keep`: the attributes of the file it replaces; without it (nothing stood there) the file gets
- * 0644 / 0755 less the umask and the server's owner.
+ * 0644 / 0755 less the umask and the server's owner. `perm`: exactly these permission bits
+ * instead (a settings file the installer rewrites keeps its own `0600`).
  */
 export type WriteEntry =
-  { kind: 'file'; bytes: Buffer; mode: string; keep?: KeptAttributes } | { kind: 'symlink'; target: Buffer };
+  | { kind: 'file'; bytes: Buffer; mode: string; keep?: KeptAttributes; perm?: number }
+  | { kind: 'symlink'; target: Buffer };
+
+export interface WriteOptions {
+  /** The mode of folders created on the way (default 0o777, the umask applied). */
+  folderMode?: number;
+}
 
 const TEMP_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
@@ -92,6 +99,7 @@ function openChild(
   parent: FolderInside,
   name: PathKey,
   create: boolean,
+  folderMode = 0o777,
 ): FolderInside | { refused: WriteResult } {
   const abs = pathBelow(parent.base, name);
   let fd: number;
@@ -101,12 +109,12 @@ function openChild(
     const { code, message } = errnoOf(err);
     if (code === 'ENOENT' && create) {
       try {
-        fs.mkdirSync(abs);
+        fs.mkdirSync(abs, { mode: folderMode });
       } catch (mkErr) {
         const m = errnoOf(mkErr);
         if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
       }
-      return openChild(root, parent, name, false);
+      return openChild(root, parent, name, false, folderMode);
     }
     // With O_DIRECTORY, Linux answers ENOTDIR (not ELOOP) for a symlink it will not follow.
     if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(abs)))
@@ -130,6 +138,7 @@ function openParent(
   root: SafeRoot,
   key: PathKey,
   create: boolean,
+  folderMode?: number,
 ): { folder: FolderInside; name: PathKey } | { refused: WriteResult } {
   if (!validKey(key)) return { refused: refuse('outside_root', 'the path does not name a file below the workspace') };
   const top = openFolderInside(root, '');
@@ -137,7 +146,7 @@ function openParent(
   const { folders, name } = componentsOf(key);
   let current = top;
   for (const part of folders) {
-    const next = openChild(root, current, part, create);
+    const next = openChild(root, current, part, create, folderMode);
     closeFolder(current);
     if ('refused' in next) return next;
     current = next;
@@ -185,8 +194,8 @@ function keepOwner(fd: number, keep: KeptAttributes): void {
  * Leaves `entry` at `key` below the root, atomically: a reader sees the old entry or the new one,
  * never a part. Missing folders are created (inside the root only).
  */
-export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry): WriteResult {
-  const opened = openParent(root, key, true);
+export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry, options: WriteOptions = {}): WriteResult {
+  const opened = openParent(root, key, true, options.folderMode);
   if ('refused' in opened) return opened.refused;
   const { folder, name } = opened;
   const temp = `.rundiff-${randomBytes(6).toString('hex')}.tmp`;
@@ -207,7 +216,7 @@ export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry): Wr
         while (at < entry.bytes.length) at += fs.writeSync(fd, entry.bytes, at, entry.bytes.length - at);
         // Owner first: a change of owner clears permission bits set before it.
         if (entry.keep !== undefined) keepOwner(fd, entry.keep);
-        fs.fchmodSync(fd, permissionsFor(entry.mode, entry.keep));
+        fs.fchmodSync(fd, entry.perm ?? permissionsFor(entry.mode, entry.keep));
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import type { HookAgent } from '../../hooks/index.ts';
+import { below } from './hook-file.ts';
 import type { Json, JsonObject } from './json-file.ts';
 import { hookCommand, hooksFileTarget, type InstallTarget } from './targets.ts';
 
@@ -27,7 +27,7 @@ const GEMINI_TOOL_EVENTS = new Set(['BeforeTool', 'AfterTool']);
 export const geminiTarget = hooksFileTarget(
   'gemini',
   (scope, { workspace, home }) =>
-    scope === 'user' ? path.join(home, '.gemini', 'settings.json') : path.join(workspace, '.gemini', 'settings.json'),
+    scope === 'user' ? below(home, '.gemini', 'settings.json') : below(workspace, '.gemini', 'settings.json'),
   (ctx) => {
     const handler: JsonObject = { type: 'command', command: hookCommand('gemini', ctx) };
     return Object.fromEntries(
@@ -118,7 +118,7 @@ const CURSOR_EVENTS = [
 export const cursorTarget = handlerListTarget({
   agent: 'cursor',
   file: (scope, { workspace, home }) =>
-    scope === 'user' ? path.join(home, '.cursor', 'hooks.json') : path.join(workspace, '.cursor', 'hooks.json'),
+    scope === 'user' ? below(home, '.cursor', 'hooks.json') : below(workspace, '.cursor', 'hooks.json'),
   events: CURSOR_EVENTS,
   handler: (ctx) => ({ command: hookCommand('cursor', ctx) }),
   isOurs: runsClient('cursor', 'command'),
@@ -143,7 +143,7 @@ const COPILOT_EVENTS = [
  */
 export const copilotTarget = handlerListTarget({
   agent: 'copilot',
-  file: (_scope, { workspace }) => path.join(workspace, '.github', 'hooks', 'rundiff.json'),
+  file: (_scope, { workspace }) => below(workspace, '.github', 'hooks', 'rundiff.json'),
   events: COPILOT_EVENTS,
   handler: (ctx) => ({ type: 'command', bash: hookCommand('copilot', ctx), timeoutSec: 30 }),
   isOurs: runsClient('copilot', 'bash'),

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import type { HookAgent } from '../../hooks/index.ts';
 import { opencodePluginFile, installOpencodePlugin, uninstallOpencodePlugin } from './opencode-plugin.ts';
-import { readText, writeText } from './json-file.ts';
+import { below, readHookText, removeHookFile, writeHookFile, type HookPath } from './hook-file.ts';
 import { hookCommand, type InstallContext, type Scope } from './targets.ts';
 
 /**
@@ -25,27 +25,29 @@ export interface FilesTarget {
 export const opencodeTarget: FilesTarget = {
   agent: 'opencode',
   kind: 'files',
-  where: (scope, ctx) => opencodePluginFile(scope, ctx),
+  where: (scope, ctx) => opencodePluginFile(scope, ctx).file,
   install(scope, ctx) {
-    const file = opencodePluginFile(scope, ctx);
+    const plugin = opencodePluginFile(scope, ctx);
     let done: string;
     try {
-      done = installOpencodePlugin(file, ctx);
+      done = installOpencodePlugin(plugin, ctx);
     } catch (err) {
-      throw new AppError('invalid_input', (err as Error).message);
+      throw err instanceof AppError ? err : new AppError('invalid_input', (err as Error).message);
     }
     return [
       done === 'unchanged'
-        ? `rundiff's plugin is already installed in ${file} (unchanged)`
-        : `${done} ${file}: the plugin posts to ${ctx.server}/api/hooks/opencode`,
+        ? `rundiff's plugin is already installed in ${plugin.file} (unchanged)`
+        : `${done} ${plugin.file}: the plugin posts to ${ctx.server}/api/hooks/opencode`,
     ];
   },
   uninstall(scope, ctx) {
-    const file = opencodePluginFile(scope, ctx);
-    return [uninstallOpencodePlugin(file) ? `removed ${file}` : `no rundiff plugin at ${file} (unchanged)`];
+    const plugin = opencodePluginFile(scope, ctx);
+    return [
+      uninstallOpencodePlugin(plugin) ? `removed ${plugin.file}` : `no rundiff plugin at ${plugin.file} (unchanged)`,
+    ];
   },
   installed: (scope, ctx) => {
-    const text = readText(opencodePluginFile(scope, ctx));
+    const text = readHookText(opencodePluginFile(scope, ctx));
     return text !== null && text.startsWith('// rundiff hooks plugin for opencode');
   },
 };
@@ -63,21 +65,22 @@ const CLINE_EVENTS = [
 ];
 
 const clineDir = (home: string) => path.join(home, '.cline', 'hooks');
-const isOursFile = (file: string, marker: string) =>
-  (readText(file) ?? '').split('\n', 3)[1]?.startsWith(marker) === true;
+const clineHook = (home: string, name: string) => below(home, '.cline', 'hooks', name);
+const isOursFile = (file: HookPath, marker: string) =>
+  (readHookText(file) ?? '').split('\n', 3)[1]?.startsWith(marker) === true;
 
 /** Another file Cline would take for the same event (`TaskStart`, `TaskStart.py`, any case). */
-function othersFor(dir: string, event: string): string[] {
+function othersFor(home: string, event: string): string[] {
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    names = fs.readdirSync(clineDir(home));
   } catch {
     return [];
   }
   const e = event.toLowerCase();
   return names.filter((n) => {
     const l = n.toLowerCase();
-    return (l === e || l.startsWith(`${e}.`)) && !isOursFile(path.join(dir, n), CLINE_MARKER);
+    return (l === e || l.startsWith(`${e}.`)) && !isOursFile(clineHook(home, n), CLINE_MARKER);
   });
 }
 
@@ -103,15 +106,14 @@ export const clineTarget: FilesTarget = {
     const lines: string[] = [];
     const written: string[] = [];
     for (const event of CLINE_EVENTS) {
-      const others = othersFor(dir, event);
+      const others = othersFor(ctx.home, event);
       if (others.length > 0) {
         lines.push(`left ${event} to your own hook (${others.join(', ')}): Cline runs one hook file per event`);
         continue;
       }
-      const file = path.join(dir, event);
-      if (readText(file) === script) continue;
-      writeText(file, script);
-      fs.chmodSync(file, 0o755);
+      const file = clineHook(ctx.home, event);
+      if (readHookText(file) === script) continue;
+      writeHookFile(file, script, { perm: 0o755 });
       written.push(event);
     }
     lines.unshift(
@@ -126,16 +128,16 @@ export const clineTarget: FilesTarget = {
   uninstall(_scope, { home }) {
     const dir = clineDir(home);
     const removed = CLINE_EVENTS.filter((e) => {
-      const file = path.join(dir, e);
+      const file = clineHook(home, e);
       if (!isOursFile(file, CLINE_MARKER)) return false;
-      fs.rmSync(file);
+      removeHookFile(file);
       return true;
     });
     return [
       removed.length > 0 ? `removed ${removed.join(', ')} from ${dir}` : `no rundiff hooks in ${dir} (unchanged)`,
     ];
   },
-  installed: (_scope, { home }) => CLINE_EVENTS.some((e) => isOursFile(path.join(clineDir(home), e), CLINE_MARKER)),
+  installed: (_scope, { home }) => CLINE_EVENTS.some((e) => isOursFile(clineHook(home, e), CLINE_MARKER)),
 };
 
 const HERMES_BEGIN =
@@ -153,7 +155,7 @@ const HERMES_EVENTS = [
   'on_session_finalize',
 ];
 
-const hermesConfig = (home: string) => path.join(home, '.hermes', 'config.yaml');
+const hermesConfig = (home: string) => below(home, '.hermes', 'config.yaml');
 
 /** The file without rundiff's block (and the newline it added before it), or null when it has none. */
 function withoutHermesBlock(text: string): string | null {
@@ -178,10 +180,11 @@ function withoutHermesBlock(text: string): string | null {
 export const hermesTarget: FilesTarget = {
   agent: 'hermes',
   kind: 'files',
-  where: (_scope, { home }) => hermesConfig(home),
+  where: (_scope, { home }) => hermesConfig(home).file,
   install(scope, ctx) {
-    const file = hermesConfig(ctx.home);
-    const text = readText(file) ?? '';
+    const config = hermesConfig(ctx.home);
+    const file = config.file;
+    const text = readHookText(config) ?? '';
     const rest = withoutHermesBlock(text) ?? text;
     const command = JSON.stringify(hookCommand('hermes', ctx));
     const body = ['hooks:', ...HERMES_EVENTS.flatMap((e) => [`  ${e}:`, `    - command: ${command}`])];
@@ -194,7 +197,7 @@ export const hermesTarget: FilesTarget = {
     const lines: string[] = [];
     if (next === text) lines.push(`rundiff's hooks are already installed in ${file} (unchanged)`);
     else {
-      writeText(file, next);
+      writeHookFile(config, next);
       lines.push(`${text === '' ? 'created' : 'added to'} ${file}: hooks post to ${ctx.server}/api/hooks/hermes`);
     }
     if (scope === 'project')
@@ -205,19 +208,19 @@ export const hermesTarget: FilesTarget = {
     return lines;
   },
   uninstall(_scope, { home }) {
-    const file = hermesConfig(home);
-    const text = readText(file);
+    const config = hermesConfig(home);
+    const text = readHookText(config);
     const rest = text === null ? null : withoutHermesBlock(text);
-    if (rest === null) return [`no rundiff hooks in ${file} (unchanged)`];
+    if (rest === null) return [`no rundiff hooks in ${config.file} (unchanged)`];
     if (rest === '') {
-      fs.rmSync(file);
-      return [`removed ${file} (it held only rundiff's hooks)`];
+      removeHookFile(config);
+      return [`removed ${config.file} (it held only rundiff's hooks)`];
     }
-    writeText(file, rest);
-    return [`removed rundiff's hooks from ${file}`];
+    writeHookFile(config, rest);
+    return [`removed rundiff's hooks from ${config.file}`];
   },
   installed: (_scope, { home }) => {
-    const text = readText(hermesConfig(home));
+    const text = readHookText(hermesConfig(home));
     return text !== null && withoutHermesBlock(text) !== null;
   },
 };

@@ -1,23 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { AppError } from '../../errors.ts';
 
 /**
  * Settings files edited in place: read as text, parsed, changed, and written back in the file's own
  * style (its indentation and final newline; JSON keeps key order), so removing what was added gives
- * back the same bytes. A file that does not parse is refused and left untouched.
+ * back the same bytes. A file that does not parse is refused and left untouched. The files are read
+ * and written through `hook-file.ts`.
  */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
-
-export const readText = (file: string): string | null => {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
-};
 
 export function parseObject(file: string, text: string): JsonObject {
   let value: unknown;
@@ -44,16 +34,24 @@ export function serialize(value: JsonObject, style: { indent: string | number; n
   return JSON.stringify(value, null, style.indent) + (style.newline ? '\n' : '');
 }
 
-/** Writes through a temporary file and a rename, keeping the old file's mode. */
-export function writeText(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  let mode = 0o644;
-  try {
-    mode = fs.statSync(file).mode & 0o777;
-  } catch {
-    // a new file
+const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Refuses settings whose `hooks` rundiff would have to drop to add or remove its own: a `hooks`
+ * that is not an object, or an event of `touched` whose value is not a list. Nothing is written.
+ */
+export function checkHooksShape(file: string, settings: JsonObject, touched: readonly string[]): void {
+  const hooks = settings.hooks;
+  if (hooks === undefined) return;
+  if (!isObject(hooks))
+    throw new AppError('invalid_input', `${file}: "hooks" is not a JSON object; left unchanged`, {
+      hint: 'fix or remove the "hooks" value by hand, then run the command again',
+    });
+  for (const event of touched) {
+    const list = hooks[event];
+    if (list !== undefined && !Array.isArray(list))
+      throw new AppError('invalid_input', `${file}: "hooks.${event}" is not a list; left unchanged`, {
+        hint: 'fix or remove that value by hand, then run the command again',
+      });
   }
-  const tmp = `${file}.rundiff-${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text, { mode });
-  fs.renameSync(tmp, file);
 }

@@ -28,7 +28,7 @@ async function loadPlugin(ctx: PluginContext, directory: string): Promise<Hooks>
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = opencodePluginFile('project', { workspace: dir, home: dir });
   expect(installOpencodePlugin(file, ctx)).toBe('created');
-  const mod = (await import(pathToFileURL(file).href)) as {
+  const mod = (await import(pathToFileURL(file.file).href)) as {
     RundiffPlugin: (i: { directory: string }) => Promise<Hooks>;
   };
   return mod.RundiffPlugin({ directory });
@@ -148,24 +148,24 @@ describe('the opencode plugin', () => {
     fs.mkdirSync(path.dirname(other), { recursive: true });
     fs.writeFileSync(other, 'export const Other = async () => ({});\n');
     const file = opencodePluginFile('project', { workspace: ws, home: '/home/none' });
-    expect(file).toBe(path.join(ws, '.opencode', 'plugins', 'rundiff.js'));
+    expect(file).toEqual({ root: ws, file: path.join(ws, '.opencode', 'plugins', 'rundiff.js') });
 
     expect(installOpencodePlugin(file, ctx)).toBe('created');
     expect(installOpencodePlugin(file, ctx)).toBe('unchanged');
-    expect(fs.readFileSync(file, 'utf8')).toBe(opencodePluginSource(ctx));
+    expect(fs.readFileSync(file.file, 'utf8')).toBe(opencodePluginSource(ctx));
     expect(installOpencodePlugin(file, { ...ctx, server: 'http://127.0.0.1:7421' })).toBe('updated');
-    expect(fs.readdirSync(path.dirname(file)).sort()).toEqual(['other.js', 'rundiff.js']);
+    expect(fs.readdirSync(path.dirname(file.file)).sort()).toEqual(['other.js', 'rundiff.js']);
 
     expect(uninstallOpencodePlugin(file)).toBe(true);
     expect(uninstallOpencodePlugin(file)).toBe(false);
-    expect(fs.readdirSync(path.dirname(file))).toEqual(['other.js']);
+    expect(fs.readdirSync(path.dirname(file.file))).toEqual(['other.js']);
     expect(fs.readFileSync(other, 'utf8')).toBe('export const Other = async () => ({});\n');
 
     // a rundiff.js that someone else wrote is neither overwritten nor removed
-    fs.writeFileSync(file, 'export const Mine = async () => ({});\n');
+    fs.writeFileSync(file.file, 'export const Mine = async () => ({});\n');
     expect(() => installOpencodePlugin(file, ctx)).toThrow(/not rundiff's plugin/);
     expect(uninstallOpencodePlugin(file)).toBe(false);
-    expect(fs.readFileSync(file, 'utf8')).toBe('export const Mine = async () => ({});\n');
+    expect(fs.readFileSync(file.file, 'utf8')).toBe('export const Mine = async () => ({});\n');
     expect(opencodePluginSource(ctx).startsWith(PLUGIN_MARKER)).toBe(true);
   });
 });

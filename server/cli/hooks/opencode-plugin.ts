@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { below, readHookText, removeHookFile, writeHookFile, type HookPath } from './hook-file.ts';
 
 /**
  * opencode has no command hooks: it loads plugins, JavaScript modules in `.opencode/plugins/` (the
@@ -24,10 +23,10 @@ export interface PluginContext {
 
 export type PluginScope = 'project' | 'user';
 
-export const opencodePluginFile = (scope: PluginScope, where: { workspace: string; home: string }): string =>
+export const opencodePluginFile = (scope: PluginScope, where: { workspace: string; home: string }): HookPath =>
   scope === 'user'
-    ? path.join(where.home, '.config', 'opencode', 'plugins', 'rundiff.js')
-    : path.join(where.workspace, '.opencode', 'plugins', 'rundiff.js');
+    ? below(where.home, '.config', 'opencode', 'plugins', 'rundiff.js')
+    : below(where.workspace, '.opencode', 'plugins', 'rundiff.js');
 
 /** The plugin's source: plain JavaScript, its settings written in as JSON literals. */
 export function opencodePluginSource(ctx: PluginContext): string {
@@ -143,33 +142,20 @@ export const RundiffPlugin = async ({ directory }) => {
 }
 
 /** Writes the plugin; says whether the file changed. A file of the same name that is not rundiff's is refused. */
-export function installOpencodePlugin(file: string, ctx: PluginContext): 'created' | 'updated' | 'unchanged' {
+export function installOpencodePlugin(file: HookPath, ctx: PluginContext): 'created' | 'updated' | 'unchanged' {
   const source = opencodePluginSource(ctx);
-  let before: string | null = null;
-  try {
-    before = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  const before = readHookText(file);
   if (before !== null && !before.startsWith(PLUGIN_MARKER))
-    throw new Error(`${file} exists and is not rundiff's plugin; left unchanged`);
+    throw new Error(`${file.file} exists and is not rundiff's plugin; left unchanged`);
   if (before === source) return 'unchanged';
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.rundiff-${process.pid}.tmp`;
-  fs.writeFileSync(tmp, source, { mode: 0o644 });
-  fs.renameSync(tmp, file);
+  writeHookFile(file, source, { perm: 0o644 });
   return before === null ? 'created' : 'updated';
 }
 
 /** Removes the plugin when it is rundiff's; says whether it did. */
-export function uninstallOpencodePlugin(file: string): boolean {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return false;
-  }
-  if (!text.startsWith(PLUGIN_MARKER)) return false;
-  fs.rmSync(file);
+export function uninstallOpencodePlugin(file: HookPath): boolean {
+  const text = readHookText(file);
+  if (text === null || !text.startsWith(PLUGIN_MARKER)) return false;
+  removeHookFile(file);
   return true;
 }

@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { HookAgent } from '../../hooks/index.ts';
 import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
+import { below, type HookPath } from './hook-file.ts';
 import type { JsonObject } from './json-file.ts';
 
 /** Where an install goes: the project in a workspace, or the user's own settings. */
@@ -27,8 +27,8 @@ export interface InstallContext {
  */
 export interface InstallTarget {
   agent: HookAgent;
-  /** The settings file for a scope. */
-  file(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): string;
+  /** The settings file for a scope, below the folder it must stay in (the workspace or the home folder). */
+  file(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): HookPath;
   /** Said when installing (what the person must know, e.g. a scope the agent ignores). */
   note?(scope: Scope): string | null;
   add(settings: JsonObject, ctx: InstallContext): JsonObject;
@@ -84,7 +84,7 @@ const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
 export const claudeCodeTarget = hooksFileTarget(
   'claude-code',
   (scope, { workspace, home }) =>
-    scope === 'user' ? path.join(home, '.claude', 'settings.json') : path.join(workspace, '.claude', 'settings.json'),
+    scope === 'user' ? below(home, '.claude', 'settings.json') : below(workspace, '.claude', 'settings.json'),
   (ctx) => {
     const http: JsonObject = { type: 'http', url: `${ctx.server}/api/hooks/claude-code`, timeout: HOOK_TIMEOUT_S };
     if (ctx.token) {
@@ -113,7 +113,7 @@ const CODEX_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
  */
 export const codexTarget = hooksFileTarget(
   'codex',
-  (_scope, { home }) => path.join(home, '.codex', 'hooks.json'),
+  (_scope, { home }) => below(home, '.codex', 'hooks.json'),
   (ctx) => {
     const handler: JsonObject = { type: 'command', command: hookCommand('codex', ctx) };
     const groups: Record<string, HookGroup> = {};
