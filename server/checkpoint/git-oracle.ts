@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { filterOverridesFor, runGit, type GitConfigPair } from '../git/index.ts';
 import { nestedArea } from './git-listing.ts';
-import { splitNul } from '../paths/index.ts';
-import type { PathKey } from '../paths/index.ts';
+import { splitNul, type PathKey } from '../paths/index.ts';
 import { emptyIndex, parseIndexFile, UnreadableIndexError, type IndexSnapshot } from './index-snapshot.ts';
 import { parseStatusV2, type StatusListing } from './status-listing.ts';
 
@@ -194,8 +193,18 @@ export async function readStatus(
     maxStdoutBytes: MAX_STATUS_BYTES,
   });
   if (res.stdoutTruncated) throw new ListingTooLargeError('git status listed more than the engine reads');
+  // git skips a folder whose path is too long for one system call with only a warning (exit 0,
+  // nothing listed inside): its listing would hide those files, so the walk takes the workspace.
+  if (
+    /could not open directory/.test(res.stderr) &&
+    /File name too long|could not open directory '[^\n]{3000}/.test(res.stderr)
+  )
+    throw new UnopenedFoldersError('git status skipped folders whose path is too long for one system call');
   return parseStatusV2(res.stdout, area.topPrefix);
 }
+
+/** git status could not open a folder (path too long): its answer leaves files out. */
+export class UnopenedFoldersError extends Error {}
 
 /** Larger index files are not read here (about 4 million entries): the walk takes over. */
 export const MAX_INDEX_BYTES = 512 * 1024 * 1024;

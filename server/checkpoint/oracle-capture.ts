@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Limits, WorkspaceKind } from '../../shared/index.ts';
 import type { RepoInfo } from '../git/index.ts';
+import { withReachablePath } from '../fs/index.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
 import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../workspace/index.ts';
 import { findEntry } from './index-snapshot.ts';
@@ -72,8 +73,8 @@ export async function statKeys(
     let st: fs.Stats;
     try {
       // Metadata only: the bytes are read later through the safe reader, which refuses a path
-      // that leads outside the root.
-      st = fs.lstatSync(Buffer.concat([rootBytes, Buffer.from(k, 'latin1')]));
+      // that leads outside the root. A path too long for one call is measured through its folder.
+      st = withReachablePath(Buffer.concat([rootBytes, Buffer.from(k, 'latin1')]), (p) => fs.lstatSync(p));
     } catch {
       continue;
     }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { keyToBytes, type PathKey } from '../paths/index.ts';
+import { isLongPath, openLongFolder, withReachablePath } from './long-path.ts';
 
 /**
  * The one way rundiff reads a file inside a workspace (engine, snapshots, git tools, reverts).
@@ -167,7 +168,32 @@ function errnoCode(err: unknown): string | undefined {
  */
 export function openInside(root: SafeRoot, key: PathKey): OpenResult {
   const abs = pathBelow(baseOf(root), key);
+  if (isLongPath(abs)) {
+    // Too long for one call (and for the kernel to name the opened file): reached a folder at a
+    // time below a leading folder checked to lie inside the root, never through a link.
+    try {
+      return withReachablePath(abs, (p) => openChecked(p, null), folderFdInside(root));
+    } catch (err) {
+      return longPathFailure(err);
+    }
+  }
   return openChecked(abs, (fd, stat) => openedInside(root, fd, abs, stat));
+}
+
+/** Checks that an opened folder (its path short enough to be named) lies inside the root. */
+function folderFdInside(root: SafeRoot): (fd: number) => boolean {
+  return (fd) => placedInside(root, fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' }));
+}
+
+/** Why a folder on a long path could not be passed: gone, a link or outside the root, or denied. */
+function longPathFailure(
+  err: unknown,
+): { kind: 'absent' } | { kind: 'unreadable'; reason: UnreadableReason; code?: string } {
+  const code = errnoCode(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'absent' };
+  // A folder on the way is now a link (never followed there) or leads outside the root.
+  if (code === 'ELOOP' || code === 'EXDEV') return { kind: 'unreadable', reason: 'outside_root', code };
+  return { kind: 'unreadable', reason: 'denied', ...(code ? { code } : {}) };
 }
 
 const denied = (err: unknown): OpenResult => {
@@ -215,6 +241,16 @@ function openChecked(abs: string | Buffer, inside: ((fd: number, stat: fs.Stats)
  */
 export function readLinkInside(root: SafeRoot, key: PathKey): EntryRead {
   const abs = pathBelow(baseOf(root), key);
+  if (isLongPath(abs)) {
+    // Its folder is reached through descriptors, never a link: the text is read inside the root.
+    try {
+      const target = withReachablePath(abs, (p) => fs.readlinkSync(p, { encoding: 'buffer' }), folderFdInside(root));
+      return { kind: 'symlink', target };
+    } catch (err) {
+      if (errnoCode(err) === 'EINVAL') return { kind: 'unreadable', reason: 'changing', code: 'EINVAL' };
+      return longPathFailure(err);
+    }
+  }
   const slash = typeof abs === 'string' ? abs.lastIndexOf('/') : abs.lastIndexOf(0x2f);
   const parent = typeof abs === 'string' ? abs.slice(0, slash) : abs.subarray(0, slash);
   const parentInside = (): boolean => {
@@ -329,18 +365,26 @@ export interface FolderInside {
  */
 export function openFolderInside(root: SafeRoot, key: PathKey): FolderInside | null {
   if (!procFd) return null;
+  // A root held open is reopened as its own `.`: its descriptor's magic link is not followed
+  // under O_NOFOLLOW as a final name.
+  const base = baseOf(root);
+  const abs = key === '' ? (root.fd !== undefined ? base + '.' : root.root) : pathBelow(base, key);
+  if (isLongPath(abs)) {
+    try {
+      const fd = openLongFolder(abs, folderFdInside(root));
+      return { fd, base: `/proc/self/fd/${fd}/` };
+    } catch {
+      return null;
+    }
+  }
   let fd: number;
   try {
-    // A root held open is reopened as its own `.`: its descriptor's magic link is not followed
-    // under O_NOFOLLOW as a final name.
-    const base = baseOf(root);
-    fd = fs.openSync(key === '' ? (root.fd !== undefined ? base + '.' : root.root) : pathBelow(base, key), DIR_FLAGS);
+    fd = fs.openSync(abs, DIR_FLAGS);
   } catch {
     return null;
   }
   try {
-    const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    if (placedInside(root, where)) return { fd, base: `/proc/self/fd/${fd}/` };
+    if (folderFdInside(root)(fd)) return { fd, base: `/proc/self/fd/${fd}/` };
   } catch {
     // fall through: not usable
   }

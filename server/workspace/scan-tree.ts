@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createFsIgnore, isSqliteSidecar } from './fs-ignore.ts';
 import type { PathKey } from '../paths/index.ts';
+import { isLongPath, openLongFolder } from '../fs/index.ts';
 
 /**
  * The synchronous stat walk (runs in the scan worker: sync fs calls are several times faster than
@@ -183,63 +184,77 @@ export function scanTree(req: ScanRequest): ScanTable {
     const isStart = stackStart.pop()!;
     const abs: string | Buffer =
       absText ?? (rel === '' ? rootBuf : Buffer.concat([rootBuf, SLASH, Buffer.from(rel, 'latin1')]));
+    // A folder whose path is too long for one call is opened a folder at a time and listed, and
+    // its files measured, through its descriptor: such files are recorded like any other.
+    let heldFd: number | null = null;
     let entries: Entry[];
     try {
-      entries = readFolder(abs);
+      if (isLongPath(abs)) heldFd = openLongFolder(abs);
+      entries = readFolder(heldFd === null ? abs : `/proc/self/fd/${heldFd}`);
     } catch {
+      if (heldFd !== null) fs.closeSync(heldFd);
       continue; // vanished or unreadable folder: nothing recorded, not "listed"
     }
-    if (req.mode === 'git' && !isStart && entries.some((e) => e.key === '.git')) {
-      nestedRepos.push(rel);
-      continue;
-    }
+    const here: string | Buffer = heldFd === null ? abs : `/proc/self/fd/${heldFd}`;
     const subdirs: number[] = [];
-    for (let k = 0; k < entries.length; k++) {
-      const e = entries[k]!;
-      const name = e.key;
-      if (req.mode === 'git' && name === '.git') continue;
-      const key = rel === '' ? name : `${rel}/${name}`;
-      const d = e.dirent;
-      if (d.isDirectory()) {
-        seenDirs.push(key);
-        if (prune.has(key) || (fsRules !== null && fsRules.ignoresDir(key, name))) prunedDirs.push(key);
-        else subdirs.push(k);
+    try {
+      if (req.mode === 'git' && !isStart && entries.some((e) => e.key === '.git')) {
+        nestedRepos.push(rel);
         continue;
       }
-      const link = d.isSymbolicLink();
-      if (!link && !d.isFile()) continue; // fifo, socket, device: not content
-      if (skip.has(key)) {
-        skippedFiles.push(key);
-        continue;
+      for (let k = 0; k < entries.length; k++) {
+        const e = entries[k]!;
+        const name = e.key;
+        if (req.mode === 'git' && name === '.git') continue;
+        const key = rel === '' ? name : `${rel}/${name}`;
+        const d = e.dirent;
+        if (d.isDirectory()) {
+          seenDirs.push(key);
+          if (prune.has(key) || (fsRules !== null && fsRules.ignoresDir(key, name))) prunedDirs.push(key);
+          else subdirs.push(k);
+          continue;
+        }
+        const link = d.isSymbolicLink();
+        if (!link && !d.isFile()) continue; // fifo, socket, device: not content
+        if (skip.has(key)) {
+          skippedFiles.push(key);
+          continue;
+        }
+        if (isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
+        if (paths.length >= req.maxFiles) {
+          truncated = 'scan_files';
+          break walk;
+        }
+        let st: fs.Stats | undefined;
+        try {
+          st =
+            typeof here === 'string' && e.text !== null
+              ? fs.lstatSync(`${here}/${e.text}`)
+              : fs.lstatSync(
+                  Buffer.concat([
+                    typeof here === 'string' ? Buffer.from(here) : here,
+                    SLASH,
+                    Buffer.from(name, 'latin1'),
+                  ]),
+                );
+        } catch {
+          continue; // vanished between readdir and lstat
+        }
+        let m: number;
+        if (st.isSymbolicLink()) m = MODE_LINK;
+        else if (st.isFile()) m = st.mode & 0o100 ? MODE_EXEC : MODE_FILE;
+        else continue;
+        paths.push(key);
+        size.push(st.size);
+        mtimeMs.push(st.mtimeMs);
+        ctimeMs.push(st.ctimeMs);
+        ino.push(st.ino);
+        mode.push(m);
       }
-      if (isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
-      if (paths.length >= req.maxFiles) {
-        truncated = 'scan_files';
-        break walk;
-      }
-      let st: fs.Stats | undefined;
-      try {
-        st =
-          typeof abs === 'string' && e.text !== null
-            ? fs.lstatSync(`${abs}/${e.text}`)
-            : fs.lstatSync(
-                Buffer.concat([typeof abs === 'string' ? Buffer.from(abs) : abs, SLASH, Buffer.from(name, 'latin1')]),
-              );
-      } catch {
-        continue; // vanished between readdir and lstat
-      }
-      let m: number;
-      if (st.isSymbolicLink()) m = MODE_LINK;
-      else if (st.isFile()) m = st.mode & 0o100 ? MODE_EXEC : MODE_FILE;
-      else continue;
-      paths.push(key);
-      size.push(st.size);
-      mtimeMs.push(st.mtimeMs);
-      ctimeMs.push(st.ctimeMs);
-      ino.push(st.ino);
-      mode.push(m);
+      listedDirs.push(rel);
+    } finally {
+      if (heldFd !== null) fs.closeSync(heldFd);
     }
-    listedDirs.push(rel);
     for (let i = subdirs.length - 1; i >= 0; i--) {
       const e = entries[subdirs[i]!]!;
       stackRel.push(rel === '' ? e.key : `${rel}/${e.key}`);

@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
+
+/**
+ * Files on paths longer than one system call takes (Linux: 4,096 bytes) are recorded like any
+ * other. The tree is built and changed by relative steps in a shell (`cd` one folder at a time),
+ * as a process in the workspace can; the full path is never handed to a system call.
+ */
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
+
+/** Folder names making a path of about `bytes` bytes below the workspace (200-byte names). */
+function deepFolders(tag: string, bytes: number): string[] {
+  return Array.from({ length: Math.ceil(bytes / 201) }, (_, i) => `${tag}${i}`.padEnd(200, 'd'));
+}
+
+/** Runs `script` in the folder `folders` below `dir`, reached (and made) one step at a time. */
+function inDeep(dir: string, folders: string[], script: string): void {
+  execFileSync('bash', [
+    '-c',
+    `set -e; cd "$0"; for f in "$@"; do mkdir -p "$f"; cd "$f"; done; ${script}`,
+    dir,
+    ...folders,
+  ]);
+}
+
+function readDeep(dir: string, folders: string[], name: string): string {
+  return execFileSync(
+    'bash',
+    ['-c', `set -e; cd "$0"; for f in "$@"; do cd "$f"; done; cat ${name}`, dir, ...folders],
+    {
+      encoding: 'utf8',
+    },
+  );
+}
+
+describe.each([
+  ['a git workspace', true],
+  ['a plain folder', false],
+])('long paths in %s', (_label, useGit) => {
+  it('files on paths of ~4,200 and ~8,000 bytes modified, deleted and added are each recorded exactly, beside a short control', async () => {
+    const repo: TempRepo = createTempRepo({ git: useGit, files: { 'short.txt': 'one\n' } });
+    cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
+    const mid = deepFolders('m', 4200);
+    const far = deepFolders('f', 8000);
+    for (const folders of [mid, far])
+      inDeep(repo.dir, folders, 'printf "before\\n" > edit.txt; printf "gone\\n" > drop.txt');
+    const midKey = mid.join('/');
+    const farKey = far.join('/');
+    expect(Buffer.byteLength(`${repo.dir}/${midKey}/edit.txt`)).toBeGreaterThan(4200);
+    expect(Buffer.byteLength(`${repo.dir}/${farKey}/edit.txt`)).toBeGreaterThan(8000);
+
+    const { start, delta } = await runChange(testEngine(), repo.dir, () => {
+      repo.write('short.txt', 'two\n');
+      for (const folders of [mid, far])
+        inDeep(repo.dir, folders, 'printf "after\\n" > edit.txt; rm drop.txt; printf "new\\n" > add.txt');
+    });
+    expect(readDeep(repo.dir, far, 'edit.txt')).toBe('after\n'); // the run really changed it
+    expect(start.truncated).toBe(false);
+    expect(delta.truncated_reasons).toEqual([]);
+    expect(rows(delta)).toEqual([
+      `A ${farKey}/add.txt +1 -0`,
+      `D ${farKey}/drop.txt +0 -1`,
+      `M ${farKey}/edit.txt +1 -1`,
+      `A ${midKey}/add.txt +1 -0`,
+      `D ${midKey}/drop.txt +0 -1`,
+      `M ${midKey}/edit.txt +1 -1`,
+      'M short.txt +1 -1',
+    ]);
+    const edit = delta.files.find((f) => f.path === `${farKey}/edit.txt`)!;
+    expect(edit.patch).toContain(`--- a/${farKey}/edit.txt`);
+    expect(edit.patch).toContain('-before\n+after\n');
+  });
+
+  it('a run that touches nothing reports nothing, long paths present', async () => {
+    const repo: TempRepo = createTempRepo({ git: useGit, files: { 'short.txt': 'one\n' } });
+    cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
+    inDeep(repo.dir, deepFolders('m', 4200), 'printf "x\\n" > keep.txt');
+    const { delta } = await runChange(testEngine(), repo.dir, () => {});
+    expect(rows(delta)).toEqual([]);
+    expect(delta.truncated).toBe(false);
+  });
+});
