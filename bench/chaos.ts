@@ -586,6 +586,50 @@ async function plantedTempNames(): Promise<void> {
   );
 }
 
+/** Bodies nested far deeper than the bound, on every JSON route family; the server must live on. */
+async function deepBodies(): Promise<void> {
+  const base = tempDir('deep');
+  const dir = makeWorkspace(base, 'ws', true);
+  const edgeToken = 'chaos-edge-token-0123456789abcdef';
+  const server = await startServer(path.join(base, 'rundiff.db'), { RUNDIFF_EDGE_TOKENS: `chaos=${edgeToken}` });
+  const routes: [string, Record<string, string>][] = [
+    ['/api/bridge/events', {}],
+    ['/api/hooks/claude-code', {}],
+    ['/api/hermes/sessions/s/workspace-run-changes/run:r/revert', {}],
+    ['/api/reviews/deliver', {}],
+    ['/api/edge/batches', { authorization: `Bearer ${edgeToken}` }],
+  ];
+  const problems: string[] = [];
+  let refused = 0;
+  for (const depth of [5_000, 100_000]) {
+    const body = `{"hook_event_name":"PreToolUse","x":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    for (const [route, headers] of routes) {
+      const res = await fetch(new URL(route, server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+        signal: AbortSignal.timeout(30_000),
+      }).catch((err: unknown) => err as Error);
+      const health = await getJson(server.url, '/api/health').catch(() => null);
+      if (res instanceof Error) problems.push(`${route} at ${depth}: ${res.message}`);
+      else if (res.status !== (route.startsWith('/api/hooks/') ? 200 : 400))
+        problems.push(`${route} at ${depth}: ${res.status}`);
+      else refused++;
+      if (health?.status !== 200) problems.push(`health after ${route} at ${depth}: ${health?.status ?? 'no answer'}`);
+    }
+  }
+  const normal = await oneRun(server.url, 'deep-after', 'r1', dir);
+  if (normal.status !== 200 || normal.body?.changed_count !== 2) problems.push(`a normal run after: ${normal.status}`);
+  await server.stop();
+  record(
+    'deep bodies',
+    problems.length === 0,
+    problems.length
+      ? problems.slice(0, 10).join('; ')
+      : `${refused} refused, the server answered after each; a normal run stored`,
+  );
+}
+
 async function main(): Promise<void> {
   const only = new Set(process.argv.slice(2));
   const want = (name: string) => only.size === 0 || only.has(name);
@@ -593,6 +637,7 @@ async function main(): Promise<void> {
     const checks: [string, string, () => Promise<void>][] = [
       ['hostile', 'hostile workspaces', hostileWorkspaces],
       ['planted', 'planted temp names', plantedTempNames],
+      ['deep', 'deep bodies', deepBodies],
       ['kill', 'kill -9 under load', () => killUnderLoad(5)],
       ['full', 'disk full, then retry', diskFullRetry],
       ['storm', 'rename storm during a run', () => renameStorm(5)],

@@ -11,3 +11,4 @@ export * from './review.ts';
 export * from './viewed.ts';
 export * from './edge.ts';
 export * from './duration.ts';
+export * from './json-depth.ts';

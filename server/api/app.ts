@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
 import type { ContentStoreStats, EdgeOutboxStatus, Limits } from '../../shared/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Bridge, History } from '../runs/index.ts';
 import type { Reverter } from '../revert/index.ts';
@@ -87,12 +88,34 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * JSON escapes can still spell half of a surrogate pair (`"\ud800"`), which no UTF-8 text holds
  * and SQLite would store as U+FFFD; a body with such a string or key is refused like invalid bytes.
  */
-function holdsLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value);
-  if (Array.isArray(value)) return value.some(holdsLoneSurrogate);
-  if (value !== null && typeof value === 'object')
-    return Object.entries(value).some(([k, v]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(v));
+function holdsLoneSurrogate(body: unknown): boolean {
+  // A list of values still to look at rather than recursion: no body can reach the stack's end.
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return true;
+    } else if (Array.isArray(value)) pending.push(...(value as unknown[]));
+    else if (value !== null && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(k)) return true;
+        pending.push(v);
+      }
+  }
   return false;
+}
+
+/** Refuses a body nested deeper than `MAX_JSON_DEPTH`, from its bytes, before it is parsed. */
+function verifyDepth(buf: Buffer): void {
+  if (jsonDepth(buf) > MAX_JSON_DEPTH)
+    throw new AppError(
+      'invalid_input',
+      `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+      {
+        hint: 'send a flatter document',
+        details: { max_depth: MAX_JSON_DEPTH },
+      },
+    );
 }
 
 /** A request that carries no body at all: no Content-Type, no Transfer-Encoding, no or a zero Content-Length. */
@@ -124,7 +147,10 @@ function jsonBody(
     limit: maxBodyBytes,
     strict: true,
     type: () => true,
-    verify: verifyUtf8,
+    verify: (req, res, buf, encoding) => {
+      verifyUtf8(req, res, buf, encoding);
+      verifyDepth(buf);
+    },
   });
   return (req, res, next) => {
     if (req.method !== 'POST' && req.method !== 'PUT' && req.method !== 'PATCH') return next();
@@ -146,12 +172,22 @@ function jsonBody(
       return;
     }
     parse(req, res, (err?: unknown) => {
-      // The limit the body passed is this route's (its setting named in the hint).
-      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') err = tooLarge({});
-      if (err === undefined && holdsLoneSurrogate(req.body))
-        err = new AppError('invalid_input', 'the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)', {
-          hint: 'escape a character outside the BMP as a surrogate pair, or send it as UTF-8',
-        });
+      // This runs from the request stream's events, outside express's reach: whatever it throws
+      // goes to the error middleware, or it would end the process.
+      try {
+        // The limit the body passed is this route's (its setting named in the hint).
+        if ((err as { type?: string } | undefined)?.type === 'entity.too.large') err = tooLarge({});
+        if (err === undefined && holdsLoneSurrogate(req.body))
+          err = new AppError(
+            'invalid_input',
+            'the request body holds a lone UTF-16 surrogate escape (\\ud800-\\udfff)',
+            {
+              hint: 'escape a character outside the BMP as a surrogate pair, or send it as UTF-8',
+            },
+          );
+      } catch (caught) {
+        err = caught;
+      }
       next(err);
     });
   };

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { BridgeEvent } from '../../../shared/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../../../shared/index.ts';
 import { isValidId } from '../../runs/index.ts';
 import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
 
@@ -91,9 +92,12 @@ export function workspaceOf(...candidates: unknown[]): string | undefined {
   return undefined;
 }
 
-/** Parses a JSON text when an agent hands arguments as one; anything else is returned as is. */
+/**
+ * Parses a JSON text when an agent hands arguments as one; anything else (and a text nested past
+ * `MAX_JSON_DEPTH`, which later walks could not take) is returned as is.
+ */
 export function parseMaybeJson(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
+  if (typeof v !== 'string' || jsonDepth(v) > MAX_JSON_DEPTH) return v;
   try {
     return JSON.parse(v) as unknown;
   } catch {
