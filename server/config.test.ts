@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { AppError } from './errors.ts';
-import { defaultDbPath, limitFlagName, resolveConfig, SettingError } from './config.ts';
+import { DEFAULT_LIMITS, defaultDbPath, limitFlagName, resolveConfig, SettingError } from './config.ts';
 
 describe('config', () => {
   it('defaults follow docs/contract.md sections 1 and 7', () => {
