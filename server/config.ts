@@ -227,7 +227,7 @@ function text<T>(spec: Setting<T>): Setting<T> {
   return spec;
 }
 
-const asText = (raw: string | number | boolean) => String(raw);
+const asText = (raw: string | number | boolean) => String(raw) || null;
 
 /** Dot-separated labels of letters, digits, `-` and `_` (container names use it). */
 const HOST_NAME =
