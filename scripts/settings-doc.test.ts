@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LIMIT_SETTINGS, SETTINGS } from '../server/config.ts';
+import { DEFAULT_LIMITS, LIMIT_SETTINGS, SETTINGS } from '../server/config.ts';
 import { documentedBlock, generatedBlock, SETTINGS_DOC, withBlock } from './settings-doc.ts';
 
 /**
@@ -39,5 +39,24 @@ describe('the settings page follows the settings table', () => {
     const contract = fs.readFileSync(path.join(path.dirname(SETTINGS_DOC), 'contract.md'), 'utf8');
     const limitsSection = contract.slice(contract.indexOf('## 7. Limits'));
     for (const s of Object.values(LIMIT_SETTINGS)) expect(limitsSection, s.env).toContain(`\`${s.env}\``);
+  });
+
+  it("the contract's limits table states each limit's default as the settings table has it", () => {
+    const contract = fs.readFileSync(path.join(path.dirname(SETTINGS_DOC), 'contract.md'), 'utf8');
+    const rows = contract.slice(contract.indexOf('## 7. Limits')).split('\n');
+    for (const [key, s] of Object.entries(LIMIT_SETTINGS)) {
+      const row = rows.find((r) => r.includes(`\`${s.env}\``)) ?? '';
+      const n = DEFAULT_LIMITS[key as keyof typeof DEFAULT_LIMITS];
+      // `1,000,000`, `128 KiB`, `6 h`: the contract writes a default grouped or in its largest unit.
+      const spellings = [n.toLocaleString('en-US'), /\((.+)\)/.exec(s.defaultText)?.[1]].filter(
+        (x): x is string => x !== undefined,
+      );
+      expect(
+        spellings.some((x) =>
+          new RegExp(`(^|[^\\d,.])${x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\d,]|$)`).test(row),
+        ),
+        `${s.env}: ${spellings.join(' or ')} in ${row.slice(0, 120)}`,
+      ).toBe(true);
+    }
   });
 });
