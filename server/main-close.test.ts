@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from './config.ts';
+import http from 'node:http';
 import { createCloserStack, createServer } from './main.ts';
-import { createTestDatabase, type TestDatabase } from './test-support/postgres.ts';
+import { createSocketServer, shareEventsThroughPostgres } from './socket/index.ts';
+import { createTestDatabase, sharedPostgres, type TestDatabase } from './test-support/postgres.ts';
 import { createTempDir } from './test-support/index.ts';
 
 /**
@@ -20,6 +22,8 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
+// The throwaway PostgreSQL server starts once, outside the tests' own time.
+beforeAll(() => sharedPostgres(), 120_000);
 
 function tempDb(): string {
   const dir = createTempDir('rundiff-close-');
@@ -27,22 +31,33 @@ function tempDb(): string {
   return path.join(dir, 'rundiff.db');
 }
 
-async function database(): Promise<TestDatabase & { connections(): Promise<number> }> {
+async function database(): Promise<TestDatabase & { connections(): Promise<number>; gone(): Promise<void> }> {
   const db = await createTestDatabase();
   const watcher = new pg.Client({ connectionString: db.url });
   await watcher.connect();
   cleanups.push(() => db.drop());
   cleanups.push(() => watcher.end());
+  const connections = async () =>
+    Number(
+      (
+        await watcher.query(
+          'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        )
+      ).rows[0].n,
+    );
   return {
     ...db,
     // The connections of this process's rundiff (the store's pool and the socket.io replicas' LISTEN).
-    connections: async () =>
-      Number(
-        (
-          await watcher.query(
-            'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-          )
-        ).rows[0].n,
+    connections,
+    // A closed connection leaves pg_stat_activity once its backend has exited, a moment after the
+    // client; well before the pool's own idle timeout (10 s) would have closed a forgotten one.
+    gone: () =>
+      vi.waitFor(
+        async () => {
+          const n = await connections();
+          if (n !== 0) throw new Error(`${n} connections still open`);
+        },
+        { timeout: 3_000, interval: 50 },
       ),
   };
 }
@@ -65,14 +80,14 @@ describe('the server closes what it opened', () => {
     await expect(createServer(failing, { log: (m) => logged.push(m) })).rejects.toThrow(
       '--upstream needs the SQLite store',
     );
-    expect(await db.connections()).toBe(0);
+    await db.gone();
     expect(logged.filter((m) => m.includes('close failed'))).toEqual([]);
 
     // Positive control: the same server without --upstream holds connections while it runs.
     const server = await createServer(resolveConfig({ port: 0, db: tempDb() }, env), { log: (m) => logged.push(m) });
     expect(await db.connections()).toBeGreaterThan(0);
     await server.close();
-    expect(await db.connections()).toBe(0);
+    await db.gone();
   });
 
   it('the serve command whose start fails at the shipper exits by itself, with the reason (nothing holds the process)', async () => {
@@ -99,7 +114,7 @@ describe('the server closes what it opened', () => {
     clearTimeout(deadline);
     expect(code, stderr).toBe(1);
     expect(stderr).toContain('--upstream needs the SQLite store');
-    expect(await db.connections()).toBe(0);
+    await db.gone();
   }, 40_000);
 
   it('a start failing after the store, engine and socket opened (SQLite) closes the database file', async () => {
@@ -141,6 +156,40 @@ describe('the server closes what it opened', () => {
     expect(fs.existsSync(`${dbPath}-wal`)).toBe(false);
     await server.close();
     expect(logged.filter((m) => m.includes('close failed'))).toEqual([]);
+  });
+
+  it('replicas closed while their listener is still connecting give its connection back (a start failing right after them)', async () => {
+    const db = await database();
+    const httpServer = http.createServer();
+    const socket = createSocketServer(httpServer, {
+      bindHost: '127.0.0.1',
+      allowedHosts: [],
+      token: null,
+      port: () => 0,
+    });
+    const replicas = await shareEventsThroughPostgres(socket.io, db.url, () => undefined);
+    // At once, as a start failing on the next step closes them: the LISTEN connection is not set up yet.
+    await socket.close();
+    await replicas.close();
+    await db.gone();
+
+    // Positive control: replicas left running hold their LISTEN connection.
+    const other = createSocketServer(http.createServer(), {
+      bindHost: '127.0.0.1',
+      allowedHosts: [],
+      token: null,
+      port: () => 0,
+    });
+    const running = await shareEventsThroughPostgres(other.io, db.url, () => undefined);
+    await vi.waitFor(
+      async () => {
+        if ((await db.connections()) === 0) throw new Error('no LISTEN connection yet');
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    await other.close();
+    await running.close();
+    await db.gone();
   });
 
   it('the closer stack: last opened closes first, each once, and a failing close does not skip the rest', async () => {
