@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { DEFAULT_LIMITS } from '../shared/index.ts';
+import { DEFAULT_LIMITS } from '../server/config.ts';
 import type { DeltaFile, FileSide } from '../server/delta/index.ts';
 import { fillContents, prepareContents, recordContents } from '../server/runs/contents.ts';
 import { toNewFile } from '../server/runs/index.ts';

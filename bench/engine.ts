@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { DEFAULT_LIMITS } from '../shared/index.ts';
+import { DEFAULT_LIMITS } from '../server/config.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult } from '../server/checkpoint/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../server/workspace/index.ts';
 import { httpRun, startBenchServer } from './http-run.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { DEFAULT_LIMITS } from '../shared/index.ts';
+import { DEFAULT_LIMITS } from '../server/config.ts';
 import { createEngine } from '../server/checkpoint/index.ts';
 import { resolveConfig } from '../server/config.ts';
 import { createServer } from '../server/main.ts';

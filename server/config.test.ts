@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../shared/index.ts';
 import { AppError } from './errors.ts';
-import { defaultDbPath, limitFlagName, resolveConfig, SettingError } from './config.ts';
+import { DEFAULT_LIMITS, defaultDbPath, limitFlagName, resolveConfig, SettingError, SETTINGS } from './config.ts';
 
 describe('config', () => {
   it('defaults follow docs/contract.md sections 1 and 7', () => {
@@ -205,5 +204,40 @@ describe('config', () => {
     expect(resolveConfig({}, { RUNDIFF_REQUEST_TIMEOUT_MS: '2000' }).http.headersTimeoutMs).toBe(2_000);
     expect(() => resolveConfig({}, { RUNDIFF_REQUEST_TIMEOUT_MS: '0' })).toThrow(/RUNDIFF_REQUEST_TIMEOUT_MS/);
     expect(() => resolveConfig({}, { RUNDIFF_HEADERS_TIMEOUT_MS: 'soon' })).toThrow(/RUNDIFF_HEADERS_TIMEOUT_MS/);
+  });
+
+  it('every number setting refuses a value it cannot take the same way: the setting, the value, what to write', () => {
+    const numbers = SETTINGS.filter((s) => s.accepts.startsWith('a whole number'));
+    expect(numbers.length).toBeGreaterThan(20);
+    for (const s of numbers) {
+      for (const bad of ['abc', '1e3', '-1']) {
+        let err: unknown;
+        try {
+          resolveConfig({}, { [s.env]: bad });
+        } catch (e) {
+          err = e;
+        }
+        expect(err, `${s.env}=${bad}`).toBeInstanceOf(SettingError);
+        expect((err as SettingError).message).toContain(`${s.env} must be a whole number`);
+        expect((err as SettingError).message).toContain(`got "${bad}"`);
+        expect((err as SettingError).hint).toContain(`e.g. ${s.env}=`);
+      }
+      // Positive control: the default written back is taken.
+      expect(() => resolveConfig({}, { [s.env]: s.defaultText.split(' ')[0]! })).not.toThrow();
+    }
+    const flagged = resolveConfig({ limits: { maxChangedFiles: '5' } }, {}).limits.maxChangedFiles;
+    expect(flagged).toBe(5);
+    expect(() => resolveConfig({ limits: { maxChangedFiles: 'x' } }, {})).toThrow(
+      '--max-changed-files must be a whole number >= 1, got "x"',
+    );
+  });
+
+  it('RUNDIFF_REQUIRE_COMMIT_APPROVAL is 1 or 0: anything else is refused, not taken as off', () => {
+    expect(resolveConfig({}, { RUNDIFF_REQUIRE_COMMIT_APPROVAL: '1' }).requireCommitApproval).toBe(true);
+    expect(resolveConfig({}, { RUNDIFF_REQUIRE_COMMIT_APPROVAL: '0' }).requireCommitApproval).toBe(false);
+    expect(resolveConfig({}, { RUNDIFF_REQUIRE_COMMIT_APPROVAL: '' }).requireCommitApproval).toBe(false);
+    expect(resolveConfig({ requireCommitApproval: true }, {}).requireCommitApproval).toBe(true);
+    for (const bad of ['yes', 'true', 'on', '2'])
+      expect(() => resolveConfig({}, { RUNDIFF_REQUIRE_COMMIT_APPROVAL: bad })).toThrow(SettingError);
   });
 });

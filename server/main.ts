@@ -114,21 +114,78 @@ function waitAtMost(ms: number, p: Promise<unknown>): Promise<void> {
 
 const urlHost = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
+/**
+ * What a start opened, closed in reverse: each resource pushes its close as it opens, and a start
+ * that fails part way and `close()` run the same stack. Each close runs once; one that fails does
+ * not keep the others from running.
+ */
+export interface CloserStack {
+  push(name: string, close: () => unknown): void;
+  /**
+   * Runs every close, the last pushed first, and logs each failure; rejects afterwards naming all
+   * that failed. A second call returns the first call's promise.
+   */
+  close(): Promise<void>;
+}
+
+export function createCloserStack(log: (message: string) => void): CloserStack {
+  const stack: { name: string; close: () => unknown }[] = [];
+  let closing: Promise<void> | null = null;
+  return {
+    push(name, close) {
+      if (closing) throw new Error(`${name} opened while the server closes`);
+      stack.push({ name, close });
+    },
+    close: () =>
+      (closing ??= (async () => {
+        const failed: Error[] = [];
+        for (const { name, close } of stack.splice(0).reverse()) {
+          try {
+            await close();
+          } catch (err) {
+            const message = err instanceof Error ? err.message : String(err);
+            log(`${name} close failed: ${message}`);
+            failed.push(new Error(`${name}: ${message}`, { cause: err }));
+          }
+        }
+        if (failed.length > 0)
+          throw new AggregateError(failed, `closing failed: ${failed.map((e) => e.message).join('; ')}`);
+      })()),
+  };
+}
+
 /** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
 export async function createServer(config: Readonly<Config>, opts: ServerOptions = {}): Promise<RunningServer> {
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
+  const closers = createCloserStack(log);
+  try {
+    return await startServer(config, opts, log, closers);
+  } catch (err) {
+    // What opened before the failure closes in the order `close()` would close it.
+    await closers.close().catch(() => undefined /* each failure is logged */);
+    throw err;
+  }
+}
+
+async function startServer(
+  config: Readonly<Config>,
+  opts: ServerOptions,
+  log: (message: string) => void,
+  closers: CloserStack,
+): Promise<RunningServer> {
   const store = await openStoreFrom(config);
+  closers.push('store', () => store.close());
   // SQLite's WAL checkpoints run in a thread of their own, not inside a completion's commit.
   const sqlite = sqliteDbOf(store);
   const checkpointer = sqlite ? startWalCheckpointer(sqlite, { log }) : null;
-  const engine = createEngine({
-    limits: config.limits,
-    dbPath: config.dbPath,
-    log,
-    ...(opts.now ? { now: opts.now } : {}),
-    scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
-  });
+  if (checkpointer) closers.push('WAL checkpointer', () => checkpointer.close());
+  // Contents of answered completions still being written get a bounded wait before the database
+  // closes (what is not written stays `pending`, and says so). Pushed here so that it runs once the
+  // HTTP server has drained and before the store closes.
+  let bridge: Bridge | null = null;
+  closers.push('answered contents', () => bridge && waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle()));
+
   // The request handler exists before socket.io attaches: socket.io wraps the listeners present at
   // attach time and keeps its own /socket.io/ requests (long-polling) away from them. A listener
   // added later would also answer those requests (ERR_HTTP_HEADERS_SENT).
@@ -146,19 +203,30 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
   };
   const socket = createSocketServer(httpServer, policy);
   // On PostgreSQL the server may be one of several replicas: events reach the subscribers of all.
+  // Their pool closes after socket.io, whose adapter stops listening on it when it closes.
   let replicas: Replicas | null = null;
-  if (store.engine === 'postgres' && config.databaseUrl !== null) {
-    try {
-      replicas = await shareEventsThroughPostgres(socket.io, config.databaseUrl, log);
-    } catch (err) {
-      await socket.close().catch(() => undefined);
-      await store.close();
-      await engine.close().catch(() => undefined);
-      throw err;
-    }
-  }
-  const ctx: Partial<ServerContext> = { config, store, engine, socket };
-  const bridge = createBridge({
+  closers.push('HTTP and socket.io server', async () => {
+    httpServer.closeAllConnections();
+    // The git helper process: running calls get up to 1 s, then it is told to stop (up to 1 s
+    // more, then killed), well inside the serve command's 5 s close budget.
+    await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
+    await replicas?.close();
+    httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
+  });
+  if (store.engine === 'postgres' && config.databaseUrl !== null)
+    replicas = await shareEventsThroughPostgres(socket.io, config.databaseUrl, log);
+
+  const engine = createEngine({
+    limits: config.limits,
+    dbPath: config.dbPath,
+    log,
+    ...(opts.now ? { now: opts.now } : {}),
+    scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
+  });
+  // Scans close before the HTTP server drains: their workers are terminated (bounded wait), so no
+  // request waits on them.
+  closers.push('checkpoint engine', () => engine.close());
+  bridge = createBridge({
     config,
     store,
     engine,
@@ -166,18 +234,27 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     log,
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const history = createHistory(store);
   const approvals = createApprovals({
     timeoutMs: config.approvalTimeoutMs,
     requested: (p) => socket.emitToSessionsList('tool.approval.requested', p),
     resolved: (p) => socket.emitToSessionsList('tool.approval.resolved', p),
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const reverter = createReverter({ store, bridge, engine, config, log });
-  const reviews = createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) });
+  closers.push('commit approvals', () => approvals.close());
+  const ctx: ServerContext = {
+    config,
+    store,
+    engine,
+    bridge,
+    history: createHistory(store),
+    socket,
+    callLog: createCallLog(store),
+    approvals,
+    reverter: createReverter({ store, bridge, engine, config, log }),
+    reviews: createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) }),
+  };
   const shipper = await startingShipper(config, store, log, opts.shipper);
-  Object.assign(ctx, { bridge, history, callLog: createCallLog(store), approvals, reverter, reviews });
-  const full = ctx as ServerContext;
+  if (shipper) closers.push('shipper', () => shipper.stop());
   // The live touched-files feed of open runs (provisional: the stored delta comes from the scan).
   const live = createLiveFeedObserver({
     maxWatches: config.limits.liveFeedMaxWatches,
@@ -191,16 +268,17 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     },
     log,
   });
+  closers.push('live feed', () => live.close());
   bridge.addObservers([live.observer]);
   // Observers are built with the whole context (they may emit through the socket).
-  if (opts.observers) bridge.addObservers(opts.observers(full));
-  const app = createApp({
+  if (opts.observers) bridge.addObservers(opts.observers(ctx));
+  handler = createApp({
     bridge,
-    history,
+    history: ctx.history,
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
-    reverter,
-    reviews,
+    reverter: ctx.reverter,
+    reviews: ctx.reviews,
     netChange: { store, limits: config.limits },
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
     edgeCentre: {
@@ -218,9 +296,8 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     ...(shipper ? { edgeStatus: () => shipper.status() } : {}),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
-    toolsRouter: opts.toolsRouter ? opts.toolsRouter(full) : toolsRouter({ ...full, log, now: opts.now ?? Date.now }),
+    toolsRouter: opts.toolsRouter ? opts.toolsRouter(ctx) : toolsRouter({ ...ctx, log, now: opts.now ?? Date.now }),
   });
-  handler = app;
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -231,12 +308,6 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
       });
     });
   } catch (err) {
-    await shipper?.stop();
-    await socket.close().catch(() => undefined);
-    await replicas?.close();
-    await engine.close().catch(() => undefined);
-    await checkpointer?.close();
-    await store.close();
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE')
       throw new AppError('invalid_input', `port ${config.port} on ${config.host} is in use`, {
@@ -245,49 +316,29 @@ export async function createServer(config: Readonly<Config>, opts: ServerOptions
     throw err;
   }
   port = (httpServer.address() as AddressInfo).port;
+  const sweeping = bridge;
   const jobs = startJobs(
     backgroundJobs({
       engine,
       checkpointTtlMs: config.limits.checkpointTtlMs,
       liveFeed: live,
-      sweepOld: () => bridge.sweepOld(),
+      sweepOld: () => sweeping.sweepOld(),
       ...(opts.retentionIntervalMs ? { retentionIntervalMs: opts.retentionIntervalMs } : {}),
     }),
     { log, ...(opts.jobTimers ? { timers: opts.jobTimers } : {}) },
   );
+  closers.push('background jobs', () => jobs.stop());
   shipper?.start();
 
-  let closing: Promise<void> | null = null;
-  const close = () =>
-    (closing ??= (async () => {
-      jobs.stop();
-      await shipper?.stop();
-      approvals.close();
-      await live.close();
-      // Scans first: their workers are terminated (bounded wait), so nothing below waits on them.
-      await engine.close().catch((err: unknown) => log(`engine close failed: ${(err as Error).message}`));
-      httpServer.closeAllConnections();
-      // The git helper process: running calls get up to 1 s, then it is told to stop (up to 1 s
-      // more, then killed), well inside the serve command's 5 s close budget.
-      await Promise.all([socket.close() /* also closes the HTTP server */, closeGitHelper()]);
-      await replicas?.close();
-      httpServer.closeAllConnections(); // keep-alive connections that arrived meanwhile
-      // Contents of answered completions still being written: given a bounded wait, then the
-      // database closes (what is not written stays `pending`, and says so).
-      await waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle());
-      await checkpointer?.close();
-      await store.close();
-    })());
-
   return {
-    ...full,
+    ...ctx,
     url: `http://${urlHost(config.host)}:${port}`,
     port,
     io: socket.io,
     jobs,
     liveFeed: live.feed,
     shipper,
-    close,
+    close: () => closers.close(),
   };
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { createEngine } from './index.ts';
 import { resolved, rows, runChange, testEngine } from '../test-support/engine-harness.ts';

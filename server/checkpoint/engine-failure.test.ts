@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { FAULTY_READ_MESSAGE, FAULTY_SCAN_WORKER, FAULTY_WALK_MESSAGE } from '../test-support/faulty-scan.ts';
 import { resolveWorkspace } from '../workspace/index.ts';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 import { createEngine } from './registry.ts';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import { BLOCKING_SCAN_WORKER, createTempDir, plantBlockingFifo, unblockFifo } from '../test-support/index.ts';
 import { createEngine } from './registry.ts';
 import { resolved, testEngine } from '../test-support/engine-harness.ts';

@@ -1,48 +1,30 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_LIMITS, LIMIT_ENV, type Limits } from '../../shared/index.ts';
-import { EDGE_DEFAULTS, limitFlagName, resolveConfig, type ConfigFlags } from '../config.ts';
+import { resolveConfig, settingsHelp, SETTINGS, type ConfigFlags } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { redact } from '../store/index.ts';
 import { assertSafeBind, createServer } from '../main.ts';
 import { parseArgs, UsageError } from './args.ts';
 
-const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
-const limitFlags = new Map(LIMIT_KEYS.map((k) => [limitFlagName(k).slice(2), k]));
+/** The settings `serve` takes as flags, by flag name without `--`, with their key in `ConfigFlags`. */
+const FLAGGED = new Map(
+  SETTINGS.flatMap((s) => (s.flag ? [[s.flag.name.slice(2), { setting: s, key: flagKey(s.flag.name) }] as const] : [])),
+);
+
+/** `--database-url` -> `databaseUrl`, `--max-scanned-files` -> `maxScannedFiles`. */
+function flagKey(flag: string): string {
+  return flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
 
 function help(): string {
-  const limits = LIMIT_KEYS.map(
-    (k) => `  ${limitFlagName(k).padEnd(36)} ${String(DEFAULT_LIMITS[k]).padStart(10)}  (${LIMIT_ENV[k]})`,
-  );
   return [
     'usage: rundiff serve [--host H] [--port P] [--db FILE | --database-url URL] [--require-commit-approval]',
     '                     [--upstream URL [--upstream-token T]] [--max-... N]',
     '',
     'Runs the rundiff server: the bridge and history API, socket.io events and the web UI at /.',
-    '',
-    '  --host H                     bind address (default 127.0.0.1, RUNDIFF_HOST); another address',
-    '                               needs RUNDIFF_TOKEN, and clients must use it (or RUNDIFF_ALLOWED_HOSTS)',
-    '  --port P                     TCP port (default 7420, RUNDIFF_PORT; 0 = any free port)',
-    '  --db FILE                    SQLite database (default RUNDIFF_DB, else ~/.local/share/rundiff/rundiff.db)',
-    '  --database-url URL           a PostgreSQL store (postgres://...) instead of the SQLite file',
-    '                               (RUNDIFF_DATABASE_URL); its pool: RUNDIFF_DATABASE_POOL_MAX (10),',
-    '                               RUNDIFF_DATABASE_STATEMENT_TIMEOUT_MS (30000), RUNDIFF_DATABASE_CONNECT_TIMEOUT_MS (10000)',
-    '  --require-commit-approval    git_commit waits for a person to approve it in the web UI',
-    '  --upstream URL               also send every stored result to the central rundiff at URL (RUNDIFF_UPSTREAM);',
-    '                               needs its edge token in RUNDIFF_UPSTREAM_TOKEN (or --upstream-token T)',
-    '  --upstream-token T           the token the centre gave this edge (prefer RUNDIFF_UPSTREAM_TOKEN:',
-    '                               a flag is visible to other users in the process list)',
-    '',
-    'Edges and the centre (docs/deployment.md):',
-    `  RUNDIFF_UPSTREAM_RETRY_MAX_MS   edge: longest wait between tries while the centre is unreachable`,
-    `                                  (default ${EDGE_DEFAULTS.retryMaxMs} ms)`,
-    '  RUNDIFF_EDGE_TOKENS             centre: the edges it accepts, name=token,... (default none)',
-    `  RUNDIFF_EDGE_MAX_BATCH_BYTES    centre: largest batch body an edge may send`,
-    `                                  (default ${EDGE_DEFAULTS.maxBatchBytes} bytes, 64 MiB; 413 past it)`,
-    '',
-    'Limits (flag, default, environment variable):',
-    ...limits,
+    'Each setting: its flag (if any) and environment variable; a flag wins over the variable.',
+    ...settingsHelp(),
     '',
     'Stop with Ctrl-C (SIGINT) or SIGTERM.',
     '',
@@ -89,26 +71,23 @@ export async function run(argv: string[]): Promise<number> {
   let flags: ConfigFlags;
   try {
     const args = parseArgs(argv, {
-      values: ['host', 'port', 'db', 'database-url', 'upstream', 'upstream-token', ...limitFlags.keys()],
-      booleans: ['require-commit-approval', 'help'],
+      values: [...FLAGGED].filter(([, f]) => f.setting.flag?.value !== undefined).map(([name]) => name),
+      booleans: [...[...FLAGGED].filter(([, f]) => f.setting.flag?.value === undefined).map(([name]) => name), 'help'],
     });
     if (args.booleans.has('help')) {
       process.stdout.write(help());
       return 0;
     }
     if (args.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[0])}`);
-    const limits: Partial<Record<keyof Limits, string>> = {};
-    for (const [flag, key] of limitFlags) if (args.values[flag] !== undefined) limits[key] = args.values[flag];
-    flags = {
-      ...(args.values.host !== undefined ? { host: args.values.host } : {}),
-      ...(args.values.port !== undefined ? { port: args.values.port } : {}),
-      ...(args.values.db !== undefined ? { db: args.values.db } : {}),
-      ...(args.values['database-url'] !== undefined ? { databaseUrl: args.values['database-url'] } : {}),
-      ...(args.values.upstream !== undefined ? { upstream: args.values.upstream } : {}),
-      ...(args.values['upstream-token'] !== undefined ? { upstreamToken: args.values['upstream-token'] } : {}),
-      requireCommitApproval: args.booleans.has('require-commit-approval'),
-      limits,
-    };
+    const given: Record<string, string | boolean> = {};
+    const limits: Record<string, string> = {};
+    for (const [name, { setting, key }] of FLAGGED) {
+      const value = setting.flag?.value === undefined ? args.booleans.has(name) || undefined : args.values[name];
+      if (value === undefined) continue;
+      if (setting.group === 'limits') limits[key] = String(value);
+      else given[key] = value;
+    }
+    flags = { ...given, limits } as ConfigFlags;
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff serve: ${err.message}\n\n${help()}`);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { DEFAULT_LIMITS } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import type { DeltaFile } from '../delta/index.ts';
 import { openStore } from '../store/index.ts';
 import { countRows, selectRows, sqliteDb } from '../test-support/store-engines.ts';

@@ -143,8 +143,9 @@ export function orderedPostgresAdapter(
   gapMs = GAP_MS,
 ): (nsp: { name: string }) => OrderedPostgresAdapter {
   const byNamespace = new Map<string, OrderedPostgresAdapter>();
+  const listenerPool = givesBackEndedListener(pool);
   const client = new PubSubClient(
-    givesBackEndedListener(pool),
+    listenerPool.pool,
     options,
     (m) => byNamespace.get(m.nsp)?.id === m.uid,
     (m) => byNamespace.get(m.nsp)?.receive(m),
@@ -152,7 +153,10 @@ export function orderedPostgresAdapter(
   return function adapterFor(nsp: { name: string }) {
     const adapter = new OrderedPostgresAdapter(nsp, client, gapMs, (closed) => {
       if (byNamespace.get(nsp.name) === closed) byNamespace.delete(nsp.name);
-      if (byNamespace.size === 0) client.close();
+      if (byNamespace.size === 0) {
+        client.close();
+        listenerPool.close();
+      }
     });
     byNamespace.set(nsp.name, adapter);
     client.addNamespace(nsp.name);
@@ -165,20 +169,43 @@ export function orderedPostgresAdapter(
  * the pool (as broken) when it ends: the client drops an ended connection and takes a new one
  * without giving the old one back, so each server restart or failover would keep one connection
  * of the pool for good, and after as many restarts as the pool holds, nothing would be sent.
+ *
+ * `close()` also covers a close that comes while the client is still connecting (a server whose
+ * start fails right after): the client only gives back the connection it has finished setting up,
+ * and one it gets later would be kept, or its end would start reconnecting for ever against the
+ * ended pool and keep the process alive. After `close()` a connection still out is given back as
+ * broken, and `connect` never settles, so the client waits for good without a timer.
  */
-function givesBackEndedListener(pool: pg.Pool): pg.Pool {
+function givesBackEndedListener(pool: pg.Pool): { pool: pg.Pool; close(): void } {
+  let closed = false;
+  const out = new Set<pg.PoolClient>();
   const connect = async () => {
     const conn = await pool.connect();
+    if (closed) {
+      conn.release(true);
+      return new Promise<never>(() => undefined);
+    }
     let given = false;
     const release = conn.release.bind(conn);
     conn.release = (err?: Error | boolean) => {
       if (given) return;
       given = true;
+      out.delete(conn);
       release(err);
     };
     conn.once('end', () => conn.release(true));
+    out.add(conn);
     return conn;
   };
-  // The client uses nothing of the pool but these two.
-  return { connect, query: pool.query.bind(pool) } as unknown as pg.Pool;
+  return {
+    // The client uses nothing of the pool but these two.
+    pool: {
+      connect: () => (closed ? new Promise<never>(() => undefined) : connect()),
+      query: pool.query.bind(pool),
+    } as unknown as pg.Pool,
+    close() {
+      closed = true;
+      for (const conn of [...out]) conn.release(true);
+    },
+  };
 }

@@ -1,4 +1,5 @@
-import { DEFAULT_LIMITS, type Limits } from '../../shared/index.ts';
+import type { Limits } from '../../shared/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/index.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult, type StartResult } from '../checkpoint/index.ts';
 
