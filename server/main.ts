@@ -40,6 +40,8 @@ export interface ServerOptions {
   scanWorkerUrl?: URL;
   /** The shipper's pace with `--upstream` (tests shorten the waits). Defaults in server/edge. */
   shipper?: Pick<ShipperDeps, 'idleMs' | 'minBackoffMs' | 'maxBackoffMs' | 'bounds' | 'parallel'>;
+  /** The most agent sessions whose hook state is followed at once (tests pass a tiny one). Default 1,000. */
+  hookMaxSessions?: number;
 }
 
 /** The parts of a running server that other modules (and tests) reach. */
@@ -296,6 +298,7 @@ async function startServer(
     ...(shipper ? { edgeStatus: () => shipper.status() } : {}),
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
+    ...(opts.hookMaxSessions !== undefined ? { hookMaxSessions: opts.hookMaxSessions } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(ctx) : toolsRouter({ ...ctx, log, now: opts.now ?? Date.now }),
   });
 

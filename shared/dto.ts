@@ -134,6 +134,17 @@ export interface ToolCall {
   reason: UntrackedReason | null;
 }
 
+/**
+ * The `error` of a run or tool call closed without its own completion: it is `failed` with this
+ * text, and its change is what changed in the workspace from its start to the moment it was closed.
+ * `TOOL_ENDED_WITH_RUN`: a tool call whose run ended first (no end was ever reported for it);
+ * `SESSION_NO_LONGER_FOLLOWED`: the server stopped following the agent session (the least recently
+ * used of too many at once) and closed what it had open.
+ */
+export const TOOL_ENDED_WITH_RUN = 'the agent reported no end for this tool call before its turn ended';
+export const SESSION_NO_LONGER_FOLLOWED =
+  'not reported: the agent session was no longer followed (the least recently used of too many), so what it had open was closed';
+
 export interface FileSummary {
   id: string;
   path: string;

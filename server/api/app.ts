@@ -49,6 +49,8 @@ export interface AppDeps {
   /** The content store's use, shown by `GET /api/health`. */
   contentStats?: () => Promise<ContentStoreStats>;
   log?: (message: string) => void;
+  /** The most agent sessions whose hook state is followed at once; default `MAX_HOOK_SESSIONS`. */
+  hookMaxSessions?: number;
 }
 
 const securityHeaders: RequestHandler = (_req, res, next) => {
@@ -222,7 +224,11 @@ export function createApp(deps: AppDeps): Express {
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
   api.use(
     hooksRouter({
-      runtime: createHookRuntime({ bridge: deps.bridge, log }),
+      runtime: createHookRuntime({
+        bridge: deps.bridge,
+        log,
+        ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
+      }),
       parseBody,
       log,
       ...(deps.reviews ? { reviews: deps.reviews } : {}),

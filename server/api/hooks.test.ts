@@ -5,6 +5,7 @@ import { isWriteStep, loadFixture } from '../hooks/fixtures/replay.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { countRows } from '../test-support/store-engines.ts';
+import { SESSION_NO_LONGER_FOLLOWED, TOOL_ENDED_WITH_RUN } from '../../shared/index.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -149,5 +150,48 @@ describe('POST /api/hooks/:agent', () => {
     });
     expect(res.status).toBe(403);
     expect(await count(t, 'sessions')).toBe(0);
+  });
+});
+
+describe('an agent session dropped from the hook sessions bound', () => {
+  const claude = (t: TestServer, session: string, ws: string, extra: Record<string, unknown>) =>
+    postHook(t, 'claude-code', JSON.stringify({ session_id: session, cwd: ws, ...extra }));
+
+  it('has its open run and tool call closed with the reason and their change stored; the workspace is no longer busy', async () => {
+    const { t, ws } = await setup({ hookMaxSessions: 2 });
+    await claude(t, 'old', ws, { hook_event_name: 'UserPromptSubmit', prompt_id: 'p', prompt: 'edit' });
+    await claude(t, 'old', ws, {
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_use_id: 'w1',
+      tool_input: { file_path: path.join(ws, 'left.txt') },
+    });
+    fs.writeFileSync(path.join(ws, 'left.txt'), 'never reported\n');
+    const detailOf = async () => (await t.get('/api/hermes/sessions/claude-code%3Aold')).body;
+    // The control: within the bound the session is kept and its run stays open.
+    await claude(t, 'second', ws, { hook_event_name: 'Stop' });
+    expect((await detailOf()).runs.map((r: { status: string }) => r.status)).toEqual(['running']);
+
+    // A third session drops the least recently used one ("old"): its run and tool call close.
+    await claude(t, 'third', ws, { hook_event_name: 'Stop' });
+    await expect.poll(async () => (await detailOf()).runs.map((r: { status: string }) => r.status)).toEqual(['failed']);
+    const d = await detailOf();
+    expect(d.runs[0].error).toBe(SESSION_NO_LONGER_FOLLOWED);
+    expect(d.tool_calls.map((c: { status: string; error: string }) => [c.status, c.error])).toEqual([
+      ['failed', TOOL_ENDED_WITH_RUN],
+    ]);
+    const files = (changeId: string) =>
+      d.changes
+        .find((c: { change_id: string }) => c.change_id === changeId)
+        ?.files.map((f: { path: string }) => f.path);
+    expect(files('tool:w1')).toEqual(['left.txt']);
+    expect(files('run:p')).toEqual(['left.txt']);
+    const res = await t.request(
+      'POST',
+      '/api/hermes/sessions/claude-code%3Aold/workspace-run-changes/tool%3Aw1/revert',
+      { headers: { 'content-type': 'application/json' }, body: '{}' },
+    );
+    expect(res.status).toBe(200);
+    expect(fs.existsSync(path.join(ws, 'left.txt'))).toBe(false);
   });
 });

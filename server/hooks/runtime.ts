@@ -1,3 +1,4 @@
+import { SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
 import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
 import { hookSessionId } from './agents/common.ts';
@@ -9,6 +10,7 @@ import {
   type HookAgent,
   type HookMapping,
   type HookReply,
+  type HookSessionState,
 } from './types.ts';
 
 export interface HookRuntimeDeps {
@@ -34,8 +36,37 @@ export interface HookOutcome {
  */
 export function createHookRuntime(deps: HookRuntimeDeps) {
   const mappers = deps.mappers ?? MAPPERS;
-  const states = createHookStateStore(deps.maxSessions ?? MAX_HOOK_SESSIONS);
   const queues = new Map<string, Promise<unknown>>();
+  /** Runs `work` after the session's payloads in flight, before any that come later. */
+  function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const mine = (queues.get(key) ?? Promise.resolve()).then(work);
+    const settled = mine.catch(() => undefined);
+    queues.set(key, settled);
+    void settled.then(() => {
+      if (queues.get(key) === settled) queues.delete(key);
+    });
+    return mine;
+  }
+
+  /**
+   * A session dropped as the least recently used is no longer followed: its open run fails with
+   * the reason (the bridge closes the run's open tool calls with it), so its change is stored and
+   * its checkpoints no longer keep the workspace busy.
+   */
+  function closeEvicted(key: string, state: HookSessionState): void {
+    if (state.runId === null) return;
+    const runId = state.runId;
+    void queued(key, async () => {
+      try {
+        await deps.bridge.handle(
+          parseBridgeEvent({ type: 'run.failed', session_id: key, run_id: runId, error: SESSION_NO_LONGER_FOLLOWED }),
+        );
+      } catch (err) {
+        deps.log(`hook (${key}): the run ${runId} of a session no longer followed was not closed: ${String(err)}`);
+      }
+    });
+  }
+  const states = createHookStateStore(deps.maxSessions ?? MAX_HOOK_SESSIONS, closeEvicted);
 
   const mapperOf = (agent: string): AgentMapper | undefined =>
     (HOOK_AGENTS as readonly string[]).includes(agent) ? mappers[agent as HookAgent] : undefined;
@@ -88,14 +119,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
       };
     } else {
       const key = hookSessionId(mapper.agent, agentSession);
-      const previous = queues.get(key) ?? Promise.resolve();
-      const mine = previous.then(() => run(mapper, payload, key));
-      queues.set(key, mine);
-      try {
-        outcome = await mine;
-      } finally {
-        if (queues.get(key) === mine) queues.delete(key);
-      }
+      outcome = await queued(key, () => run(mapper, payload, key));
     }
     for (const f of outcome.failures)
       deps.log(`hook ${agent}${outcome.sessionId ? ` (${outcome.sessionId})` : ''}: ${f}`);

@@ -16,3 +16,16 @@ describe('hook session states', () => {
     expect(store.get('b')).toEqual(initialHookState());
   });
 });
+
+describe('a hook session state dropped from the bound', () => {
+  it('is handed to onEvict with its last state, once, and a kept one never is', () => {
+    const evicted: [string, number][] = [];
+    const store = createHookStateStore(2, (key, state) => evicted.push([key, state.prompts]));
+    store.set('a', { ...initialHookState(), prompts: 1 });
+    store.set('b', { ...initialHookState(), prompts: 1 });
+    store.set('a', { ...initialHookState(), prompts: 2 });
+    expect(evicted).toEqual([]);
+    store.set('c', { ...initialHookState(), prompts: 1 });
+    expect(evicted).toEqual([['b', 1]]);
+  });
+});

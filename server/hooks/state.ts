@@ -6,9 +6,13 @@ export const MAX_HOOK_SESSIONS = 1_000;
 /**
  * Each agent session's mapping state, in memory and bounded. Losing a state (a restart, or the
  * session dropped as the least recently used) costs little: the next prompt starts a new run, and a
- * tool call outside a known prompt opens one.
+ * tool call outside a known prompt opens one. A dropped session is handed to `onEvict` with its last
+ * state, so what it had open can be closed (nothing else would close it).
  */
-export function createHookStateStore(maxSessions = MAX_HOOK_SESSIONS) {
+export function createHookStateStore(
+  maxSessions = MAX_HOOK_SESSIONS,
+  onEvict: (key: string, state: HookSessionState) => void = () => {},
+) {
   const states = new Map<string, HookSessionState>();
   return {
     get: (key: string): HookSessionState => states.get(key) ?? initialHookState(),
@@ -16,7 +20,11 @@ export function createHookStateStore(maxSessions = MAX_HOOK_SESSIONS) {
       // Re-inserting moves the key to the end, so the map's order is the order of last use.
       states.delete(key);
       states.set(key, state);
-      while (states.size > maxSessions) states.delete(states.keys().next().value!);
+      while (states.size > maxSessions) {
+        const [oldest, last] = states.entries().next().value!;
+        states.delete(oldest);
+        onEvict(oldest, last);
+      }
     },
     has: (key: string): boolean => states.has(key),
     get size() {

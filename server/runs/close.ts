@@ -1,4 +1,9 @@
-import type { ChangeSummary, CompleteResponse, UntrackedReason } from '../../shared/index.ts';
+import {
+  TOOL_ENDED_WITH_RUN,
+  type ChangeSummary,
+  type CompleteResponse,
+  type UntrackedReason,
+} from '../../shared/index.ts';
 import type { DeltaResult } from '../checkpoint/types.ts';
 import {
   storageFailure,
@@ -7,7 +12,15 @@ import {
   type RawContent,
   type StoreTx,
 } from '../store/index.ts';
-import { changeSourceOf, emitClosed, nameOf, newRecord, toolCallIdOf, type Activity } from './activity.ts';
+import {
+  changeSourceOf,
+  emitClosed,
+  nameOf,
+  newRecord,
+  toolActivity,
+  toolCallIdOf,
+  type Activity,
+} from './activity.ts';
 import { planContents, recordContents } from './contents.ts';
 import { inFlightKey, once, type BridgeContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
@@ -61,7 +74,24 @@ async function ensureRecord(tx: StoreTx, a: Activity, t: number): Promise<void> 
 }
 
 /**
- * `tool.completed`, `run.completed` and `run.failed`: delta, one storing transaction (change rows,
+ * A run's end closes its tool calls still open, before the run itself (their terminal events come
+ * first): each is `failed` with `TOOL_ENDED_WITH_RUN` and stores what changed from its start to
+ * now, as a completion of its own would have. Nothing else would ever close them, and an open tool
+ * call keeps its checkpoint (and a revert of the workspace refused as busy) until the TTL.
+ */
+async function closeOpenTools(ctx: BridgeContext, run: Activity): Promise<void> {
+  const open = (await ctx.store.runs.list('tool', run.sessionId)).filter(
+    (t) => t.run_id === run.runId && t.status === 'running',
+  );
+  for (const t of open)
+    await close(ctx, toolActivity(run.sessionId, run.runId, t.tool_call_id), {
+      status: 'failed',
+      error: TOOL_ENDED_WITH_RUN,
+    });
+}
+
+/**
+ * `tool.completed`, `run.completed` and `run.failed` (a run's end first closes its open tool calls): delta, one storing transaction (change rows,
  * retention, the finished record and its answer), then `workspace.diff.completed`, then the
  * terminal event. Waits for a start still in flight; a repeat answers as the first did.
  */
@@ -76,6 +106,7 @@ export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promis
   return once(ctx.completing, key, async () => {
     const first = await store.runs.get(kind, sessionId, id);
     if (first?.completeResponse) return first.completeResponse;
+    if (kind === 'run') await closeOpenTools(ctx, a);
     ctx.observers.notify((o) => o.closing?.({ sessionId, runId, changeId, toolCallId }));
 
     let d: DeltaResult | null = null;

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { BridgeEvent } from '../../../shared/index.ts';
-import { jsonDepth, MAX_JSON_DEPTH } from '../../../shared/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH, TOOL_ENDED_WITH_RUN, type BridgeEvent } from '../../../shared/index.ts';
 import { isValidId } from '../../runs/index.ts';
 import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
 
@@ -130,7 +129,8 @@ const copyState = (s: HookSessionState): HookSessionState => ({
 export const noMapping = (state: HookSessionState): HookMapping => ({ sessionId: null, events: [], state });
 
 /** Why a run or tool call ended without the agent saying so. */
-export const ENDED_UNREPORTED_TOOL = 'the agent reported no end for this tool call before its turn ended';
+// The same reason the bridge records for a tool call its run's end closes (one text, shared/).
+export const ENDED_UNREPORTED_TOOL = TOOL_ENDED_WITH_RUN;
 export const ENDED_BY_NEXT_PROMPT = 'the next prompt began before the agent reported the end of this one';
 
 /**
