@@ -290,6 +290,29 @@ describe('review comments over REST', () => {
     expect((await review(t, 's1')).reviews).toEqual([]);
   });
 
+  it('a review with U+061C and Unicode tag characters in its note and comment carries them escaped in its text', async () => {
+    const { t, repo } = await setup();
+    const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', APP.replace('line 2', 'line two')));
+    const hidden = 'fine\u{e0069}\u{e0067}\u{e006e}'; // "ign" in tag characters: invisible when shown
+    const made = await comment(t, 's1', {
+      change_id: 'run:r1',
+      file_id: ids['src/app.txt'],
+      side: 'after',
+      start_line: 2,
+      end_line: 2,
+      body: `mark\u061c ${hidden}`,
+    });
+    expect(made.status).toBe(201);
+    const sent = await json(t, 'POST', `${base('s1')}/reviews`, { note: `note ${hidden}` });
+    expect(sent.status).toBe(201);
+    const text = (sent.body.review as Review).text;
+    expect([...text].filter((ch) => /[\u061c\u{e0000}-\u{e007f}]/u.test(ch))).toEqual([]);
+    expect(text).toContain('> mark\\u061c fine\\udb40\\udc69\\udb40\\udc67\\udb40\\udc6e');
+    expect(text).toContain('> note fine\\udb40\\udc69');
+    // The comment itself is stored as typed: only the text for the agent is escaped.
+    expect((made.body.comment as ReviewComment).body).toBe(`mark\u061c ${hidden}`);
+  });
+
   it('the body-less review routes take a POST with no body and no Content-Type, as the contract shows them', async () => {
     const { t, repo } = await setup();
     const ids = await run(t, repo, 's1', 'r1', () => repo.write('src/app.txt', 'x\n'));

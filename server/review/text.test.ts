@@ -114,6 +114,23 @@ describe('the review text an agent receives', () => {
     expect(escapeControls('a\nb\tc\u0001', '\n')).toBe('a\nb\\u0009c\\u0001');
   });
 
+  it('U+061C, tag characters and the other invisible format characters are escaped; emoji variation selectors stay', () => {
+    // "hi" spelt in tag characters after a visible word: invisible in an editor, readable by a model.
+    const tags = 'ok\u{e0068}\u{e0069}\u{e007f}';
+    const invisible = 'alm\u061c zw\u200b\u200c\u200d wj\u2060\u2064 dep\u206a bom\ufeff ann\ufff9\ufffb vs\u{e0100}';
+    expect(escapeControls(tags)).toBe('ok\\udb40\\udc68\\udb40\\udc69\\udb40\\udc7f');
+    expect(escapeControls(invisible)).toBe(
+      'alm\\u061c zw\\u200b\\u200c\\u200d wj\\u2060\\u2064 dep\\u206a bom\\ufeff ann\\ufff9\\ufffb vs\\udb40\\udd00',
+    );
+    const { text } = reviewText({ note: tags, comments: [comment(1, { body: invisible, path: 'p\u061c.ts' })] });
+    expect(
+      [...text].filter((ch) => /[\u061c\u200b-\u200d\u2060-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e01ef}]/u.test(ch)),
+    ).toEqual([]);
+    expect(text).toContain('"p\\u061c.ts"');
+    // Positive control: an emoji and a CJK ideograph with their (BMP) variation selectors stay as typed.
+    expect(escapeControls('love \u2764\ufe0f, \u845b\ufe00')).toBe('love \u2764\ufe0f, \u845b\ufe00');
+  });
+
   it("a body or note cannot imitate the text's structure: headings, ids and fences in them stay quoted words", () => {
     const fake = [
       'ok',

@@ -62,14 +62,28 @@ export function fenceFor(text: string): string {
 
 /**
  * Characters a model or a terminal may read as something other than text: C0 and C1 controls, DEL,
- * the Unicode line and paragraph separators, and the bidirectional overrides and isolates.
+ * the Unicode line and paragraph separators, the bidirectional marks, overrides and isolates
+ * (U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069), and the invisible format characters that
+ * can carry a message no person reviewing sees: zero-width characters (U+200B-U+200D), U+2060-U+2064,
+ * the deprecated format controls U+206A-U+206F, U+FEFF, the interlinear annotation marks
+ * U+FFF9-U+FFFB, the tag characters U+E0000-U+E007F and the supplementary variation selectors
+ * U+E0100-U+E01EF. The sixteen variation selectors U+FE00-U+FE0F stay: emoji and CJK text use them
+ * to pick a glyph, and escaping them would garble ordinary comments.
  */
-const CONTROLS = /[\p{Cc}\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+// The joiner (U+200D) and the variation selectors stand outside the class: inside one they would
+// read as combining with their neighbours.
+const CONTROLS =
+  /[\p{Cc}\u061c\u200b\u200c\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]|\u200d|[\u{e0100}-\u{e01ef}]/gu;
 
-/** `text` with every control character except those in `keep` written as `\uXXXX`. */
+const hex4 = (unit: number) => `\\u${unit.toString(16).padStart(4, '0')}`;
+
+/**
+ * `text` with every control character except those in `keep` written as `\uXXXX` (a character
+ * past U+FFFF as its two UTF-16 halves, as JSON writes it).
+ */
 export function escapeControls(text: string, keep = ''): string {
   return text.replace(CONTROLS, (ch) =>
-    keep.includes(ch) ? ch : `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+    keep.includes(ch) ? ch : Array.from({ length: ch.length }, (_, i) => hex4(ch.charCodeAt(i))).join(''),
   );
 }
 
