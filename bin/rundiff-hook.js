@@ -92,41 +92,189 @@ const isLoopback = (host) => ['127.0.0.1', 'localhost', '[::1]', '::1'].includes
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Starts `rundiff serve` detached on the URL's loopback port, its output appended to a log in the
- * data folder and its pid written beside it. A lock file keeps hooks that fire together from
- * starting one server each; a hook that finds a fresh lock only waits for the health check.
+ * What the server a hook starts inherits from the agent's environment: only what Node and git need
+ * to run as the user (the variables the server's git runner passes through, plus locale, time zone
+ * and the user's name). The agent's environment may be set by the repository it works in (an
+ * agent's project settings can set variables), so no RUNDIFF_* setting (upstream, token, allowed
+ * hosts, database, ...) and nothing that changes how Node runs (NODE_OPTIONS, NODE_PATH, loader and
+ * preload variables) reaches it: the server takes its settings from its command line, which holds
+ * only what the installer wrote (the server URL's host and port) and the default database.
  */
-function startServer(server, env) {
+const SERVER_ENV = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'XDG_CONFIG_HOME',
+  'TMPDIR',
+  'TZ',
+  'LANG',
+  'LANGUAGE',
+  'SYSTEMROOT',
+];
+const SERVER_ENV_PREFIXES = ['LC_'];
+
+function serverEnv(env) {
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (SERVER_ENV.includes(name) || SERVER_ENV_PREFIXES.some((p) => name.startsWith(p))) out[name] = value;
+  }
+  return out;
+}
+
+const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+/** Never through a symlink, never blocked on a FIFO planted at the name. */
+const STATE_OPEN = O_WRONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0);
+const ownUid = typeof process.getuid === 'function' ? process.getuid() : null;
+const isOwn = (st) => ownUid === null || st.uid === ownUid;
+/** A state file the client may write: a regular file of the user's, with no other name (hard link). */
+const isOwnFile = (st) => st.isFile() && st.nlink === 1 && isOwn(st);
+const kindOf = (st) =>
+  st.isSymbolicLink() ? 'a symlink' : st.isFile() ? (st.nlink > 1 ? 'a hard link' : 'a file') : 'not a regular file';
+
+function lstatOrNull(file) {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The data folder, created if missing, when the client may keep its state there: a real folder
+ * (not a symlink to another), the user's own, that other users cannot write into. Else an Error.
+ */
+function stateDir(env) {
   const dir = dataDir(env);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  if (st.isSymbolicLink()) return new Error(`${dir} is a symlink; the hook keeps its state only in a real folder`);
+  if (!st.isDirectory()) return new Error(`${dir} is not a folder`);
+  if (!isOwn(st)) return new Error(`${dir} belongs to another user`);
+  if ((st.mode & 0o002) !== 0) return new Error(`${dir} is writable by other users`);
+  return dir;
+}
+
+/**
+ * Creates `name` in the state folder, exclusively and without following a link. Whatever else sits
+ * at that name (a planted symlink or hard link, a FIFO, a stale file) loses its name first: only
+ * the name is removed, never what it points to. Resolves {fd, replaced} (what was there, or null).
+ */
+function createStateFile(dir, name, extraFlags = 0) {
+  const file = path.join(dir, name);
+  const st = lstatOrNull(file);
+  if (st !== null) fs.unlinkSync(file); // a folder at the name throws: nothing is written then
+  const fd = fs.openSync(file, STATE_OPEN | O_CREAT | O_EXCL | extraFlags, 0o600);
+  return { fd, replaced: st === null ? null : kindOf(st) };
+}
+
+/** The server log, opened for appending: the existing one when it is the user's plain file. */
+function openLog(dir) {
+  const file = path.join(dir, 'server.log');
+  try {
+    const fd = fs.openSync(file, STATE_OPEN | O_APPEND);
+    if (isOwnFile(fs.fstatSync(fd))) return { fd, replaced: null };
+    fs.closeSync(fd);
+  } catch {
+    // missing, a symlink (refused by O_NOFOLLOW) or a FIFO without a reader: created afresh below
+  }
+  return createStateFile(dir, 'server.log', O_APPEND);
+}
+
+/**
+ * Takes the start lock (`server.starting`, created exclusively): true when taken, false when
+ * another hook holds a fresh one. A stale lock, or anything but the user's plain file at its name,
+ * is replaced.
+ */
+function takeStartLock(dir) {
   const lock = path.join(dir, 'server.starting');
   try {
-    fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
-  } catch {
-    try {
-      if (Date.now() - fs.statSync(lock).mtimeMs < START_LOCK_FRESH_MS) return null;
-      fs.writeFileSync(lock, String(process.pid));
-    } catch {
-      return null;
-    }
+    fs.closeSync(fs.openSync(lock, STATE_OPEN | O_CREAT | O_EXCL, 0o600));
+    return true;
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
   }
+  const st = lstatOrNull(lock);
+  if (st !== null && isOwnFile(st) && Date.now() - st.mtimeMs < START_LOCK_FRESH_MS) return false;
+  const { fd } = createStateFile(dir, 'server.starting');
+  fs.closeSync(fd);
+  return true;
+}
+
+/** Writes the pid file whole through a fresh file renamed over the name (a rename replaces a link, never its target). */
+function writePidFile(dir, pid) {
+  const tmp = `server.pid.${process.pid}.tmp`;
+  const { fd } = createStateFile(dir, tmp);
+  try {
+    fs.writeSync(fd, `${pid}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(path.join(dir, tmp), path.join(dir, 'server.pid'));
+  } catch (err) {
+    fs.rmSync(path.join(dir, tmp), { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Starts `rundiff serve` detached on the URL's loopback port with the default database, its output
+ * appended to a log in the data folder and its pid written beside it. A lock file keeps hooks that
+ * fire together from starting one server each; a hook that finds a fresh lock only waits for the
+ * health check. Resolves 'started', 'waiting' (another hook is starting one) or an Error saying why
+ * nothing was started (the state folder or one of its files could not be used safely).
+ */
+function startServer(server, env) {
+  const dir = stateDir(env);
+  if (dir instanceof Error) return dir;
+  if (!takeStartLock(dir)) return 'waiting';
+  try {
+    spawnServer(server, env, dir);
+  } catch (err) {
+    // Nothing started: the next hook must not wait for this one's server.
+    fs.rmSync(path.join(dir, 'server.starting'), { force: true });
+    throw err;
+  }
+  return 'started';
+}
+
+function spawnServer(server, env, dir) {
   const url = new URL(server);
   const port = url.port || '80';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const log = fs.openSync(path.join(dir, 'server.log'), 'a', 0o600);
+  const db = path.join(dir, 'rundiff.db');
+  const args = ['serve', '--host', host, '--port', port, '--db', db];
+  const log = openLog(dir);
   const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rundiff.js');
-  fs.writeSync(log, `\n[${new Date().toISOString()}] started by a hook: rundiff serve --host ${host} --port ${port}\n`);
-  const child = spawn(process.execPath, [cli, 'serve', '--host', host, '--port', port], {
-    detached: true,
-    stdio: ['ignore', log, log],
-    env,
-    cwd: dir,
-  });
-  child.on('error', () => {});
-  child.unref();
-  fs.closeSync(log);
-  if (child.pid !== undefined) fs.writeFileSync(path.join(dir, 'server.pid'), `${child.pid}\n`);
-  return child.pid ?? null;
+  try {
+    const stamp = `[${new Date().toISOString()}]`;
+    if (log.replaced !== null)
+      fs.writeSync(log.fd, `\n${stamp} server.log was ${log.replaced}: replaced (its target is untouched)\n`);
+    fs.writeSync(
+      log.fd,
+      `\n${stamp} started by a hook: rundiff ${args.join(' ')} (loopback, no token; the agent's RUNDIFF_* settings do not apply to it)\n`,
+    );
+    const child = spawn(process.execPath, [cli, ...args], {
+      detached: true,
+      stdio: ['ignore', log.fd, log.fd],
+      env: serverEnv(env),
+      cwd: dir,
+    });
+    child.on('error', () => {});
+    child.unref();
+    if (child.pid !== undefined) {
+      try {
+        writePidFile(dir, child.pid);
+      } catch (err) {
+        // The server runs all the same; only its pid file is missing.
+        fs.writeSync(log.fd, `${stamp} server.pid not written: ${err instanceof Error ? err.message : String(err)}\n`);
+      }
+    }
+  } finally {
+    fs.closeSync(log.fd);
+  }
 }
 
 async function waitForHealth(server, deadline) {
@@ -156,11 +304,19 @@ async function main() {
   }
   let answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
   if (refused(answer) && args.autostart && isLoopback(target.hostname)) {
-    const started = startServer(server, process.env);
-    const healthy = await waitForHealth(server, Date.now() + START_TIMEOUT_MS);
-    if (started !== null) fs.rmSync(path.join(dataDir(process.env), 'server.starting'), { force: true });
-    if (healthy) answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
-    else note(`started a server for ${server}, but it did not answer; its log is in ${dataDir(process.env)}`);
+    let started;
+    try {
+      started = startServer(server, process.env);
+    } catch (err) {
+      started = err instanceof Error ? err : new Error(String(err));
+    }
+    if (started instanceof Error) note(`did not start a server for ${server}: ${started.message}`);
+    else {
+      const healthy = await waitForHealth(server, Date.now() + START_TIMEOUT_MS);
+      if (started === 'started') fs.rmSync(path.join(dataDir(process.env), 'server.starting'), { force: true });
+      if (healthy) answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
+      else note(`started a server for ${server}, but it did not answer; its log is in ${dataDir(process.env)}`);
+    }
   }
   if (answer.error) note(`${server}: ${answer.error.message}`);
   else if (answer.status !== 200) note(`${server} answered ${answer.status}: ${answer.body.slice(0, 300)}`);

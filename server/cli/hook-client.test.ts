@@ -1,13 +1,15 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 
 const HOOK = fileURLToPath(new URL('../../bin/rundiff-hook.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/rundiff.js', import.meta.url));
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -53,6 +55,64 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
+
+/** Stops the server a hook started in `dir` (its pid file), if it runs. */
+function stopsServerOf(dir: string) {
+  cleanups.push(async () => {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8'));
+    } catch {
+      return;
+    }
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 200 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  });
+}
+
+/** GET with a chosen Host header (fetch cannot set one); resolves the status. */
+function getWithHost(url: string, host: string, headers: Record<string, string> = {}) {
+  return new Promise<number>((resolve, reject) => {
+    const req = http.get(url, { headers: { host, ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The names of the variables in a process's environment (Linux), or null where /proc has none. */
+function environNames(pid: number): string[] | null {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((e) => e !== '')
+      .map((e) => e.slice(0, e.indexOf('=')));
+  } catch {
+    return null;
+  }
+}
+
+/** A prompt event in a fresh repository, as an agent sends it. */
+function promptPayload(sessionId: string) {
+  const repo = createTempRepo({ files: { 'a.txt': 'a\n' } });
+  cleanups.push(() => repo.cleanup());
+  return JSON.stringify({
+    session_id: sessionId,
+    cwd: repo.dir,
+    hook_event_name: 'UserPromptSubmit',
+    turn_id: 't1',
+    prompt: 'go',
+  });
+}
+
+async function runIds(server: string, sessionId: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${server}/api/hermes/sessions/codex%3A${sessionId}`, { headers });
+  if (res.status !== 200) return res.status;
+  return ((await res.json()) as { runs: { run_id: string }[] }).runs.map((r) => r.run_id);
+}
 
 describe('bin/rundiff-hook.js', () => {
   it('posts the payload to the running server, prints nothing and exits 0', async () => {
@@ -183,5 +243,126 @@ describe('bin/rundiff-hook.js', () => {
     );
     expect(again).toEqual({ code: 0, stdout: '', stderr: '' });
     expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8')).toBe(pid);
+  });
+
+  it("the server a hook starts takes none of the agent's RUNDIFF_* or Node settings; given to rundiff serve, they apply", async () => {
+    const env = tempHome();
+    const dir = path.join(env.XDG_DATA_HOME, 'rundiff');
+    stopsServerOf(dir);
+    const marker = path.join(env.HOME, 'preloaded');
+    const preload = path.join(env.HOME, 'preload.cjs');
+    fs.writeFileSync(
+      preload,
+      `if (process.argv.includes('serve')) require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');\n`,
+    );
+    const elsewhereDb = path.join(env.HOME, 'elsewhere.db');
+    const agentEnv = {
+      RUNDIFF_UPSTREAM: `http://127.0.0.1:${await freePort()}`,
+      RUNDIFF_UPSTREAM_TOKEN: 'u'.repeat(40),
+      RUNDIFF_ALLOWED_HOSTS: 'rebound.example',
+      RUNDIFF_HOST: '0.0.0.0',
+      RUNDIFF_TOKEN: 'token-from-the-agent-env',
+      RUNDIFF_DB: elsewhereDb,
+      NODE_OPTIONS: `--require ${preload}`,
+    };
+    const port = await freePort();
+    const server = `http://127.0.0.1:${port}`;
+    const out = await runHook(['codex', '--server', server], promptPayload('env'), { ...env, ...agentEnv });
+    expect([out.code, out.stdout]).toEqual([0, '']);
+    // No token required (the agent's RUNDIFF_TOKEN is only sent), the Host guard knows no extra name,
+    // the default database is used, nothing was preloaded, no upstream was attached.
+    expect(await runIds(server, 'env')).toEqual(['t1']);
+    expect(await getWithHost(`${server}/api/health`, 'rebound.example')).toBe(403);
+    expect(fs.existsSync(path.join(dir, 'rundiff.db'))).toBe(true);
+    expect(fs.existsSync(elsewhereDb)).toBe(false);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.readFileSync(path.join(dir, 'server.log'), 'utf8')).not.toMatch(/attached to/);
+    const names = environNames(Number(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8')));
+    if (names !== null) {
+      expect(names).toContain('PATH');
+      expect(names.filter((n) => n.startsWith('RUNDIFF_') || n.startsWith('NODE_'))).toEqual([]);
+    }
+
+    // Positive control: the same variables given to `rundiff serve` do take effect.
+    const child = spawn(process.execPath, [BIN, 'serve'], {
+      env: { PATH: process.env.PATH ?? '', ...env, ...agentEnv, RUNDIFF_PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise((r) => child.on('exit', r));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    });
+    await vi.waitFor(
+      () => {
+        if (!/serving on http:\/\/0\.0\.0\.0:\d+/.test(stderr) || !/attached to/.test(stderr))
+          throw new Error(`not serving yet: ${stderr}`);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const direct = `http://127.0.0.1:${/serving on http:\/\/0\.0\.0\.0:(\d+)/.exec(stderr)![1]}`;
+    // Bound to 0.0.0.0, the extra Host name is let through to the token check: refused without it.
+    expect(await getWithHost(`${direct}/api/health`, 'rebound.example')).toBe(401);
+    const auth = { authorization: `Bearer ${agentEnv.RUNDIFF_TOKEN}` };
+    expect(await getWithHost(`${direct}/api/health`, 'rebound.example', auth)).toBe(200);
+    expect(fs.existsSync(elsewhereDb)).toBe(true);
+    expect(fs.readFileSync(marker, 'utf8')).toBe('ran');
+  });
+
+  const planted = [
+    { name: 'server.log', how: 'symlink' },
+    { name: 'server.log', how: 'hard link' },
+    { name: 'server.pid', how: 'symlink' },
+    { name: 'server.starting', how: 'symlink' },
+  ] as const;
+  it.each(planted)('a $how planted at $name is never written through: its target keeps its bytes', async (p) => {
+    const env = tempHome();
+    const dir = path.join(env.XDG_DATA_HOME, 'rundiff');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    stopsServerOf(dir);
+    const outside = path.join(env.HOME, 'outside.txt');
+    fs.writeFileSync(outside, 'precious\n');
+    // Old enough that a lock at this name would count as stale, so the client acts on it.
+    const old = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(outside, old, old);
+    if (p.how === 'symlink') fs.symlinkSync(outside, path.join(dir, p.name));
+    else fs.linkSync(outside, path.join(dir, p.name));
+    const server = `http://127.0.0.1:${await freePort()}`;
+    const out = await runHook(['codex', '--server', server], promptPayload('planted'), env);
+    expect([out.code, out.stdout]).toEqual([0, '']);
+    expect(fs.readFileSync(outside, 'utf8')).toBe('precious\n');
+    // Positive control: the client started the server and wrote its own log and pid file.
+    expect(await runIds(server, 'planted')).toEqual(['t1']);
+    const log = fs.lstatSync(path.join(dir, 'server.log'));
+    expect([log.isFile(), log.nlink]).toEqual([true, 1]);
+    expect(fs.readFileSync(path.join(dir, 'server.log'), 'utf8')).toMatch(/started by a hook/);
+    expect(fs.lstatSync(path.join(dir, 'server.pid')).isFile()).toBe(true);
+    expect(isAlive(Number(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8')))).toBe(true);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a data folder that is a symlink to another folder is refused: nothing starts or is written there, the agent carries on', async () => {
+    const env = tempHome();
+    const dir = path.join(env.XDG_DATA_HOME, 'rundiff');
+    stopsServerOf(dir);
+    const other = path.join(env.HOME, 'other');
+    fs.mkdirSync(other);
+    fs.mkdirSync(env.XDG_DATA_HOME);
+    fs.symlinkSync(other, dir);
+    const server = `http://127.0.0.1:${await freePort()}`;
+    const out = await runHook(['gemini', '--server', server], promptPayload('dir'), env);
+    expect([out.code, out.stdout]).toEqual([0, '{}\n']);
+    expect(out.stderr).toMatch(/is a symlink/);
+    expect(fs.readdirSync(other)).toEqual([]);
+    expect(await fetch(`${server}/api/health`).catch((err: Error) => err.cause)).toMatchObject({
+      code: 'ECONNREFUSED',
+    });
+    // Positive control: with a real folder there, the same hook starts the server.
+    fs.unlinkSync(dir);
+    const again = await runHook(['codex', '--server', server], promptPayload('dir'), env);
+    expect([again.code, again.stdout]).toEqual([0, '']);
+    expect(await runIds(server, 'dir')).toEqual(['t1']);
   });
 });
