@@ -1,5 +1,5 @@
 import type { CommentSide } from '../../../shared/index.ts';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 import type { PatchLayout, PatchRow } from './rows.ts';
 
 /** One line of one side of a file: what a comment is anchored to. */

@@ -1,4 +1,5 @@
 /** The patch viewer's logic: languages, highlighted tokens, word ranges, folded and split rows. */
+export * from './lines.ts';
 export * from './header.ts';
 export * from './context.ts';
 export * from './language.ts';
