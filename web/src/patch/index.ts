@@ -9,3 +9,5 @@ export * from './whitespace.ts';
 export * from './word-diff.ts';
 export { loadHighlighter, type Highlighter } from './highlight.ts';
 export * from './comments.ts';
+export * from './blocks.ts';
+export * from './enhance.ts';
