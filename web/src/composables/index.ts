@@ -1,4 +1,8 @@
-/** Composables returning plain objects of refs. */
+/**
+ * Composables returning plain objects of refs. The patch viewer's own (`usePatchWindow`,
+ * `usePatchHighlight`, `useContextGaps`, `useCommentGutter`) are imported from their files by the
+ * lazily loaded `PatchView.vue`, so they stay out of the page's first bundle.
+ */
 export { forgetPatches, usePatch, useWhitespacePatch, type PatchState, type WhitespacePatchState } from './usePatch.ts';
 export { useNow } from './useNow.ts';
 export { usePatchLayout } from './usePatchLayout.ts';

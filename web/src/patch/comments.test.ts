@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
+import { parsePatch } from './lines.ts';
 import {
   commentLine,
+  extendRange,
+  gutterLines,
   indexLines,
   inRange,
   placeUnderRows,
   rangeLabel,
   rowSideLines,
   selectRange,
+  tabStopIn,
   type SideRange,
 } from './comments.ts';
 import { buildRows } from './rows.ts';
@@ -158,5 +161,54 @@ describe('selectRange: click, shift-click and drag over the gutter', () => {
     expect(inRange(null, { side: 'before', line: 3 })).toBe(false);
     expect(rangeLabel(r)).toBe('lines 2-4 (before)');
     expect(rangeLabel({ side: 'after', start: 7, end: 7 })).toBe('line 7 (after)');
+  });
+});
+
+describe('the gutter buttons of rows, and the one Tab reaches', () => {
+  const unified = buildRows(lines, 'unified', new Set());
+  const split = buildRows(lines, 'split', new Set());
+
+  it('gives a unified line one button and a split pair one per side', () => {
+    const row = unified.findIndex((r) => r.kind === 'line' && r.index === at(' c'));
+    expect(gutterLines(unified[row]!, lines, 'unified')).toEqual([{ side: 'after', line: 3 }]);
+    const pair = split.find((r) => r.kind === 'pair' && r.left === at('-b'))!;
+    expect(gutterLines(pair, lines, 'split')).toEqual([
+      { side: 'before', line: 2 },
+      { side: 'after', line: 2 },
+    ]);
+    // A header row has none.
+    expect(gutterLines(unified[0]!, lines, 'unified')).toEqual([]);
+  });
+
+  it('keeps the last focused button while its block is rendered, else the first rendered one', () => {
+    const blocks = [unified.slice(0, 6), unified.slice(6)];
+    expect(tabStopIn([0, 1], blocks, lines, 'unified', 'after:41')).toEqual({ key: 'after:41', block: 1 });
+    expect(tabStopIn([0, 1], blocks, lines, 'unified', null)).toEqual({ key: 'after:1', block: 0 });
+    // Block 0 is out of the window: the first button of block 1 takes the tab stop.
+    expect(tabStopIn([1], blocks, lines, 'unified', 'after:1')?.block).toBe(1);
+    expect(tabStopIn([], blocks, lines, 'unified', null)).toBeNull();
+  });
+});
+
+describe('extendRange: shift-click from the last clicked line', () => {
+  const index = indexLines(lines, buildRows(lines, 'unified', new Set()), 'unified');
+
+  it('extends on the same side within the hunk, capped', () => {
+    expect(extendRange(index, { side: 'after', line: 1 }, { side: 'after', line: 4 }, 10)).toEqual({
+      side: 'after',
+      start: 1,
+      end: 4,
+    });
+    expect(extendRange(index, { side: 'after', line: 1 }, { side: 'after', line: 5 }, 2)).toEqual({
+      side: 'after',
+      start: 1,
+      end: 2,
+    });
+  });
+
+  it('does not extend from nothing, to the other side or into another hunk', () => {
+    expect(extendRange(index, null, { side: 'after', line: 3 }, 10)).toBeNull();
+    expect(extendRange(index, { side: 'after', line: 1 }, { side: 'before', line: 2 }, 10)).toBeNull();
+    expect(extendRange(index, { side: 'after', line: 1 }, { side: 'after', line: 41 }, 10)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import type { CommentSide } from '../../../shared/index.ts';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 import type { PatchLayout, PatchRow } from './rows.ts';
 
 /** One line of one side of a file: what a comment is anchored to. */
@@ -137,4 +137,49 @@ export function placeUnderRows<T>(
     else byRow.set(row, [item]);
   }
   return { byRow, unplaced };
+}
+
+/** The lines a row has comment buttons for: one per unified line, one per side of a split pair. */
+export function gutterLines(row: PatchRow, lines: readonly PatchLine[], layout: PatchLayout): SideLine[] {
+  const out: SideLine[] = [];
+  const push = (l: SideLine | null) => l && out.push(l);
+  if (row.kind === 'line' && layout === 'unified') push(commentLine(lines[row.index]!, 'unified'));
+  else if (row.kind === 'pair') {
+    if (row.left !== null) push(commentLine(lines[row.left]!, 'old'));
+    if (row.right !== null) push(commentLine(lines[row.right]!, 'new'));
+  }
+  return out;
+}
+
+/**
+ * The one gutter button Tab reaches among the rendered blocks: the last focused one (`focusKey`)
+ * while it is rendered, else the first rendered one; null when no rendered row has a button.
+ */
+export function tabStopIn(
+  shown: readonly number[],
+  blocks: readonly (readonly PatchRow[])[],
+  lines: readonly PatchLine[],
+  layout: PatchLayout,
+  focusKey: string | null,
+): { key: string; block: number } | null {
+  let first: { key: string; block: number } | null = null;
+  for (const b of shown)
+    for (const row of blocks[b] ?? []) {
+      for (const l of gutterLines(row, lines, layout)) {
+        const key = sideLineKey(l);
+        if (key === focusKey) return { key, block: b };
+        first ??= { key, block: b };
+      }
+    }
+  return first;
+}
+
+/**
+ * A shift-click's range from `from` to `to`, or null when it cannot extend from there (no line to
+ * extend from, the other side, another hunk): the click then starts a one-line range of its own.
+ */
+export function extendRange(index: LineIndex, from: SideLine | null, to: SideLine, maxLines: number): SideRange | null {
+  if (!from) return null;
+  const range = selectRange(index, from, to, maxLines);
+  return range.side === from.side && from.line >= range.start && from.line <= range.end ? range : null;
 }

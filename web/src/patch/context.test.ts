@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
-import { contextGaps, textLines, wholeFileLines, wholeFileView, withContext } from './context.ts';
+import { parsePatch } from './lines.ts';
+import {
+  closedGaps,
+  contextGaps,
+  gapHolding,
+  textLines,
+  wholeFileLines,
+  wholeFileView,
+  withContext,
+} from './context.ts';
 import { buildRows } from './rows.ts';
 
 // A 30-line file whose lines 10 and 25 changed: two hunks with 3 lines of context.
@@ -60,6 +68,34 @@ describe('context from the recorded file', () => {
       ['context', ' a', null, 1],
       ['context', ' b', null, 2],
     ]);
+  });
+});
+
+describe('the gaps still closed', () => {
+  const gaps = contextGaps(patch, 'after', 30);
+
+  it('places each closed gap on its hunk header, and the tail below', () => {
+    const closed = closedGaps(patch, gaps, new Set());
+    const second = patch.findIndex((l) => l.text.startsWith('@@ -22'));
+    expect([...closed.above]).toEqual([
+      [0, { hunk: 0, count: 6 }],
+      [second, { hunk: 1, count: 8 }],
+    ]);
+    expect(closed.below).toEqual({ hunk: -1, count: 2 });
+  });
+
+  it('leaves out the gaps the reader opened, on the lines that now show them', () => {
+    const lines = withContext(patch, 'after', after, new Set([1, -1]));
+    const closed = closedGaps(lines, gaps, new Set([1, -1]));
+    expect([...closed.above]).toEqual([[0, { hunk: 0, count: 6 }]]);
+    expect(closed.below).toBeNull();
+  });
+
+  it('finds the gap holding a line of either side, and none for a line in a hunk', () => {
+    expect(gapHolding(gaps, 'after', 3)?.hunk).toBe(0);
+    expect(gapHolding(gaps, 'before', 21)?.hunk).toBe(1);
+    expect(gapHolding(gaps, 'after', 30)?.hunk).toBe(-1);
+    expect(gapHolding(gaps, 'after', 10)).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { ContentSide } from '../../../shared/index.ts';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 
 const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
@@ -153,4 +153,40 @@ export function wholeFileView(lines: readonly PatchLine[], side: ContentSide, te
   }
   if (!fillTo(text.length + 1) || out.length !== text.length) return wholeFileLines(text, side);
   return out;
+}
+
+/** A gap still closed: the hunk it is above (-1: below the last) and its number of lines. */
+export interface ClosedGap {
+  hunk: number;
+  count: number;
+}
+
+/**
+ * The gaps of `gaps` not in `open`, placed on the shown `lines`: each above the hunk header at its
+ * line index, and the one below the last hunk.
+ */
+export function closedGaps(
+  lines: readonly PatchLine[],
+  gaps: readonly Gap[],
+  open: ReadonlySet<number>,
+): { above: Map<number, ClosedGap>; below: ClosedGap | null } {
+  const byHunk = new Map(gaps.map((g) => [g.hunk, g.count]));
+  const above = new Map<number, ClosedGap>();
+  let hunk = 0;
+  lines.forEach((line, i) => {
+    if (line.kind !== 'hunk') return;
+    const count = byHunk.get(hunk);
+    if (count !== undefined && !open.has(hunk)) above.set(i, { hunk, count });
+    hunk++;
+  });
+  const tail = byHunk.get(-1);
+  return { above, below: tail !== undefined && !open.has(-1) ? { hunk: -1, count: tail } : null };
+}
+
+/** The gap of `gaps` that holds line `line` of `side` (1-based), or undefined. */
+export function gapHolding(gaps: readonly Gap[], side: ContentSide, line: number): Gap | undefined {
+  return gaps.find((g) => {
+    const from = side === 'after' ? g.newFrom : g.oldFrom;
+    return line >= from && line < from + g.count;
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
+import { parsePatch } from './lines.ts';
 import { binarySizes, bodyLines, formatSize, headerLabels, patchChangeType, readHeader } from './header.ts';
 
 const patch = (...lines: string[]) => parsePatch(lines.join('\n') + '\n');

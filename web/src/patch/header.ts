@@ -1,5 +1,5 @@
 import type { ChangeType } from '../../../shared/index.ts';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 
 /** What a file patch's git header lines say, read once so the view can show words instead. */
 export interface HeaderFacts {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
+import { parsePatch } from './lines.ts';
 import { buildRows, FOLD_KEEP_LINES, lineContent, skippedBeforeHunks } from './rows.ts';
 
 const ctx = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ` line ${from + i}`);

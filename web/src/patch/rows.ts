@@ -1,4 +1,4 @@
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 
 export type PatchLayout = 'unified' | 'split';
 

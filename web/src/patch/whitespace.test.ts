@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
+import { parsePatch } from './lines.ts';
 import { bodyLines } from './header.ts';
 import { ignoreWhitespace, WHITESPACE_MAX_EDITS } from './whitespace.ts';
 

@@ -1,5 +1,5 @@
 import { diffArrays } from 'diff';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 import { lineContent } from './rows.ts';
 
 /** Edits per hunk past which lines are not re-matched (the hunk is shown as stored and counted). */

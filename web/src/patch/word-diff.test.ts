@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from '../timeline/index.ts';
+import { parsePatch } from './lines.ts';
 import { pairChangedLines, WORD_DIFF_MAX_CHARS, wordRanges } from './word-diff.ts';
 
 const patch = (...body: string[]) => parsePatch(['@@ -1,9 +1,9 @@', ...body].join('\n') + '\n');

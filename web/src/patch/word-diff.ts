@@ -1,5 +1,5 @@
 import { diffWordsWithSpace } from 'diff';
-import type { PatchLine } from '../timeline/index.ts';
+import type { PatchLine } from './lines.ts';
 
 /** A character range `[start, end)` of a line's content that differs from its paired line. */
 export interface Range {

@@ -2,7 +2,6 @@
 export * from './change-rows.ts';
 export * from './file-pages.ts';
 export * from './markdown.ts';
-export * from './patch-lines.ts';
 export * from './reasons.ts';
 export * from './session-state.ts';
 export * from './sessions-list.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePatch } from './patch-lines.ts';
+import { parsePatch } from './lines.ts';
 
 describe('parsePatch', () => {
   it('B24: numbers old and new lines through a hunk, keeping headers as meta', () => {
