@@ -144,6 +144,12 @@ export interface ToolCall {
 export const TOOL_ENDED_WITH_RUN = 'the agent reported no end for this tool call before its turn ended';
 export const SESSION_NO_LONGER_FOLLOWED =
   'not reported: the agent session was no longer followed (the least recently used of too many), so what it had open was closed';
+/**
+ * The `error` of a tool call closed by a hook payload that was over the body limit: only the
+ * payload's identifying top-level fields were read, so the tool's own answer is not known.
+ */
+export const hookBodyOverLimit = (bytes: number): string =>
+  `the hook payload was over the body limit (${bytes} bytes); the tool's answer was not read`;
 
 export interface FileSummary {
   id: string;

@@ -1,4 +1,4 @@
-import { SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
+import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
 import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
 import { hookSessionId } from './agents/common.ts';
@@ -126,8 +126,66 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     return outcome;
   }
 
+  /**
+   * A payload over the body limit, of which only `fields` (its top-level string fields, see
+   * `oversize.ts`) were read: it may only close what it refers to. The fields go through the agent's
+   * mapping; if that yields tool-call ends and nothing that opens or ends anything else (a pre-tool
+   * or prompt event opens nothing on a guess), each end is sent with only its ids and the error
+   * saying why, and the state moves on; otherwise nothing is sent and the state stays.
+   */
+  async function closeOversized(agent: string, fields: Record<string, string>, bytes: number): Promise<HookOutcome> {
+    const mapper = mapperOf(agent);
+    if (!mapper) return { sessionId: null, sent: 0, failures: [`no hook mapping for agent ${JSON.stringify(agent)}`] };
+    const probe = safeMap(mapper, fields, null);
+    const agentSession = probe instanceof Error ? null : probe.sessionId;
+    const over = `a payload over the body limit (${bytes} bytes)`;
+    if (agentSession === null) {
+      deps.log(`hook ${agent}: ${over} names no session: nothing closed`);
+      return { sessionId: null, sent: 0, failures: [] };
+    }
+    const key = hookSessionId(mapper.agent, agentSession);
+    const outcome = await queued(key, async (): Promise<HookOutcome> => {
+      const done: HookOutcome = { sessionId: key, sent: 0, failures: [] };
+      const mapping = safeMap(mapper, fields, key);
+      if (mapping instanceof Error) {
+        done.failures.push(`the ${mapper.agent} mapping failed on ${over}: ${mapping.message}`);
+        return done;
+      }
+      const ends = mapping.events.filter((e) => e.type === 'tool.completed');
+      const others = mapping.events.filter((e) => e.type !== 'tool.completed' && e.type !== 'session.upsert');
+      if (others.length > 0 || ends.length === 0) {
+        const what = others.length > 0 ? others.map((e) => e.type).join(', ') : 'no tool call to close';
+        done.failures.push(`${over} was not used (it would mean ${what}): only a tool call's end is taken from one`);
+        return done;
+      }
+      states.set(key, mapping.state);
+      for (const end of ends) {
+        if (end.type !== 'tool.completed') continue;
+        try {
+          await deps.bridge.handle(
+            parseBridgeEvent({
+              type: 'tool.completed',
+              session_id: key,
+              run_id: end.run_id,
+              tool_call_id: end.tool_call_id,
+              error: hookBodyOverLimit(bytes),
+            }),
+          );
+          done.sent++;
+          deps.log(`hook ${agent} (${key}): ${over}: closed the tool call ${end.tool_call_id} without its answer`);
+        } catch (err) {
+          done.failures.push(`tool.completed of ${over} refused: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      return done;
+    });
+    for (const f of outcome.failures) deps.log(`hook ${agent} (${key}): ${f}`);
+    return outcome;
+  }
+
   return {
     handle,
+    closeOversized,
     knows: (agent: string): boolean => mapperOf(agent) !== undefined,
     /** How the agent's hook answers can carry text to it, when they can. */
     replyOf: (agent: string): HookReply | undefined => mapperOf(agent)?.reply,

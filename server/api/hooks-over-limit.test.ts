@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { hookBodyOverLimit } from '../../shared/index.ts';
+import { createTempRepo } from '../test-support/temp-repo.ts';
+import { startTestServer, type RawResponse, type TestServer } from '../test-support/server-harness.ts';
+
+/**
+ * A hook payload over the body limit still closes the tool call it refers to (else its checkpoint
+ * keeps the workspace busy until the checkpoint expires): a Write of a 1.25 MiB file makes a
+ * PostToolUse of about 2.5 MiB, over the default 2 MiB limit.
+ */
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function setup() {
+  const logs: string[] = [];
+  const t = await startTestServer({ log: (m) => logs.push(m) });
+  cleanups.push(() => t.close());
+  const repo = createTempRepo({ files: { 'README.md': '# demo\n' }, git: true });
+  cleanups.push(() => repo.cleanup());
+  return { t, ws: repo.dir, logs };
+}
+
+const SESSION = 'a33f8774-2456-47b3-933a-f3f32a12051e';
+const BIG = 'line of a large file\n'.repeat(Math.ceil((1.25 * 1024 * 1024) / 21));
+
+/** A Claude Code payload in the field order the CLI sends (see the fixtures of claude-code). */
+function payload(ws: string, hookEvent: string, rest: Record<string, unknown>) {
+  return {
+    session_id: SESSION,
+    transcript_path: `/home/dev/.claude/projects/p/${SESSION}.jsonl`,
+    cwd: ws,
+    prompt_id: 'prompt-1',
+    permission_mode: 'acceptEdits',
+    hook_event_name: hookEvent,
+    ...rest,
+  };
+}
+const writeInput = (ws: string, content: string) => ({ file_path: path.join(ws, 'big.txt'), content });
+const preWrite = (ws: string, content: string) =>
+  payload(ws, 'PreToolUse', { tool_name: 'Write', tool_input: writeInput(ws, content), tool_use_id: 'toolu_big' });
+const postWrite = (ws: string, content: string) =>
+  payload(ws, 'PostToolUse', {
+    tool_name: 'Write',
+    tool_input: writeInput(ws, content),
+    tool_response: {
+      type: 'create',
+      filePath: path.join(ws, 'big.txt'),
+      content,
+      structuredPatch: [],
+      originalFile: null,
+      userModified: false,
+    },
+    tool_use_id: 'toolu_big',
+    duration_ms: 12,
+  });
+
+const postHook = (t: TestServer, body: string) =>
+  t.request('POST', '/api/hooks/claude-code', { headers: { 'content-type': 'application/json' }, body });
+
+/** The same POST sent chunked (no Content-Length), so the body parser reads it until the limit. */
+function postChunked(t: TestServer, body: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: t.server.port,
+        method: 'POST',
+        path: '/api/hooks/claude-code',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const text = raw.toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, raw, body: JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    const bytes = Buffer.from(body);
+    for (let i = 0; i < bytes.length; i += 64 * 1024) req.write(bytes.subarray(i, i + 64 * 1024));
+    req.end();
+  });
+}
+
+const detailOf = async (t: TestServer) =>
+  (await t.get(`/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}`)).body;
+const toolCalls = (d: { tool_calls: { tool_call_id: string; status: string; error: string | null }[] }) =>
+  d.tool_calls.map((c) => [c.tool_call_id, c.status, c.error]);
+const filesOf = (d: { changes: { change_id: string; files: { path: string }[] }[] }, id: string) =>
+  d.changes.find((c) => c.change_id === id)?.files.map((f) => f.path);
+const revert = (t: TestServer, changeId: string) =>
+  t.request(
+    'POST',
+    `/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}/workspace-run-changes/${encodeURIComponent(changeId)}/revert`,
+    { headers: { 'content-type': 'application/json' }, body: '{}' },
+  );
+
+async function openWrite(t: TestServer, ws: string) {
+  await postHook(t, JSON.stringify(payload(ws, 'UserPromptSubmit', { prompt: 'write a large file' })));
+  // The pre event carries the content once: under the limit, it opens the tool call.
+  const pre = await postHook(t, JSON.stringify(preWrite(ws, BIG)));
+  expect([pre.status, pre.body]).toEqual([200, {}]);
+  fs.writeFileSync(path.join(ws, 'big.txt'), BIG);
+}
+
+describe('a hook payload over the body limit', () => {
+  for (const [how, send] of [
+    ['announced by Content-Length', postHook],
+    ['sent chunked', postChunked],
+  ] as const) {
+    it(`a PostToolUse over the limit (${how}) closes its tool call, failed with the reason, and stores its change`, async () => {
+      const { t, ws, logs } = await setup();
+      await openWrite(t, ws);
+      const body = JSON.stringify(postWrite(ws, BIG));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2.5 * 1024 * 1024);
+      const res = await send(t, body);
+      expect([res.status, res.body]).toEqual([200, {}]);
+
+      const d = await detailOf(t);
+      expect(toolCalls(d)).toEqual([['toolu_big', 'failed', hookBodyOverLimit(Buffer.byteLength(body))]]);
+      expect(filesOf(d, 'tool:toolu_big')).toEqual(['big.txt']);
+      expect(logs.some((l) => l.includes('payload not read') && l.includes('larger than'))).toBe(true);
+      expect(logs.some((l) => l.includes('closed the tool call toolu_big without its answer'))).toBe(true);
+
+      // The turn ends; nothing of it is open, so a revert of the run is not refused as busy.
+      await postHook(t, JSON.stringify(payload(ws, 'Stop', { last_assistant_message: 'done' })));
+      const end = await detailOf(t);
+      expect(toolCalls(end)).toEqual([['toolu_big', 'failed', hookBodyOverLimit(Buffer.byteLength(body))]]);
+      const reverted = await revert(t, 'run:prompt-1');
+      expect(reverted.status).toBe(200);
+      expect(fs.existsSync(path.join(ws, 'big.txt'))).toBe(false);
+    });
+  }
+
+  it('while that tool call is open (its PostToolUse lost), a revert in the workspace is busy: the control', async () => {
+    const { t, ws } = await setup();
+    await postHook(t, JSON.stringify(payload(ws, 'UserPromptSubmit', { prompt: 'first', prompt_id: 'prompt-0' })));
+    fs.writeFileSync(path.join(ws, 'first.txt'), 'first\n');
+    await postHook(t, JSON.stringify(payload(ws, 'Stop', { prompt_id: 'prompt-0', last_assistant_message: 'ok' })));
+    await openWrite(t, ws);
+    const busy = await revert(t, 'run:prompt-0');
+    expect([busy.status, busy.body.error.code]).toEqual([409, 'workspace_busy']);
+    expect(toolCalls(await detailOf(t))).toEqual([['toolu_big', 'running', null]]);
+  });
+
+  it('a PostToolUse under the limit closes its tool call as completed (the control)', async () => {
+    const { t, ws } = await setup();
+    await openWrite(t, ws);
+    const small = 'x'.repeat(900 * 1024);
+    const body = JSON.stringify(postWrite(ws, small));
+    expect(Buffer.byteLength(body)).toBeLessThan(2 * 1024 * 1024);
+    expect((await postHook(t, body)).status).toBe(200);
+    const d = await detailOf(t);
+    expect(toolCalls(d)).toEqual([['toolu_big', 'completed', null]]);
+    expect(filesOf(d, 'tool:toolu_big')).toEqual(['big.txt']);
+  });
+
+  it('a PreToolUse over the limit opens nothing on a guess, and the agent still gets the neutral answer', async () => {
+    const { t, ws, logs } = await setup();
+    await postHook(t, JSON.stringify(payload(ws, 'UserPromptSubmit', { prompt: 'write a large file' })));
+    const huge = BIG + BIG;
+    const res = await postHook(t, JSON.stringify(preWrite(ws, huge)));
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const d = await detailOf(t);
+    expect(d.tool_calls).toEqual([]);
+    expect(d.runs.map((r: { status: string }) => r.status)).toEqual(['running']);
+    expect(logs.some((l) => l.includes('was not used (it would mean tool.started)'))).toBe(true);
+  });
+
+  it('a UserPromptSubmit over the limit starts no run', async () => {
+    const { t, ws, logs } = await setup();
+    const res = await postHook(t, JSON.stringify(payload(ws, 'UserPromptSubmit', { prompt: BIG + BIG })));
+    expect([res.status, res.body]).toEqual([200, {}]);
+    const detail = await t.get(`/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}`);
+    expect(detail.status).toBe(404);
+    expect(logs.some((l) => l.includes('was not used'))).toBe(true);
+  });
+});
