@@ -322,8 +322,7 @@ async function claimSession(q: Queryable, b: IngestBatch): Promise<AppliedRead> 
     // Claimed meanwhile by a transaction that has committed since: a new statement sees its row.
     owned = (await q.query<Owner>(OWNER_SQL, [b.sessionId])).rows[0]!;
   }
-  if (owned.edge !== b.edge)
-    throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: owned.edge });
+  if (owned.edge !== b.edge) throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: owned.edge });
   return owned;
 }
 
