@@ -78,6 +78,12 @@ export interface EdgeBatchRequest {
   /** The edge database's id (a recreated database is a new one). */
   database_id: string;
   session_id: string;
+  /**
+   * The edge outbox's highest position ever given when the batch was read: the rows it carries are
+   * as of then. The centre skips a batch read before one it already applied for the session.
+   * Absent from older edges (their batches are applied in the order they arrive).
+   */
+  read_seq?: number;
   entries: EdgeEntry[];
   blobs: EdgeBlob[];
 }

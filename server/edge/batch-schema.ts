@@ -177,6 +177,7 @@ const blob = z.object({
 const batch = z.object({
   database_id: z.string().regex(/^[0-9a-f]{8,64}$/),
   session_id: idSchema,
+  read_seq: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   entries: z.array(entry).min(1).max(MAX_BATCH_ENTRIES),
   blobs: z.array(blob).max(MAX_BATCH_ENTRIES),
 });
@@ -184,6 +185,8 @@ const batch = z.object({
 export interface ParsedBatch {
   databaseId: string;
   sessionId: string;
+  /** The edge outbox's highest position when the batch was read (absent from older edges). */
+  readSeq: number | undefined;
   entries: IngestEntry[];
   blobs: Map<string, IngestBlob>;
   /** Entries of finished runs and tool calls whose change the edge holds (by entry id). */
@@ -262,5 +265,12 @@ export function parseEdgeBatch(body: unknown, opts: { maxContentBytes: number })
   }
   const blobs = new Map<string, IngestBlob>();
   b.blobs.forEach((x, i) => blobs.set(x.sha256, checkedBlob(x, i, opts.maxContentBytes)));
-  return { databaseId: b.database_id, sessionId: b.session_id, entries, blobs, changeStored };
+  return {
+    databaseId: b.database_id,
+    sessionId: b.session_id,
+    readSeq: b.read_seq,
+    entries,
+    blobs,
+    changeStored,
+  };
 }

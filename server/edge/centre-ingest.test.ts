@@ -300,6 +300,88 @@ describe('the centre accepts edge batches', () => {
     expect((await send(c, batch(own))).body.error.code).toBe('session_conflict');
     expect((await send(c, b)).status).toBe(200);
   });
+
+  it('skips a batch read before one already applied: an older batch sent after a newer one changes nothing', async () => {
+    const c = await centre();
+    const newer = { ...batch(), read_seq: 20 };
+    newer.entries[0]!.row = { ...newer.entries[0]!.row, title: 'newer title' };
+    // The same session read earlier: its old title, the run still running, its content pending.
+    const older: EdgeBatchRequest = {
+      ...newer,
+      read_seq: 10,
+      blobs: [],
+      entries: newer.entries.map((e) => {
+        if (e.kind === 'session') return { ...e, row: { ...e.row, title: 'older title' } };
+        if (e.kind === 'run') return { ...e, row: { ...e.row, status: 'running', finished_at: null } };
+        if (e.kind === 'contents') {
+          const row = e.row as { change_id: string; rows: Record<string, unknown>[] };
+          return {
+            ...e,
+            row: { ...row, rows: row.rows.map((r) => ({ ...r, after_sha256: null, after_reason: 'pending' })) },
+          };
+        }
+        return e;
+      }),
+    };
+    const state = async () => {
+      const detail = (await c.get(`/api/hermes/sessions/${newer.session_id}`)).body;
+      const fileId = (newer.entries[2]!.row as { files: { id: string }[] }).files[0]!.id;
+      const content = (
+        await c.get(
+          `/api/hermes/sessions/${newer.session_id}/workspace-run-changes/run:r1/files/${fileId}/content?side=after`,
+        )
+      ).body.content;
+      return {
+        title: detail.session.title as string,
+        run: (detail.runs as { run_id: string; status: string }[]).find((r) => r.run_id === 'r1')?.status,
+        after: (content.omitted_reason as string | null) ?? 'kept',
+      };
+    };
+    // Controls: the older read applies while nothing newer is applied, and the newer one changes it.
+    expect((await send(c, older)).body).toEqual({ applied: [1, 2, 3, 4], skipped: [] });
+    expect(await state()).toEqual({ title: 'older title', run: 'running', after: 'not_stored' });
+    expect((await send(c, newer)).body).toEqual({ applied: [1, 2, 3, 4], skipped: [] });
+    const current = await state();
+    expect(current).toEqual({ title: 'newer title', run: 'completed', after: 'kept' });
+    // The older read arriving late is answered skipped (the edge removes it) and rolls nothing back.
+    expect((await send(c, older)).body).toEqual({ applied: [], skipped: [1, 2, 3, 4] });
+    expect(await state()).toEqual(current);
+    // The same read sent again (a lost answer) is applied again, changing nothing.
+    expect((await send(c, newer)).body).toEqual({ applied: [1, 2, 3, 4], skipped: [] });
+    expect(await state()).toEqual(current);
+  });
+
+  it('gives a new session id claimed by two edges at once to one of them and answers the other 409, never 500', async () => {
+    const c = await centre();
+    const b = batch();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const token = i % 2 === 0 ? TOKEN : CI_TOKEN;
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        const res = await send(c, b, token);
+        inFlight--;
+        return { edge: token === TOKEN ? 'laptop' : 'ci', status: res.status, code: res.body?.error?.code };
+      }),
+    );
+    // The claims really ran at once: every request was sent before the first answer came.
+    expect(mostInFlight).toBeGreaterThan(1);
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+    const owners = new Set(answers.filter((a) => a.status === 200).map((a) => a.edge));
+    expect(owners.size).toBe(1);
+    const [owner] = [...owners];
+    for (const a of answers)
+      expect(a).toEqual(
+        a.edge === owner
+          ? { edge: owner, status: 200, code: undefined }
+          : { edge: a.edge, status: 409, code: 'session_conflict' },
+      );
+    // The owner's batches still go in; the other edge's are still refused.
+    expect((await send(c, b, owner === 'laptop' ? TOKEN : CI_TOKEN)).status).toBe(200);
+    expect((await send(c, b, owner === 'laptop' ? CI_TOKEN : TOKEN)).status).toBe(409);
+  });
 });
 
 describe('an edge sending to a centre', () => {

@@ -148,6 +148,8 @@ export function createEdgeIngest(deps: EdgeIngestDeps) {
       const outcome = await store.ingest.apply({
         edge,
         sessionId: batch.sessionId,
+        databaseId: batch.databaseId,
+        readSeq: batch.readSeq,
         entries: batch.entries,
         blobs: batch.blobs,
         now: deps.now(),

@@ -148,6 +148,7 @@ export function createShipper(deps: ShipperDeps) {
     const body: EdgeBatchRequest = {
       database_id: await deps.outbox.databaseId(),
       session_id: batch.sessionId,
+      read_seq: batch.readSeq,
       entries: batch.entries,
       blobs: batch.blobs,
     };

@@ -124,6 +124,8 @@ async function edgeBatch(sessionId = 's1', more = 0): Promise<IngestBatch> {
   return {
     edge: 'laptop',
     sessionId,
+    databaseId: parsed.databaseId,
+    readSeq: read.readSeq,
     entries: parsed.entries,
     blobs: parsed.blobs,
     now: 3000,

@@ -42,6 +42,10 @@ export type IngestOutcome =
 export interface IngestBatch {
   edge: string;
   sessionId: string;
+  /** The edge database's id. */
+  databaseId: string;
+  /** The edge outbox's highest position when the batch was read (absent from older edges). */
+  readSeq?: number | undefined;
   entries: readonly IngestEntry[];
   blobs: ReadonlyMap<string, IngestBlob>;
   now: number;
@@ -57,14 +61,54 @@ class MissingBlobs extends Error {
 
 type Row = Record<string, unknown>;
 
+/** The newest read of an edge session a centre applied (`edge_sessions`; nulls: none recorded). */
+export interface AppliedRead {
+  database_id: string | null;
+  read_seq: number | null;
+}
+
+/**
+ * Whether a batch was read by its edge before one the centre already applied for the session: it
+ * then carries rows older than the ones stored (a session's title, a run's status, a content's
+ * state), whatever their kind, and is skipped whole. Reads of one edge database are ordered by the
+ * outbox's high-water mark, which never goes down; equal marks read the same rows (every write
+ * notes a new position), so a batch sent again is applied again. A batch of another database of
+ * that edge (recreated) starts a new order, and one without a mark (an older edge) is not ordered.
+ */
+export function readBeforeApplied(applied: AppliedRead, b: IngestBatch): boolean {
+  return (
+    b.readSeq !== undefined &&
+    applied.read_seq !== null &&
+    applied.database_id === b.databaseId &&
+    b.readSeq < applied.read_seq
+  );
+}
+
+/** The read recorded once a batch is applied (an unmarked batch keeps what was recorded). */
+export function readAfter(applied: AppliedRead, b: IngestBatch): AppliedRead {
+  return b.readSeq === undefined ? applied : { database_id: b.databaseId, read_seq: b.readSeq };
+}
+
+/** The answer to a batch read before one already applied: every entry skipped, nothing written. */
+export const skippedWhole = (b: IngestBatch): IngestOutcome => ({
+  ok: true,
+  effects: b.entries.map((e) => ({ id: e.id, kind: e.kind, item: e.item, action: 'skipped' as const })),
+});
+
 /** The stored columns `had` read hold what `row` would write. */
 export const same = (had: Row, row: Row): boolean => Object.keys(had).every((k) => had[k] === row[k]);
 
 /** Synchronous; the store binds it as `IngestApi` (`sqlite-store.ts`). */
 export function createIngestStore(db: Db, clock: WriteClock) {
   const owner = db.prepare<[string], string>('SELECT edge FROM edge_sessions WHERE session_id = ?').pluck();
+  const claim = db.prepare<[string], { edge: string } & AppliedRead>(
+    'SELECT edge, database_id, read_seq FROM edge_sessions WHERE session_id = ?',
+  );
   const own = db.prepare<[string, string, number]>(
     'INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)',
+  );
+  const noteRead = db.prepare<[string | null, number | null, string]>(
+    'UPDATE edge_sessions SET database_id = ?, read_seq = ? WHERE session_id = ?',
   );
   const sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck();
   const sessionRow = db.prepare<[string], Row>(
@@ -299,14 +343,19 @@ export function createIngestStore(db: Db, clock: WriteClock) {
   }
 
   const apply = db.transaction((b: IngestBatch): IngestOutcome => {
-    const owned = owner.get(b.sessionId);
-    if (owned !== undefined && owned !== b.edge) return { ok: false, reason: 'session_owned_elsewhere', owner: owned };
+    const owned = claim.get(b.sessionId);
+    if (owned !== undefined && owned.edge !== b.edge)
+      return { ok: false, reason: 'session_owned_elsewhere', owner: owned.edge };
     if (owned === undefined) {
       // A session this server stored itself (or one from before edges) is not taken over.
       if (sessionExists.get(b.sessionId) !== undefined)
         return { ok: false, reason: 'session_owned_elsewhere', owner: '(this server)' };
       own.run(b.sessionId, b.edge, b.now);
     }
+    const applied: AppliedRead = owned ?? { database_id: null, read_seq: null };
+    if (readBeforeApplied(applied, b)) return skippedWhole(b);
+    const next = readAfter(applied, b);
+    noteRead.run(next.database_id, next.read_seq, b.sessionId);
     const missing: string[] = [];
     const effects = b.entries.map((e): IngestEffect => ({
       id: e.id,

@@ -31,6 +31,11 @@ export interface OutboxBatch {
   entries: EdgeEntry[];
   /** Contents the entries reference that the centre is not known to hold. */
   blobs: EdgeBlob[];
+  /**
+   * The outbox's highest position ever given, when the batch was read (the rows are as of then).
+   * It never goes down (positions are never reused), so a later read of a session never has less.
+   */
+  readSeq: number;
   /** Every outbox seq the entries cover (an entry sent once for several notes covers them all). */
   seqs: number[];
   /** The batch's estimated size on the wire (bytes). */
@@ -229,6 +234,10 @@ export function createOutboxStore(db: Db) {
   const blobRow = db.prepare<[string], { size: number; codec: 'raw' | 'deflate'; data: Buffer }>(
     'SELECT size, codec, data FROM content_blobs WHERE sha256 = ?',
   );
+  // AUTOINCREMENT's high-water mark: kept when the entries holding it are removed.
+  const highestSeq = db
+    .prepare<[], number>("SELECT COALESCE(MAX(seq), 0) FROM sqlite_sequence WHERE name = 'edge_outbox'")
+    .pluck();
   const removeEntry = db.prepare<[number]>('DELETE FROM edge_outbox WHERE seq = ?');
   const noteSent = db.prepare<[string]>('INSERT OR IGNORE INTO edge_blobs_sent (sha256) VALUES (?)');
   const forgetSent = db.prepare<[string]>('DELETE FROM edge_blobs_sent WHERE sha256 = ?');
@@ -263,6 +272,7 @@ export function createOutboxStore(db: Db) {
 
   const read = db.transaction((sessionId: string, bounds: BatchBounds): OutboxBatch => {
     const notes = oldestOf.all(sessionId, bounds.maxEntries);
+    const readSeq = highestSeq.get()!;
     const entries: EdgeEntry[] = [];
     const blobs: EdgeBlob[] = [];
     const seqs: number[] = [];
@@ -310,7 +320,15 @@ export function createOutboxStore(db: Db) {
         // entry stays noted; once acknowledged, those contents count as held, so the next read
         // of the entry carries the next part, until it fits whole and is acknowledged.
         const part = partOfContents(entry, entryBlobs, bounds.maxBytes);
-        return { sessionId, entries: [part.entry], blobs: part.blobs, seqs: [], bytes: part.bytes, partial: true };
+        return {
+          sessionId,
+          entries: [part.entry],
+          blobs: part.blobs,
+          seqs: [],
+          bytes: part.bytes,
+          partial: true,
+          readSeq,
+        };
       }
       if (entries.length > 0 && bytes + size > bounds.maxBytes) break;
       bytes += size;
@@ -319,7 +337,7 @@ export function createOutboxStore(db: Db) {
       seqs.push(...pendingSeqs);
       pendingSeqs = [];
     }
-    return { sessionId, entries, blobs, seqs, bytes, partial: false };
+    return { sessionId, entries, blobs, seqs, bytes, partial: false, readSeq };
   });
 
   const ack = db.transaction((seqs: readonly number[], blobs: readonly string[], at: number | undefined) => {

@@ -1,6 +1,16 @@
 import type { EdgeContentRow, EdgeFileRow } from '../../../shared/index.ts';
 import { totalsOf } from '../changes.ts';
-import { same, type IngestBatch, type IngestEffect, type IngestEntry, type IngestOutcome } from '../ingest.ts';
+import {
+  readAfter,
+  readBeforeApplied,
+  same,
+  skippedWhole,
+  type AppliedRead,
+  type IngestBatch,
+  type IngestEffect,
+  type IngestEntry,
+  type IngestOutcome,
+} from '../ingest.ts';
 import { CONTENT_SIDE_COLUMNS } from '../contents.ts';
 import {
   EDGE_CHANGE_COLUMNS,
@@ -287,28 +297,48 @@ async function applyEntry(
   }
 }
 
+const OWNER_SQL = 'SELECT edge, database_id, read_seq FROM edge_sessions WHERE session_id = $1 FOR UPDATE';
+
+/**
+ * The session's owner, claimed for `b.edge` when it has none, and locked until the batch's
+ * transaction ends (the batches of one session are applied one at a time). Race-safe: of two
+ * batches claiming one new session at once (two edges, or two replicas), one inserts and the other's
+ * insert waits for it, then does nothing and reads the owner that committed; an edge that lost is
+ * refused as `session_owned_elsewhere`, never failed.
+ */
+async function claimSession(q: Queryable, b: IngestBatch): Promise<AppliedRead> {
+  type Owner = { edge: string } & AppliedRead;
+  let owned = (await q.query<Owner>(OWNER_SQL, [b.sessionId])).rows[0];
+  if (owned === undefined) {
+    // A session this server stored itself (or one from before edges) is not taken over.
+    if (await exists(q, 'SELECT 1 FROM sessions WHERE id = $1', [b.sessionId]))
+      throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: '(this server)' });
+    const { rowCount } = await q.query(
+      `INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES ($1, $2, $3)
+       ON CONFLICT (session_id) DO NOTHING`,
+      [b.sessionId, b.edge, b.now],
+    );
+    if (rowCount === 1) return { database_id: null, read_seq: null };
+    // Claimed meanwhile by a transaction that has committed since: a new statement sees its row.
+    owned = (await q.query<Owner>(OWNER_SQL, [b.sessionId])).rows[0]!;
+  }
+  if (owned.edge !== b.edge) throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: owned.edge });
+  return owned;
+}
+
 export function createPgIngest(x: Exec): IngestApi {
   return {
     async apply(b) {
       try {
         return await x.atomic(async (q) => {
-          // Two first batches of one session racing on two replicas: one insert fails, that edge retries.
-          const { rows } = await q.query<{ edge: string }>(
-            'SELECT edge FROM edge_sessions WHERE session_id = $1 FOR UPDATE',
-            [b.sessionId],
-          );
-          const owned = rows[0]?.edge;
-          if (owned !== undefined && owned !== b.edge)
-            throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: owned });
-          if (owned === undefined) {
-            if (await exists(q, 'SELECT 1 FROM sessions WHERE id = $1', [b.sessionId]))
-              throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: '(this server)' });
-            await q.query('INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES ($1, $2, $3)', [
-              b.sessionId,
-              b.edge,
-              b.now,
-            ]);
-          }
+          const owned = await claimSession(q, b);
+          if (readBeforeApplied(owned, b)) return skippedWhole(b);
+          const next = readAfter(owned, b);
+          await q.query('UPDATE edge_sessions SET database_id = $1, read_seq = $2 WHERE session_id = $3', [
+            next.database_id,
+            next.read_seq,
+            b.sessionId,
+          ]);
           const missing: string[] = [];
           const effects: IngestEffect[] = [];
           for (const e of b.entries)
