@@ -1,30 +1,17 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runRundiff } from '../test-support/cli-process.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FIRST_FILES_PAGE, type FileSummary } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo } from '../test-support/index.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-function rundiff(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+const rundiff = (args: string[], cwd: string) => runRundiff(args, cwd);
 
 const name = (i: number) => `src/f${String(i).padStart(3, '0')}.txt`;
 

@@ -1,29 +1,17 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runRundiff } from '../test-support/cli-process.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir } from '../test-support/index.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-function rundiff(args: string[], cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+const rundiff = (args: string[], cwd: string, env: Record<string, string>) =>
+  runRundiff(args, cwd, { HOME: cwd, ...env });
 
 /** A folder of the test's own, with the database a run would fall back to (never created here). */
 function folder() {

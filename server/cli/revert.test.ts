@@ -1,32 +1,16 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runRundiff } from '../test-support/cli-process.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
 
 /** `rundiff revert` through the real binary against a real server and workspace. */
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function rundiff(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const rundiff = (args: string[], cwd: string) => runRundiff(args, cwd);
 
 async function setup(): Promise<{ t: TestServer; repo: TempRepo }> {
   const t = await startTestServer();
