@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { DIR_FLAGS, HAS_PROC_FD } from './descriptors.ts';
 
 /**
  * Reaching files on paths longer than one system call accepts. Linux refuses a path of PATH_MAX
@@ -13,20 +14,6 @@ import fs from 'node:fs';
 /** The longest path, in bytes, that one system call takes (PATH_MAX less its NUL). */
 export const MAX_SYSCALL_PATH_BYTES = 4095;
 
-const DIR_FLAGS =
-  fs.constants.O_RDONLY |
-  (fs.constants.O_DIRECTORY ?? 0) |
-  (fs.constants.O_NOFOLLOW ?? 0) |
-  (fs.constants.O_NOCTTY ?? 0);
-
-const procFd = (() => {
-  try {
-    return fs.statSync('/proc/self/fd').isDirectory();
-  } catch {
-    return false;
-  }
-})();
-
 const SLASH = 0x2f;
 
 function bytesOf(p: string | Buffer): Buffer {
@@ -36,7 +23,7 @@ function bytesOf(p: string | Buffer): Buffer {
 /** True when `abs` must be reached a folder at a time (and can be: Linux, with `/proc`). */
 export function isLongPath(abs: string | Buffer): boolean {
   const n = typeof abs === 'string' ? Buffer.byteLength(abs, 'utf8') : abs.length;
-  return n > MAX_SYSCALL_PATH_BYTES && procFd;
+  return n > MAX_SYSCALL_PATH_BYTES && HAS_PROC_FD;
 }
 
 /** `/proc/self/fd/N/` followed by `name`'s bytes (text when it is all ASCII). */

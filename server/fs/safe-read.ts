@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { keyToBytes, type PathKey } from '../paths/index.ts';
+import { DIR_FLAGS, HAS_PROC_FD, realPrefixOf } from './descriptors.ts';
 import { isLongPath, openLongFolder, withReachablePath } from './long-path.ts';
 
 /**
@@ -19,13 +20,6 @@ const OPEN_FLAGS =
   fs.constants.O_RDONLY |
   (fs.constants.O_NOFOLLOW ?? 0) |
   (fs.constants.O_NONBLOCK ?? 0) |
-  (fs.constants.O_NOCTTY ?? 0);
-
-/** A folder opened without following a final symlink (safe-write opens each folder on the way so). */
-export const DIR_FLAGS =
-  fs.constants.O_RDONLY |
-  (fs.constants.O_DIRECTORY ?? 0) |
-  (fs.constants.O_NOFOLLOW ?? 0) |
   (fs.constants.O_NOCTTY ?? 0);
 
 /** Why a workspace entry could not be read as a file. */
@@ -67,17 +61,9 @@ export interface SafeRoot {
   fd?: number;
 }
 
-const procFd = (() => {
-  try {
-    return fs.statSync('/proc/self/fd').isDirectory();
-  } catch {
-    return false;
-  }
-})();
-
 export function safeRoot(root: string): SafeRoot {
   const real = fs.realpathSync(root);
-  return { root, realPrefix: Buffer.from(real.endsWith('/') ? real : real + '/', 'utf8') };
+  return { root, realPrefix: realPrefixOf(real) };
 }
 
 /**
@@ -89,7 +75,7 @@ export function safeRoot(root: string): SafeRoot {
  * Close it with `closeRoot`.
  */
 export function openRoot(real: string): SafeRoot | null {
-  if (!procFd) return null;
+  if (!HAS_PROC_FD) return null;
   let fd: number;
   try {
     fd = fs.openSync(real, DIR_FLAGS);
@@ -98,8 +84,7 @@ export function openRoot(real: string): SafeRoot | null {
   }
   try {
     const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    if (where.equals(Buffer.from(real, 'utf8')))
-      return { root: real, realPrefix: Buffer.from(real.endsWith('/') ? real : real + '/', 'utf8'), fd };
+    if (where.equals(Buffer.from(real, 'utf8'))) return { root: real, realPrefix: realPrefixOf(real), fd };
   } catch {
     // fall through: not usable
   }
@@ -143,7 +128,7 @@ function startsWith(full: Buffer, prefix: Buffer): boolean {
 
 /** True when the open descriptor `fd` (opened as `abs`) is a file below the root. */
 function openedInside(root: SafeRoot, fd: number, abs: string | Buffer, stat: fs.Stats): boolean {
-  if (procFd) {
+  if (HAS_PROC_FD) {
     const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
     return startsWith(where, prefixOf(root));
   }
@@ -364,7 +349,7 @@ export interface FolderInside {
  * which says why each cannot be read. The caller closes `fd` with `closeFolder`.
  */
 export function openFolderInside(root: SafeRoot, key: PathKey): FolderInside | null {
-  if (!procFd) return null;
+  if (!HAS_PROC_FD) return null;
   // A root held open is reopened as its own `.`: its descriptor's magic link is not followed
   // under O_NOFOLLOW as a final name.
   const base = baseOf(root);

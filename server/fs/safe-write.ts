@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { PathKey } from '../paths/index.ts';
+import { DIR_FLAGS } from './descriptors.ts';
 import {
-  DIR_FLAGS,
   openFolderInside,
   closeFolder,
   pathBelow,
