@@ -187,15 +187,18 @@ export function scanTree(req: ScanRequest): ScanTable {
     // A folder whose path is too long for one call is opened a folder at a time and listed, and
     // its files measured, through its descriptor: such files are recorded like any other.
     let heldFd: number | null = null;
+    let here: string | Buffer = abs;
     let entries: Entry[];
     try {
-      if (isLongPath(abs)) heldFd = openLongFolder(abs);
-      entries = readFolder(heldFd === null ? abs : `/proc/self/fd/${heldFd}`);
+      if (isLongPath(abs)) {
+        heldFd = openLongFolder(abs);
+        here = `/proc/self/fd/${heldFd}`;
+      }
+      entries = readFolder(here);
     } catch {
       if (heldFd !== null) fs.closeSync(heldFd);
       continue; // vanished or unreadable folder: nothing recorded, not "listed"
     }
-    const here: string | Buffer = heldFd === null ? abs : `/proc/self/fd/${heldFd}`;
     const subdirs: number[] = [];
     try {
       if (req.mode === 'git' && !isStart && entries.some((e) => e.key === '.git')) {
