@@ -1,7 +1,7 @@
 import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
 import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
-import { hookSessionId } from './agents/common.ts';
+import { hookSessionId } from './agents/kit.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
 import {
   HOOK_AGENTS,

@@ -24,9 +24,10 @@ export const workspaceSchema = z
   .refine((s) => !s.includes('\0'), { message: 'must not contain NUL' })
   .refine((s) => path.isAbsolute(s), { message: 'must be an absolute path' });
 
-const MIB = 1024 * 1024;
+/** A message's `content`: at most 1 MiB of UTF-8. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** `error` texts of runs and tool calls (stack traces included) up to 64 KiB. */
-const MAX_ERROR_BYTES = 64 * 1024;
+export const MAX_ERROR_BYTES = 64 * 1024;
 export const errorTextSchema = z
   .string()
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_ERROR_BYTES, { message: 'must be at most 64 KiB' });
@@ -48,7 +49,7 @@ export const bridgeEventSchema = z.discriminatedUnion('type', [
     role: z.enum(['user', 'assistant', 'tool']),
     content: z
       .string()
-      .refine((s) => Buffer.byteLength(s, 'utf8') <= MIB, { message: 'must be at most 1 MiB (UTF-8)' }),
+      .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_MESSAGE_BYTES, { message: 'must be at most 1 MiB (UTF-8)' }),
     message_id: idSchema.optional(),
     run_id: idSchema.optional(),
     tool_call_id: idSchema.optional(),

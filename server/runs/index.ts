@@ -9,4 +9,6 @@ export {
   idSchema,
   workspaceSchema,
   errorTextSchema,
+  MAX_MESSAGE_BYTES,
+  MAX_ERROR_BYTES,
 } from './event-schema.ts';

@@ -4,7 +4,7 @@ import { loadFixture, payloadsOf } from '../fixtures/replay.ts';
 import { initialHookState, type AgentMapper, type HookSessionState } from '../types.ts';
 import { claudeCodeMapper } from './claude-code.ts';
 import { codexMapper } from './codex.ts';
-import { MAX_SUMMARY_CHARS, toolSummary } from './common.ts';
+import { MAX_SUMMARY_CHARS, toolSummary, TRUNCATED } from './kit.ts';
 
 const W = '/work/space';
 
@@ -155,7 +155,7 @@ describe('tool summaries', () => {
     const long = toolSummary('Bash', { command: `echo ${'x'.repeat(5000)}\nrm -rf\u0000 /tmp/y` }, W);
     expect([...long].length).toBe(MAX_SUMMARY_CHARS);
     expect(long.includes('\n') || long.includes('\u0000')).toBe(false);
-    expect(long.endsWith('…')).toBe(true);
+    expect(long.endsWith(TRUNCATED)).toBe(true);
     expect(toolSummary('Bash', { command: 'a\n\tb\u0000c\u2028d' }, W)).toBe('Bash: a b c d');
   });
   it('name the file of an edit relative to the workspace, and keep an outside path whole', () => {

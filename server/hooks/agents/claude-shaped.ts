@@ -2,19 +2,20 @@ import path from 'node:path';
 import type { BridgeEvent } from '../../../shared/index.ts';
 import type { AgentMapper, HookAgent, HookMapping, HookSessionState } from '../types.ts';
 import {
-  asObject,
-  boundedError,
-  boundedText,
+  bounded,
   closeTool,
+  ERROR_BOUND,
   hookSessionId,
-  oneLine,
+  isObject,
+  MESSAGE_BOUND,
+  noMapping,
   openTool,
-  READ_ONLY_TOOLS,
+  sessionTitle,
   str,
   toolSummary,
   workspaceOf,
-  type Payload,
-} from './common.ts';
+  type Json,
+} from './kit.ts';
 
 /**
  * The hook payloads of Claude Code, which Codex copied: every payload carries `session_id`, `cwd`
@@ -24,6 +25,21 @@ import {
  * that only read); PostToolUse / PostToolUseFailure -> tool.completed; Stop -> the reply +
  * run.completed; StopFailure -> run.failed.
  */
+/**
+ * Tools that only read: they change no file, so they get no checkpoint and no block of their own
+ * (a checkpoint costs a scan of the workspace on every call).
+ */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  'Read',
+  'Grep',
+  'Glob',
+  'LS',
+  'WebFetch',
+  'WebSearch',
+  'NotebookRead',
+  'TodoWrite',
+]);
+
 export interface ClaudeShapedOptions {
   agent: HookAgent;
   /** The name shown in session titles. */
@@ -37,19 +53,20 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
   const { agent, label } = opts;
 
   function map(raw: unknown, state: HookSessionState): HookMapping {
-    const p = asObject(raw);
-    const agentSession = str(p, 'session_id');
-    if (p === null || agentSession === null) return { sessionId: null, events: [], state };
+    if (!isObject(raw)) return noMapping(state);
+    const p = raw;
+    const agentSession = str(p.session_id);
+    if (agentSession === undefined) return noMapping(state);
     const session_id = hookSessionId(agent, agentSession);
-    const cwd = str(p, 'cwd');
+    const cwd = str(p.cwd);
     const workspace = workspaceOf(cwd);
     const at = (w: string | undefined) => (w !== undefined ? { workspace: w } : {});
     const events: BridgeEvent[] = [];
     let next = state;
-    const hookEvent = str(p, 'hook_event_name');
+    const hookEvent = str(p.hook_event_name);
 
     if (hookEvent === 'SessionStart' || state.announced !== true) {
-      const title = oneLine(`${label}${cwd !== null ? ` · ${path.basename(cwd)}` : ''}`, 500);
+      const title = sessionTitle(`${label}${cwd !== undefined ? ` · ${path.basename(cwd)}` : ''}`);
       events.push({ type: 'session.upsert', session_id, title, ...at(workspace) });
       next = { ...next, announced: true };
     }
@@ -75,41 +92,41 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
             error: 'a new prompt arrived before this one reported its end (interrupted?)',
           });
         }
-        const run_id = str(p, opts.promptIdField) ?? `prompt-${next.prompts + 1}`;
+        const run_id = str(p[opts.promptIdField]) ?? `prompt-${next.prompts + 1}`;
         next = { ...next, runId: run_id, prompts: next.prompts + 1 };
         events.push({ type: 'run.started', session_id, run_id, source: 'coding-agent', ...at(workspace) });
-        const prompt = str(p, 'prompt');
-        if (prompt !== null)
+        const prompt = str(p.prompt);
+        if (prompt !== undefined)
           events.push({
             type: 'message',
             session_id,
             role: 'user',
-            content: boundedText(prompt),
+            content: bounded(prompt, MESSAGE_BOUND),
             run_id,
             message_id: `${run_id}:prompt`,
           });
         break;
       }
       case 'PreToolUse': {
-        const tool = str(p, 'tool_name') ?? 'tool';
+        const tool = str(p.tool_name) ?? 'tool';
         if (READ_ONLY_TOOLS.has(tool)) break;
         const run_id = ensureRun();
-        let tool_call_id = str(p, 'tool_use_id');
+        let tool_call_id = str(p.tool_use_id);
         next = { ...next, tools: next.tools + 1 };
-        if (tool_call_id === null) {
+        if (tool_call_id === undefined) {
           tool_call_id = `tool-${next.tools}`;
           next = openTool(next, tool, tool_call_id);
         }
-        const name = toolSummary(tool, p.tool_input, cwd);
+        const name = toolSummary(tool, p.tool_input, workspace);
         events.push({ type: 'tool.started', session_id, run_id, tool_call_id, name, ...at(workspace) });
         break;
       }
       case 'PostToolUse':
       case 'PostToolUseFailure': {
-        const tool = str(p, 'tool_name') ?? 'tool';
+        const tool = str(p.tool_name) ?? 'tool';
         const run_id = next.runId;
         if (READ_ONLY_TOOLS.has(tool) || run_id === null) break;
-        let tool_call_id = str(p, 'tool_use_id');
+        let tool_call_id: string | null = str(p.tool_use_id) ?? null;
         if (tool_call_id === null) {
           const closed = closeTool(next, tool);
           next = closed.state;
@@ -122,20 +139,20 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
           session_id,
           run_id,
           tool_call_id,
-          ...(failed ? { error: boundedError(errorText(p) ?? 'the tool call failed') } : {}),
+          ...(failed ? { error: bounded(errorText(p) ?? 'the tool call failed', ERROR_BOUND) } : {}),
         });
         break;
       }
       case 'Stop': {
         if (next.runId === null) break;
         const run_id = next.runId;
-        const reply = str(p, 'last_assistant_message');
-        if (reply !== null)
+        const reply = str(p.last_assistant_message);
+        if (reply !== undefined)
           events.push({
             type: 'message',
             session_id,
             role: 'assistant',
-            content: boundedText(reply),
+            content: bounded(reply, MESSAGE_BOUND),
             run_id,
             message_id: `${run_id}:reply`,
           });
@@ -150,7 +167,7 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
           hookEvent === 'SessionEnd'
             ? 'the session ended before the prompt reported its end'
             : (errorText(p) ?? 'the turn ended with an error');
-        events.push({ type: 'run.failed', session_id, run_id: next.runId, error: boundedError(error) });
+        events.push({ type: 'run.failed', session_id, run_id: next.runId, error: bounded(error, ERROR_BOUND) });
         next = { ...next, runId: null, openTools: {} };
         break;
       }
@@ -162,7 +179,7 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
 }
 
 /** The failure text of a payload: `error` as a string, or its JSON, else null. */
-function errorText(p: Payload): string | null {
+function errorText(p: Json): string | null {
   const e = p.error ?? p.error_details;
   if (typeof e === 'string' && e !== '') return e;
   if (e !== undefined && e !== null) return JSON.stringify(e);

@@ -1,22 +1,33 @@
 import path from 'node:path';
 import { jsonDepth, MAX_JSON_DEPTH, TOOL_ENDED_WITH_RUN, type BridgeEvent } from '../../../shared/index.ts';
-import { isValidId } from '../../runs/index.ts';
+import { isValidId, MAX_ERROR_BYTES, MAX_MESSAGE_BYTES } from '../../runs/index.ts';
 import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
 
 /**
- * The steps every agent mapping is made of: open the session, start and end a prompt's run, start
- * and end a tool call (by the agent's call id, or paired in order when the agent gives none), and
- * the bounded summaries and texts the events carry. Pure: it only builds events and the next state.
+ * The toolkit every agent mapping is made of: the readers of a payload, the bounded summaries and
+ * texts the events carry (one bound and one marker for every agent), and the steps: open the
+ * session, start and end a prompt's run, start and end a tool call (by the agent's call id, or
+ * paired in order when the agent gives none). Pure: it only builds events and the next state.
  */
 
-/** A tool card's name: the tool and a short summary of its input, one line. */
-export const MAX_TOOL_NAME_CHARS = 200;
-/** Prompts and replies are cut well below the bridge's 1 MiB message limit (4 bytes per char at most). */
-export const MAX_MESSAGE_CHARS = 256 * 1024;
-/** Error texts are cut well below the bridge's 64 KiB limit. */
-export const MAX_ERROR_CHARS = 8 * 1024;
+/** A tool card's name: the tool and a short summary of its input, one line, in characters. */
+export const MAX_SUMMARY_CHARS = 200;
+/** A session title, in characters (the bridge's bound). */
+export const MAX_TITLE_CHARS = 500;
 
-const TRUNCATED = ' … [truncated]';
+/** What ends a text that was cut, for every agent and every field. */
+export const TRUNCATED = ' … [truncated]';
+
+/**
+ * A text bound: characters (code points) for one-line names, UTF-8 bytes for message and error
+ * texts (the unit the bridge measures them in).
+ */
+export type TextBound = { chars: number } | { bytes: number };
+
+/** Prompts, replies and tool messages: the bridge's own 1 MiB, so a hook keeps what any client could send. */
+export const MESSAGE_BOUND: TextBound = { bytes: MAX_MESSAGE_BYTES };
+/** Error texts of runs and tool calls: the bridge's own 64 KiB. */
+export const ERROR_BOUND: TextBound = { bytes: MAX_ERROR_BYTES };
 
 export type Json = Record<string, unknown>;
 
@@ -24,16 +35,32 @@ export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !=
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** A text cut to `max` characters (code points), saying so when it was cut. */
-export function bounded(text: string, max: number): string {
-  const chars = [...text];
-  if (chars.length <= max) return text;
-  return chars.slice(0, max - TRUNCATED.length).join('') + TRUNCATED;
+/** The rundiff session id of an agent's session: agents never share a session. */
+export const hookSessionId = (agent: HookAgent, agentSessionId: string): string => `${agent}:${agentSessionId}`;
+
+/**
+ * A text within `bound`, cut on a character boundary and ending in `TRUNCATED` when it was cut
+ * (the marker counts against the bound).
+ */
+export function bounded(text: string, bound: TextBound): string {
+  const size = 'chars' in bound ? (s: string) => [...s].length : (s: string) => Buffer.byteLength(s, 'utf8');
+  const max = 'chars' in bound ? bound.chars : bound.bytes;
+  if (size(text) <= max) return text;
+  const budget = max - size(TRUNCATED);
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    const n = size(ch);
+    if (used + n > budget) break;
+    out += ch;
+    used += n;
+  }
+  return out + TRUNCATED;
 }
 
-/** One line: control characters and runs of white space become one space. */
-function oneLine(text: string): string {
-  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+/** One line: control characters, lone surrogates and runs of white space become one space. */
+export function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
 }
 
 /** Input fields that say best what a tool call does, in order of preference. */
@@ -43,6 +70,7 @@ const SUMMARY_FIELDS = [
   'commands',
   'file_path',
   'filePath',
+  'notebook_path',
   'absolute_path',
   'path',
   'paths',
@@ -52,9 +80,11 @@ const SUMMARY_FIELDS = [
   'url',
 ];
 
-const PATH_FIELDS = new Set(['file_path', 'filePath', 'absolute_path', 'path', 'paths', 'dir_path']);
+const PATH_FIELDS = new Set(['file_path', 'filePath', 'notebook_path', 'absolute_path', 'path', 'paths', 'dir_path']);
+/** A `command` given as a list is one command's argv (Codex's shell calls); other lists hold several items. */
+const ARGV_FIELDS = new Set(['command', 'cmd']);
 
-/** A path inside the workspace is shown relative to it, as the other agents' cards show theirs. */
+/** A path inside the workspace is shown relative to it; a path outside it stays whole. */
 function shownPath(file: string, workspace: string | undefined): string {
   if (!workspace || !path.isAbsolute(file)) return file;
   const rel = path.relative(workspace, file);
@@ -70,17 +100,23 @@ export function summarizeInput(input: unknown, workspace?: string): string {
     const shown = (x: string) => (PATH_FIELDS.has(key) ? shownPath(x, workspace) : x);
     if (typeof v === 'string' && v.trim()) return oneLine(shown(v));
     if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'))
-      return oneLine((v as string[]).map(shown).join('; '));
+      return oneLine((v as string[]).map(shown).join(ARGV_FIELDS.has(key) ? ' ' : '; '));
   }
   // Arguments without a command or path (an MCP call's) may hold anything: the card shows the tool alone.
   return '';
 }
 
-/** The tool card's name: `tool: summary`, bounded. */
-export function toolCardName(tool: string, input: unknown, workspace?: string): string {
+/**
+ * A tool card's name, the same for every agent: `tool: summary` (the command of a shell call, the
+ * file of an edit relative to the workspace), else the tool alone; one line, bounded.
+ */
+export function toolSummary(tool: string, input: unknown, workspace?: string): string {
   const summary = summarizeInput(input, workspace);
-  return bounded(summary ? `${oneLine(tool)}: ${summary}` : oneLine(tool), MAX_TOOL_NAME_CHARS);
+  return bounded(summary ? `${oneLine(tool)}: ${summary}` : oneLine(tool), { chars: MAX_SUMMARY_CHARS });
 }
+
+/** A session title: one line, bounded. */
+export const sessionTitle = (title: string): string => bounded(oneLine(title), { chars: MAX_TITLE_CHARS });
 
 /** An absolute workspace path, or undefined (the bridge refuses anything else). */
 export function workspaceOf(...candidates: unknown[]): string | undefined {
@@ -150,7 +186,7 @@ export class Mapping {
     /** A value that differs between payloads (the agent's timestamp), for made-up ids. */
     readonly stamp: unknown,
   ) {
-    this.sessionId = `${agent}:${agentSessionId}`;
+    this.sessionId = hookSessionId(agent, agentSessionId);
     this.state = copyState(state);
     this.fresh = !state.announced && state.runId === null && state.prompts === 0 && state.tools === 0;
   }
@@ -164,7 +200,11 @@ export class Mapping {
     stamp?: unknown,
   ): Mapping | null {
     // An empty id would put every session of the agent into one.
-    if (typeof agentSessionId !== 'string' || agentSessionId.trim() === '' || !isValidId(`${agent}:${agentSessionId}`))
+    if (
+      typeof agentSessionId !== 'string' ||
+      agentSessionId.trim() === '' ||
+      !isValidId(hookSessionId(agent, agentSessionId))
+    )
       return null;
     return new Mapping(agentSessionId, agent, state, workspace, stamp);
   }
@@ -180,7 +220,7 @@ export class Mapping {
     this.events.push({
       type: 'session.upsert',
       session_id: this.sessionId,
-      ...(title ? { title: bounded(oneLine(title), 500) } : {}),
+      ...(title ? { title: sessionTitle(title) } : {}),
       ...(this.workspace ? { workspace: this.workspace } : {}),
     });
     return this;
@@ -198,7 +238,7 @@ export class Mapping {
         type: 'message',
         session_id: this.sessionId,
         role: 'user',
-        content: bounded(prompt, MAX_MESSAGE_CHARS),
+        content: bounded(prompt, MESSAGE_BOUND),
         run_id: runId,
       });
     this.events.push({
@@ -222,7 +262,7 @@ export class Mapping {
       session_id: this.sessionId,
       run_id: this.state.runId!,
       tool_call_id: callId,
-      name: toolCardName(tool, input, this.workspace),
+      name: toolSummary(tool, input, this.workspace),
       ...(this.workspace ? { workspace: this.workspace } : {}),
     });
     return this;
@@ -247,7 +287,7 @@ export class Mapping {
       session_id: this.sessionId,
       run_id: this.state.runId,
       tool_call_id: callId!,
-      ...(error ? { error: bounded(error, MAX_ERROR_CHARS) } : {}),
+      ...(error ? { error: bounded(error, ERROR_BOUND) } : {}),
     });
     return this;
   }
@@ -259,7 +299,7 @@ export class Mapping {
       type: 'message',
       session_id: this.sessionId,
       role,
-      content: bounded(content, MAX_MESSAGE_CHARS),
+      content: bounded(content, MESSAGE_BOUND),
       ...(this.state.runId ? { run_id: this.state.runId } : {}),
     });
     return this;
@@ -281,7 +321,7 @@ export class Mapping {
             type: 'run.failed',
             session_id: this.sessionId,
             run_id: runId,
-            error: bounded(outcome.failed || 'failed', MAX_ERROR_CHARS),
+            error: bounded(outcome.failed || 'failed', ERROR_BOUND),
           }
         : { type: 'run.completed', session_id: this.sessionId, run_id: runId },
     );
@@ -307,3 +347,22 @@ export function safely(state: HookSessionState, body: () => HookMapping): HookMa
 /** Lower-case name lookup for the read-only tool lists. */
 export const nameSet = (...names: string[]): ReadonlySet<string> => new Set(names.map((n) => n.toLowerCase()));
 export const isIn = (set: ReadonlySet<string>, tool: string): boolean => set.has(tool.toLowerCase());
+
+/**
+ * Pairing for a mapping that keeps its own state (Claude Code's shape) when the agent gives no
+ * tool-call id: a pre event opens an id under its tool's name, the next post event of the same tool
+ * closes the oldest one.
+ */
+export function openTool(state: HookSessionState, toolName: string, id: string): HookSessionState {
+  const open = state.openTools[toolName] ?? [];
+  return { ...state, openTools: { ...state.openTools, [toolName]: [...open, id] } };
+}
+export function closeTool(state: HookSessionState, toolName: string): { id: string | null; state: HookSessionState } {
+  const open = state.openTools[toolName] ?? [];
+  if (open.length === 0) return { id: null, state };
+  const rest = open.slice(1);
+  const openTools = { ...state.openTools };
+  if (rest.length === 0) delete openTools[toolName];
+  else openTools[toolName] = rest;
+  return { id: open[0]!, state: { ...state, openTools } };
+}

@@ -1,6 +1,6 @@
 import { MAX_REVIEW_TEXT_BYTES, type ReviewTextBound } from '../../../shared/index.ts';
 import type { HookReply, ReplySlot } from '../types.ts';
-import { asObject, str } from './common.ts';
+import { isObject, str } from './kit.ts';
 
 /**
  * The hook answers that carry text to an agent, for the agents whose documentation names a field
@@ -31,6 +31,9 @@ export const CODEX_TEXT_BOUND: ReviewTextBound = { max: 6000, unit: 'bytes' };
  */
 export const GEMINI_TEXT_BOUND: ReviewTextBound = { max: MAX_REVIEW_TEXT_BYTES, unit: 'bytes' };
 
+const eventName = (payload: unknown): string | undefined =>
+  isObject(payload) ? str(payload.hook_event_name) : undefined;
+
 /**
  * Claude Code: UserPromptSubmit's `hookSpecificOutput.additionalContext` is added to the prompt's
  * context; a Stop hook's `{decision: "block", reason}` keeps the agent going with the reason as its
@@ -40,10 +43,10 @@ export const GEMINI_TEXT_BOUND: ReviewTextBound = { max: MAX_REVIEW_TEXT_BYTES, 
 export const claudeCodeReply: HookReply = {
   bound: CLAUDE_CODE_TEXT_BOUND,
   slot(payload) {
-    const p = asObject(payload);
-    const event = str(p, 'hook_event_name');
+    const p = isObject(payload) ? payload : {};
+    const event = str(p.hook_event_name);
     if (event === 'UserPromptSubmit') return 'prompt';
-    if (event === 'Stop' && p?.stop_hook_active !== true) return 'stop';
+    if (event === 'Stop' && p.stop_hook_active !== true) return 'stop';
     return null;
   },
   answer: (slot: ReplySlot, text: string) =>
@@ -55,13 +58,13 @@ export const claudeCodeReply: HookReply = {
 /** Codex: UserPromptSubmit answers the same `hookSpecificOutput.additionalContext` (developer context). */
 export const codexReply: HookReply = {
   bound: CODEX_TEXT_BOUND,
-  slot: (payload) => (str(asObject(payload), 'hook_event_name') === 'UserPromptSubmit' ? 'prompt' : null),
+  slot: (payload) => (eventName(payload) === 'UserPromptSubmit' ? 'prompt' : null),
   answer: (_slot, text) => ({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: text } }),
 };
 
 /** Gemini CLI: BeforeAgent's `hookSpecificOutput.additionalContext` is appended to that turn's prompt. */
 export const geminiReply: HookReply = {
   bound: GEMINI_TEXT_BOUND,
-  slot: (payload) => (str(asObject(payload), 'hook_event_name') === 'BeforeAgent' ? 'prompt' : null),
+  slot: (payload) => (eventName(payload) === 'BeforeAgent' ? 'prompt' : null),
   answer: (_slot, text) => ({ hookSpecificOutput: { hookEventName: 'BeforeAgent', additionalContext: text } }),
 };
