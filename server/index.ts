@@ -20,7 +20,7 @@ import { createEngine } from './checkpoint/index.ts';
 import { closeGitHelper } from './git/index.ts';
 import { resolveConfig, type Config } from './config.ts';
 import { backgroundJobs, startJobs } from './jobs/index.ts';
-import { createBridge, parseBridgeEvent, silentEmitter, type BridgeEmitter } from './runs/index.ts';
+import { createRecorder, parseBridgeEvent, silentEmitter, type RecorderEmitter } from './runs/index.ts';
 import { openStore, type SqliteStore } from './store/index.ts';
 
 export { createServer, type RunningServer, type ServerOptions, type ServerContext } from './main.ts';
@@ -38,7 +38,7 @@ export interface RundiffOptions {
   /** Environment to read RUNDIFF_* settings from. Default process.env. */
   env?: Record<string, string | undefined>;
   /** Receives the socket events a server would send (none by default). */
-  emitter?: BridgeEmitter;
+  emitter?: RecorderEmitter;
   /** Clock (ms). Default Date.now. */
   now?: () => number;
 }
@@ -68,7 +68,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
   );
   const store = openStore(config.dbPath);
   const engine = createEngine({ limits: config.limits, dbPath: config.dbPath, ...(opts.now ? { now: opts.now } : {}) });
-  const bridge = createBridge({
+  const recorder = createRecorder({
     config,
     store,
     engine,
@@ -80,12 +80,12 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
       engine,
       checkpointTtlMs: config.limits.checkpointTtlMs,
       liveFeed: null,
-      sweepOld: () => bridge.sweepOld(),
+      sweepOld: () => recorder.sweepOld(),
     }),
     { log: (m) => void process.stderr.write(`rundiff: ${m}\n`) },
   );
   const run = async <T>(type: BridgeEvent['type'], e: object): Promise<T> =>
-    (await bridge.handle(parseBridgeEvent({ ...e, type }))) as T;
+    (await recorder.handle(parseBridgeEvent({ ...e, type }))) as T;
   let closing: Promise<void> | null = null;
   return {
     sessionUpsert: (e) => run('session.upsert', e),
@@ -95,7 +95,7 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     toolCompleted: (e) => run('tool.completed', e),
     runCompleted: (e) => run('run.completed', e),
     runFailed: (e) => run('run.failed', e),
-    handle: async (event) => bridge.handle(parseBridgeEvent(event)),
+    handle: async (event) => recorder.handle(parseBridgeEvent(event)),
     config,
     store,
     close: () =>

@@ -11,7 +11,7 @@ import { createEngine } from './checkpoint/index.ts';
 import { closeGitHelper } from './git/index.ts';
 import type { CheckpointEngine } from './checkpoint/types.ts';
 import { backgroundJobs, startJobs, type JobTimers, type RunningJobs } from './jobs/index.ts';
-import { createBridge, createHistory, type Bridge, type History, type RunObserver } from './runs/index.ts';
+import { createRecorder, createHistory, type Recorder, type History, type RunObserver } from './runs/index.ts';
 import { createReverter, type Reverter } from './revert/index.ts';
 import { createReviews, type Reviews } from './review/index.ts';
 import { createSocketServer, shareEventsThroughPostgres, type Replicas, type SocketServer } from './socket/index.ts';
@@ -21,7 +21,7 @@ import { createEdgeIngest, createShipper, edgeTokens, type Shipper, type Shipper
 
 /** What `createServer` needs besides the config; everything optional. */
 export interface ServerOptions {
-  /** Clock (ms) for the bridge and retention; tests pass a fake. Default Date.now. */
+  /** Clock (ms) for the recorder and retention; tests pass a fake. Default Date.now. */
   now?: () => number;
   /** The built web UI folder. Default `dist/web`. */
   webDir?: string;
@@ -49,7 +49,7 @@ export interface ServerContext {
   config: Readonly<Config>;
   store: Store;
   engine: CheckpointEngine;
-  bridge: Bridge;
+  recorder: Recorder;
   history: History;
   socket: SocketServer;
   /** The git tools' call log. */
@@ -156,7 +156,7 @@ export function createCloserStack(log: (message: string) => void): CloserStack {
   };
 }
 
-/** Composition root: config -> store -> engine -> bridge -> http/socket. Resolves once listening. */
+/** Composition root: config -> store -> engine -> recorder -> http/socket. Resolves once listening. */
 export async function createServer(config: Readonly<Config>, opts: ServerOptions = {}): Promise<RunningServer> {
   assertSafeBind(config);
   const log = opts.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
@@ -185,8 +185,8 @@ async function startServer(
   // Contents of answered completions still being written get a bounded wait before the database
   // closes (what is not written stays `pending`, and says so). Pushed here so that it runs once the
   // HTTP server has drained and before the store closes.
-  let bridge: Bridge | null = null;
-  closers.push('answered contents', () => bridge && waitAtMost(CONTENT_FILL_CLOSE_MS, bridge.contentsIdle()));
+  let recorder: Recorder | null = null;
+  closers.push('answered contents', () => recorder && waitAtMost(CONTENT_FILL_CLOSE_MS, recorder.contentsIdle()));
 
   // The request handler exists before socket.io attaches: socket.io wraps the listeners present at
   // attach time and keeps its own /socket.io/ requests (long-polling) away from them. A listener
@@ -228,7 +228,7 @@ async function startServer(
   // Scans close before the HTTP server drains: their workers are terminated (bounded wait), so no
   // request waits on them.
   closers.push('checkpoint engine', () => engine.close());
-  bridge = createBridge({
+  recorder = createRecorder({
     config,
     store,
     engine,
@@ -247,12 +247,12 @@ async function startServer(
     config,
     store,
     engine,
-    bridge,
+    recorder,
     history: createHistory(store),
     socket,
     callLog: createCallLog(store),
     approvals,
-    reverter: createReverter({ store, bridge, engine, config, log }),
+    reverter: createReverter({ store, recorder, engine, config, log }),
     reviews: createReviews({ store, emitter: socket.emitter, ...(opts.now ? { now: opts.now } : {}) }),
   };
   const shipper = await startingShipper(config, store, log, opts.shipper);
@@ -271,11 +271,11 @@ async function startServer(
     log,
   });
   closers.push('live feed', () => live.close());
-  bridge.addObservers([live.observer]);
+  recorder.addObservers([live.observer]);
   // Observers are built with the whole context (they may emit through the socket).
-  if (opts.observers) bridge.addObservers(opts.observers(ctx));
+  if (opts.observers) recorder.addObservers(opts.observers(ctx));
   handler = createApp({
-    bridge,
+    recorder,
     history: ctx.history,
     policy,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -319,7 +319,7 @@ async function startServer(
     throw err;
   }
   port = (httpServer.address() as AddressInfo).port;
-  const sweeping = bridge;
+  const sweeping = recorder;
   const jobs = startJobs(
     backgroundJobs({
       engine,

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler, t
 import type { ContentStoreStats, EdgeOutboxStatus, Limits } from '../../shared/index.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
-import type { Bridge, History } from '../runs/index.ts';
+import type { Recorder, History } from '../runs/index.ts';
 import type { Reverter } from '../revert/index.ts';
 import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
@@ -25,7 +25,7 @@ import { webRouter } from './web.ts';
 import { workspacesRouter } from './workspaces.ts';
 
 export interface AppDeps {
-  bridge: Bridge;
+  recorder: Recorder;
   history: History;
   policy: SecurityPolicy;
   maxBodyBytes: number;
@@ -225,7 +225,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(
     hooksRouter({
       runtime: createHookRuntime({
-        bridge: deps.bridge,
+        recorder: deps.recorder,
         log,
         ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
       }),
@@ -236,12 +236,12 @@ export function createApp(deps: AppDeps): Express {
   );
   api.use(parseBody);
   api.use(healthRouter(deps.contentStats));
-  api.use(bridgeRouter(deps.bridge));
-  api.use(sessionsRouter(deps.history, deps.bridge));
+  api.use(bridgeRouter(deps.recorder));
+  api.use(sessionsRouter(deps.history, deps.recorder));
   // A change's kept contents are written just after its answer: the routes that read them wait
   // for that write instead of answering from a partial store (a comment's lines, a patch without
   // whitespace, where a review's comments are now).
-  const settled = deps.bridge.contentsSettled;
+  const settled = deps.recorder.contentsSettled;
   const afterContents =
     (changeOf: (req: express.Request) => string | undefined): express.RequestHandler =>
     (req, _res, next) => {
@@ -265,7 +265,7 @@ export function createApp(deps: AppDeps): Express {
       deps.netChange && { contents: deps.netChange.store.contents, limits: deps.netChange.limits, log },
     ),
   );
-  api.use(viewedRouter(deps.bridge));
+  api.use(viewedRouter(deps.recorder));
   api.use(edgeStatusRouter(deps.edgeStatus));
   api.use(workspacesRouter(deps.history));
   if (deps.reverter) api.use(revertRouter(deps.reverter));

@@ -486,8 +486,8 @@ describe('bridge: bounds and names pass through to the store, the events and the
     const t = await setup();
     const r = repo({ 'a.txt': 'a\n' });
     // Called back to back in one tick: the completion is sent before the checkpoint exists.
-    const starting = t.server.bridge.runStarted({ session_id: 's', run_id: 'r', workspace: r.dir });
-    const completing = t.server.bridge.runCompleted({ session_id: 's', run_id: 'r' });
+    const starting = t.server.recorder.runStarted({ session_id: 's', run_id: 'r', workspace: r.dir });
+    const completing = t.server.recorder.runCompleted({ session_id: 's', run_id: 'r' });
     const [start, done] = await Promise.all([starting, completing]);
     expect(start.tracking).toBe(true);
     expect(done).toMatchObject({ tracking: true, changed_count: 0 });
@@ -727,7 +727,7 @@ describe('retention and deletion', () => {
       )
       .toEqual(['new']);
     clock += 11 * 24 * 3600 * 1000;
-    expect(await second.server.bridge.sweepOld()).toBe(1);
+    expect(await second.server.recorder.sweepOld()).toBe(1);
     expect(await count(second, 'workspace_run_change_files')).toBe(0);
   });
 

@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
-import type { Bridge, DetailDocument, History } from '../runs/index.ts';
+import type { Recorder, DetailDocument, History } from '../runs/index.ts';
 import { crcShift, deflatePiece, joinGzip, type PieceCodec } from './gzip-join.ts';
 import { idParam, intQuery } from './params.ts';
 import { sessionFilterQuery } from './session-filter.ts';
@@ -49,7 +49,7 @@ function sendDocument(req: Request, res: Response, doc: DetailDocument): void {
 const noSession = (id: string) => new AppError('not_found', `no session ${JSON.stringify(id)}`);
 
 /** The sessions list, one session's timeline, and deleting a session. */
-export function sessionsRouter(history: History, bridge: Bridge): Router {
+export function sessionsRouter(history: History, recorder: Recorder): Router {
   const router = Router();
 
   router.get('/hermes/sessions', async (req, res) => {
@@ -70,7 +70,7 @@ export function sessionsRouter(history: History, bridge: Bridge): Router {
 
   router.delete('/hermes/sessions/:id', async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    if (!(await bridge.deleteSession(id))) throw noSession(id);
+    if (!(await recorder.deleteSession(id))) throw noSession(id);
     res.status(204).end();
   });
 

@@ -28,7 +28,7 @@ import {
 import { runChanges, runChangesInput } from '../run-changes/index.ts';
 import type { Store } from '../store/index.ts';
 import { argumentsText, CALLS_PAGE, commitOf, type CallLog } from '../tools-log/index.ts';
-import { isValidId, type Bridge } from '../runs/index.ts';
+import { isValidId, type Recorder } from '../runs/index.ts';
 import { intQuery } from './params.ts';
 import { sessionAtWork } from './commit-session.ts';
 import { restCatalog } from './tools-catalog.ts';
@@ -47,7 +47,7 @@ export interface ToolsRouterDeps {
   callLog: CallLog;
   approvals: Approvals;
   /** Where an approved commit is told to its session's timeline (a message of the session). */
-  bridge?: Pick<Bridge, 'handle'>;
+  recorder?: Pick<Recorder, 'handle'>;
   log?: (message: string) => void;
   /** REST tool sessions (`tool_session`). Default: a fresh bounded store. */
   toolSessions?: ToolSessionStore;
@@ -234,11 +234,11 @@ export function toolsRouter(deps: ToolsRouterDeps): Router {
     repository: string | null,
     out: Pick<GitCommitOutput, 'hash' | 'summary'>,
   ): Promise<void> {
-    if (!deps.bridge || !(await deps.store.sessions.exists(sessionId))) return;
+    if (!deps.recorder || !(await deps.store.sessions.exists(sessionId))) return;
     // git's own summary line: `[main 1a2b3c4] Fix the parser (2 files changed, +4 -1)`.
     const content = `Commit approved and made${repository ? ` in ${repository}` : ''}: ${out.summary}`;
     try {
-      await deps.bridge.handle({ type: 'message', session_id: sessionId, role: 'tool', content });
+      await deps.recorder.handle({ type: 'message', session_id: sessionId, role: 'tool', content });
     } catch (err) {
       deps.log?.(`could not add commit ${out.hash} to session ${sessionId}: ${(err as Error).message}`);
     }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { AppError } from '../errors.ts';
-import type { Bridge } from '../runs/index.ts';
+import type { Recorder } from '../runs/index.ts';
 import { isValidId } from '../runs/index.ts';
 import { idParam } from './params.ts';
 
@@ -9,7 +9,7 @@ import { idParam } from './params.ts';
  * unmark it (DELETE, query parameters: a body on DELETE is dropped by some proxies and clients).
  * Every answer is the session's marks after the call; a change is sent to its subscribers too.
  */
-export function viewedRouter(bridge: Bridge): Router {
+export function viewedRouter(recorder: Recorder): Router {
   const router = Router();
   const route = '/hermes/sessions/:id/viewed';
 
@@ -17,7 +17,7 @@ export function viewedRouter(bridge: Bridge): Router {
 
   router.get(route, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const state = await bridge.viewed.list(id);
+    const state = await recorder.viewed.list(id);
     if (!state) throw noSession(id);
     res.json(state);
   });
@@ -50,9 +50,9 @@ export function viewedRouter(bridge: Bridge): Router {
   }
 
   async function answer(id: string, t: { change_id: string; file_id: string }, viewed: boolean) {
-    const state = await bridge.viewed.set(id, t, viewed);
+    const state = await recorder.viewed.set(id, t, viewed);
     if (state) return state;
-    if (!(await bridge.viewed.list(id))) throw noSession(id);
+    if (!(await recorder.viewed.list(id))) throw noSession(id);
     throw new AppError(
       'not_found',
       `no file ${JSON.stringify(t.file_id)} in change ${JSON.stringify(t.change_id)} of session ${JSON.stringify(id)}`,

@@ -1,6 +1,6 @@
 import type { EdgeBatchResponse, Run, ToolCall } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import { diffCompletedPayload, type BridgeEmitter } from '../runs/index.ts';
+import { diffCompletedPayload, type RecorderEmitter } from '../runs/index.ts';
 import type { IngestEffect, Store } from '../store/index.ts';
 import { parseEdgeBatch } from './batch-schema.ts';
 import { REMIND_MS, saidOnce } from './said-once.ts';
@@ -12,7 +12,7 @@ import { REMIND_MS, saidOnce } from './said-once.ts';
  */
 export interface EdgeIngestDeps {
   store: Store;
-  emitter: BridgeEmitter;
+  emitter: RecorderEmitter;
   now: () => number;
   /** Largest content accepted (each side of a file, raw bytes). */
   maxContentBytes: number;

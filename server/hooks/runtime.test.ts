@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../shared/index.ts';
 import { createHookRuntime } from './runtime.ts';
 
-/** A bridge that answers each event only when the test lets it, recording the order of arrival. */
-function gatedBridge() {
+/** A recorder that answers each event only when the test lets it, recording the order of arrival. */
+function gatedRecorder() {
   const seen: BridgeEvent[] = [];
   const gates: (() => void)[] = [];
   return {
     seen,
     release: () => gates.splice(0).forEach((g) => g()),
-    bridge: {
+    recorder: {
       handle: (e: BridgeEvent) => {
         seen.push(e);
         return new Promise<unknown>((resolve) => gates.push(() => resolve({})));
@@ -20,9 +20,9 @@ function gatedBridge() {
 
 describe('hook runtime', () => {
   it('runs the payloads of one agent session one after another, in the order they arrived', async () => {
-    const g = gatedBridge();
+    const g = gatedRecorder();
     const logs: string[] = [];
-    const runtime = createHookRuntime({ bridge: g.bridge, log: (m) => logs.push(m) });
+    const runtime = createHookRuntime({ recorder: g.recorder, log: (m) => logs.push(m) });
     const base = { session_id: 's', cwd: '/w' };
     const first = runtime.handle('claude-code', {
       ...base,
@@ -46,9 +46,9 @@ describe('hook runtime', () => {
   });
 
   it('sends every event under the agent-scoped session, whatever the mapping wrote', async () => {
-    const g = gatedBridge();
+    const g = gatedRecorder();
     const runtime = createHookRuntime({
-      bridge: g.bridge,
+      recorder: g.recorder,
       log: () => {},
       mappers: {
         'claude-code': {
@@ -72,7 +72,7 @@ describe('hook runtime', () => {
   it('a mapping that throws, or an event the bridge refuses, is logged and the rest still sent', async () => {
     const logs: string[] = [];
     const runtime = createHookRuntime({
-      bridge: { handle: async (e) => (e.type === 'run.started' ? Promise.reject(new Error('boom')) : {}) },
+      recorder: { handle: async (e) => (e.type === 'run.started' ? Promise.reject(new Error('boom')) : {}) },
       log: (m) => logs.push(m),
     });
     const out = await runtime.handle('claude-code', {
@@ -85,7 +85,7 @@ describe('hook runtime', () => {
     expect(out.failures).toEqual(['run.started refused: boom']);
     expect(logs).toEqual(['hook claude-code (claude-code:s): run.started refused: boom']);
     const throwing = createHookRuntime({
-      bridge: { handle: async () => ({}) },
+      recorder: { handle: async () => ({}) },
       log: (m) => logs.push(m),
       mappers: {
         codex: {

@@ -1,5 +1,5 @@
 import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
-import { parseBridgeEvent, type Bridge } from '../runs/index.ts';
+import { parseBridgeEvent, type Recorder } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
 import { hookSessionId } from './agents/kit.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
@@ -14,7 +14,7 @@ import {
 } from './types.ts';
 
 export interface HookRuntimeDeps {
-  bridge: Pick<Bridge, 'handle'>;
+  recorder: Pick<Recorder, 'handle'>;
   log: (message: string) => void;
   maxSessions?: number;
   /** The mappings by agent; default every agent's. */
@@ -30,7 +30,7 @@ export interface HookOutcome {
 
 /**
  * Runs an agent's hook payloads: finds the agent session's state, maps the payload, and sends the
- * events through the bridge in order, each answered before the next (so a tool's checkpoint exists
+ * events through the recorder in order, each answered before the next (so a tool's checkpoint exists
  * when the answer reaches the agent). Payloads of one agent session run one after another; nothing
  * here throws: a bad payload or a refused event is logged and reported in the outcome.
  */
@@ -50,7 +50,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
 
   /**
    * A session dropped as the least recently used is no longer followed: its open run fails with
-   * the reason (the bridge closes the run's open tool calls with it), so its change is stored and
+   * the reason (the recorder closes the run's open tool calls with it), so its change is stored and
    * its checkpoints no longer keep the workspace busy.
    */
   function closeEvicted(key: string, state: HookSessionState): void {
@@ -58,7 +58,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     const runId = state.runId;
     void queued(key, async () => {
       try {
-        await deps.bridge.handle(
+        await deps.recorder.handle(
           parseBridgeEvent({ type: 'run.failed', session_id: key, run_id: runId, error: SESSION_NO_LONGER_FOLLOWED }),
         );
       } catch (err) {
@@ -91,7 +91,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
       try {
         // The session is always the agent's own: a payload cannot write into another agent's sessions.
         const event = parseBridgeEvent({ ...raw, session_id: key });
-        await deps.bridge.handle(event);
+        await deps.recorder.handle(event);
         outcome.sent++;
       } catch (err) {
         outcome.failures.push(`${raw.type} refused: ${err instanceof Error ? err.message : String(err)}`);
@@ -162,7 +162,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
       for (const end of ends) {
         if (end.type !== 'tool.completed') continue;
         try {
-          await deps.bridge.handle(
+          await deps.recorder.handle(
             parseBridgeEvent({
               type: 'tool.completed',
               session_id: key,

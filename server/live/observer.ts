@@ -25,7 +25,7 @@ export interface LiveFeedObserverOptions {
 }
 
 /**
- * Connects the live feed to the bridge: a run is followed from the moment its checkpoint is taken
+ * Connects the live feed to the recorder: a run is followed from the moment its checkpoint is taken
  * (runs only; a tool call is inside its run's feed) until it completes, fails or expires. Expiry is
  * found by `sweep`, which the server runs as a background job.
  */

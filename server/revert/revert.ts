@@ -15,7 +15,7 @@ import { AppError } from '../errors.ts';
 import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
 import { mergeFile } from '../git/index.ts';
 import { isInside, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
-import type { Bridge } from '../runs/index.ts';
+import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
 import { fingerprint, readCurrent, type Current } from './current.ts';
@@ -23,7 +23,7 @@ import { decide, type Decision, type FileToRevert, type KeptSide, type Merge } f
 
 export interface RevertDeps {
   store: Store;
-  bridge: Bridge;
+  recorder: Recorder;
   engine: Pick<CheckpointEngine, 'has'>;
   config: Pick<Config, 'workspaceRoots' | 'homeDir' | 'limits'>;
   log: (message: string) => void;
@@ -112,7 +112,7 @@ const writes = (p: Planned) => p.decision.action === 'restore' || p.decision.act
  * start and close as every run, so the history stays truthful and the revert can be undone too.
  */
 export function createReverter(deps: RevertDeps) {
-  const { store, bridge, engine, config, log } = deps;
+  const { store, recorder, engine, config, log } = deps;
   const mergeWith: Merge =
     deps.merge ??
     ((sides) =>
@@ -190,7 +190,7 @@ export function createReverter(deps: RevertDeps) {
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(sessionId)}`);
     // A change answered a moment ago may still have its contents being written.
-    await bridge.contentsSettled(sessionId, changeId);
+    await recorder.contentsSettled(sessionId, changeId);
     let rows = await allRows(store, sessionId, changeId);
     if (req.file_ids !== undefined) {
       const wanted = new Set(req.file_ids);
@@ -269,8 +269,8 @@ export function createReverter(deps: RevertDeps) {
     }
     // Recorded as a run of its own: its checkpoint is taken before the first write.
     const runId = `revert-${randomUUID()}`;
-    await bridge.runStarted({ session_id: sessionId, run_id: runId, workspace: root.root, source: 'revert' });
-    await bridge.message({
+    await recorder.runStarted({ session_id: sessionId, run_id: runId, workspace: root.root, source: 'revert' });
+    await recorder.message({
       session_id: sessionId,
       role: 'user',
       content: `Revert ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} of ${changeId}`,
@@ -283,7 +283,7 @@ export function createReverter(deps: RevertDeps) {
       const failed = files.filter((f) => f.error !== undefined).length;
       const applied = files.some((f) => f.applied);
       if (failed > 0 || !applied)
-        await bridge.runFailed({
+        await recorder.runFailed({
           session_id: sessionId,
           run_id: runId,
           error:
@@ -291,7 +291,7 @@ export function createReverter(deps: RevertDeps) {
               ? `${failed} file(s) could not be written`
               : 'nothing was written: every file was refused or changed while the revert ran',
         });
-      else await bridge.runCompleted({ session_id: sessionId, run_id: runId });
+      else await recorder.runCompleted({ session_id: sessionId, run_id: runId });
     }
     // Every write refused at the last moment (or its file changed meanwhile) writes nothing: the
     // answer is the one a plan that writes nothing gets, not 200 with an empty revert run.

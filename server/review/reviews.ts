@@ -12,7 +12,7 @@ import {
 } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import { isInside } from '../paths/index.ts';
-import type { BridgeEmitter } from '../runs/index.ts';
+import type { RecorderEmitter } from '../runs/index.ts';
 import type { Store, StoreTx, StoredComment, StoredReview } from '../store/index.ts';
 import { linesAt, type Reanchored } from './anchor.ts';
 import { createPlacements } from './placement.ts';
@@ -27,7 +27,7 @@ import { DEFAULT_TEXT_BOUND, reviewText, sizeIn, type TextBound } from './text.t
 
 export interface ReviewsDeps {
   store: Store;
-  emitter: Pick<BridgeEmitter, 'toSession'>;
+  emitter: Pick<RecorderEmitter, 'toSession'>;
   now?: () => number;
   /** The bound of deliveries that name none (MCP, REST) and of a pending review's stored text; tests pass small values. */
   textBound?: TextBound;

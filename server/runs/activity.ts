@@ -7,7 +7,7 @@ import {
   type ToolCall,
 } from '../../shared/index.ts';
 import type { ActivityKind, NewActivity, Recorded } from '../store/index.ts';
-import type { BridgeEmitter } from './emitter.ts';
+import type { RecorderEmitter } from './emitter.ts';
 
 /**
  * A run or a tool call: the same thing at two scopes (record, checkpoint, close, store, emit).
@@ -80,14 +80,14 @@ export function changeSourceOf(a: Activity, recorded: Recorded<Run | ToolCall> |
 }
 
 /** `run.started` or `tool.started` with the record. */
-export function emitStarted(emitter: BridgeEmitter, a: Activity, record: Run | ToolCall): void {
+export function emitStarted(emitter: RecorderEmitter, a: Activity, record: Run | ToolCall): void {
   const session_id = a.sessionId;
   if (a.kind === 'tool') emitter.toSession(session_id, 'tool.started', { session_id, tool_call: record as ToolCall });
   else emitter.toSession(session_id, 'run.started', { session_id, run: record as Run });
 }
 
 /** The terminal event: `tool.completed`, or `run.completed` / `run.failed`. */
-export function emitClosed(emitter: BridgeEmitter, a: Activity, record: Run | ToolCall): void {
+export function emitClosed(emitter: RecorderEmitter, a: Activity, record: Run | ToolCall): void {
   const session_id = a.sessionId;
   if (a.kind === 'tool') {
     emitter.toSession(session_id, 'tool.completed', { session_id, tool_call: record as ToolCall });

@@ -22,7 +22,7 @@ import {
   type Activity,
 } from './activity.ts';
 import { planContents, recordContents } from './contents.ts';
-import { inFlightKey, once, type BridgeContext } from './context.ts';
+import { inFlightKey, once, type RecorderContext } from './context.ts';
 import { diffCompletedPayload, toNewChange, toNewFile, trackedCompletion, untrackedCompletion } from './payloads.ts';
 import { emitSession } from './sessions.ts';
 import { emitViewed } from './viewed.ts';
@@ -36,7 +36,7 @@ export interface Closing {
  * Computes the delta, keeping the checkpoint until the result is stored (the caller drops it);
  * null when there is no checkpoint (or the engine failed, logged).
  */
-async function delta(ctx: BridgeContext, a: Activity): Promise<DeltaResult | null> {
+async function delta(ctx: RecorderContext, a: Activity): Promise<DeltaResult | null> {
   try {
     return await ctx.engine.completeKept(a.sessionId, a.changeId);
   } catch (err) {
@@ -51,7 +51,7 @@ async function delta(ctx: BridgeContext, a: Activity): Promise<DeltaResult | nul
  * database) nothing of it is kept, the checkpoint with its computed delta stays for a retry of
  * the same completion, the cause is logged, and the answer names the storage failure.
  */
-async function storeCompletion<T>(ctx: BridgeContext, a: Activity, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+async function storeCompletion<T>(ctx: RecorderContext, a: Activity, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
   try {
     return await ctx.store.transaction(fn);
   } catch (err) {
@@ -79,7 +79,7 @@ async function ensureRecord(tx: StoreTx, a: Activity, t: number): Promise<void> 
  * now, as a completion of its own would have. Nothing else would ever close them, and an open tool
  * call keeps its checkpoint (and a revert of the workspace refused as busy) until the TTL.
  */
-async function closeOpenTools(ctx: BridgeContext, run: Activity): Promise<void> {
+async function closeOpenTools(ctx: RecorderContext, run: Activity): Promise<void> {
   const open = (await ctx.store.runs.list('tool', run.sessionId)).filter(
     (t) => t.run_id === run.runId && t.status === 'running',
   );
@@ -95,7 +95,7 @@ async function closeOpenTools(ctx: BridgeContext, run: Activity): Promise<void> 
  * retention, the finished record and its answer), then `workspace.diff.completed`, then the
  * terminal event. Waits for a start still in flight; a repeat answers as the first did.
  */
-export async function close(ctx: BridgeContext, a: Activity, c: Closing): Promise<CompleteResponse> {
+export async function close(ctx: RecorderContext, a: Activity, c: Closing): Promise<CompleteResponse> {
   const { store, engine } = ctx;
   const { kind, sessionId, runId, id, changeId } = a;
   const toolCallId = toolCallIdOf(a);

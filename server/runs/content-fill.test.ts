@@ -48,10 +48,10 @@ async function expectPending(t: TestServer, changeId: string, expected: (string 
 
 /** Starts and completes run `runId` in process; resolves with the completion's answer, contents not written yet. */
 async function completeInProcess(t: TestServer, runId: string, edit: () => void) {
-  const started = await t.server.bridge.runStarted({ session_id: 's1', run_id: runId });
+  const started = await t.server.recorder.runStarted({ session_id: 's1', run_id: runId });
   expect(started.tracking).toBe(true);
   edit();
-  return t.server.bridge.runCompleted({ session_id: 's1', run_id: runId });
+  return t.server.recorder.runCompleted({ session_id: 's1', run_id: runId });
 }
 
 describe('contents written after the answer', () => {
@@ -62,7 +62,7 @@ describe('contents written after the answer', () => {
     // Answered, stored, and the contents not written yet.
     expect(await t.server.store.changes.get('s1', 'run:r1')).not.toBeNull();
     await expectPending(t, 'run:r1', ['pending', 'pending']);
-    await t.server.bridge.contentsSettled('s1', 'run:r1');
+    await t.server.recorder.contentsSettled('s1', 'run:r1');
     expect(await reasons(t.server.store, 'run:r1')).toEqual([null, null]);
   });
 

@@ -44,7 +44,7 @@ async function run(t: TestServer, runId: string, edit: () => void, sessionId = '
   const done = await t.post({ type: 'run.completed', session_id: sessionId, run_id: runId });
   expect(done.status).toBe(200);
   // The contents are written after the answer.
-  await t.server.bridge.contentsSettled(sessionId);
+  await t.server.recorder.contentsSettled(sessionId);
 }
 
 const health = async (t: TestServer) => (await t.get('/api/health')).body.content_store;
@@ -168,7 +168,7 @@ describe('the content store', () => {
       const pages = db.pragma('page_count', { simple: true }) as number;
       db.pragma(`max_page_count = ${pages + 8}`);
       const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
-      await t.server.bridge.contentsSettled('s1', 'run:r1');
+      await t.server.recorder.contentsSettled('s1', 'run:r1');
       db.pragma('max_page_count = 1073741823');
       expect(done.status).toBe(200);
       expect(done.body).toMatchObject({ change_id: 'run:r1', changed_count: 1 });

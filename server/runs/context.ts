@@ -2,27 +2,27 @@ import type { StartResponse, CompleteResponse } from '../../shared/index.ts';
 import type { CheckpointEngine } from '../checkpoint/types.ts';
 import type { Config } from '../config.ts';
 import type { Store } from '../store/index.ts';
-import type { BridgeEmitter } from './emitter.ts';
+import type { RecorderEmitter } from './emitter.ts';
 import { createContentFills, type ContentFills } from './contents.ts';
 import { createObservers, type Observers, type RunObserver } from './observers.ts';
 
-export interface BridgeDeps {
+export interface RecorderDeps {
   config: Pick<Config, 'workspaceRoots' | 'homeDir' | 'limits'>;
   store: Store;
   engine: CheckpointEngine;
-  emitter: BridgeEmitter;
+  emitter: RecorderEmitter;
   now?: () => number;
   observers?: RunObserver[];
   /** Problems that never fail a run (an engine error) are reported here. Default: stderr. */
   log?: (message: string) => void;
 }
 
-/** What the bridge's modules share: their dependencies and the starts and completions in flight. */
-export interface BridgeContext {
-  config: BridgeDeps['config'];
+/** What the recorder's modules share: their dependencies and the starts and completions in flight. */
+export interface RecorderContext {
+  config: RecorderDeps['config'];
   store: Store;
   engine: CheckpointEngine;
-  emitter: BridgeEmitter;
+  emitter: RecorderEmitter;
   now: () => number;
   log: (message: string) => void;
   observers: Observers;
@@ -33,7 +33,7 @@ export interface BridgeContext {
   fills: ContentFills;
 }
 
-export function createContext(deps: BridgeDeps): BridgeContext {
+export function createContext(deps: RecorderDeps): RecorderContext {
   const log = deps.log ?? ((m: string) => void process.stderr.write(`rundiff: ${m}\n`));
   return {
     config: deps.config,

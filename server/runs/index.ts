@@ -1,6 +1,6 @@
-export { createBridge, type Bridge, type BridgeDeps, type RunObserver } from './bridge.ts';
+export { createRecorder, type Recorder, type RecorderDeps, type RunObserver } from './recorder.ts';
 export { createHistory, type History, type DetailDocument } from './history.ts';
-export { silentEmitter, type BridgeEmitter, type EventPayload } from './emitter.ts';
+export { silentEmitter, type RecorderEmitter, type EventPayload } from './emitter.ts';
 export { diffCompletedPayload, toNewChange, toNewFile } from './payloads.ts';
 export {
   parseBridgeEvent,

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { MessageEvent, MessageResponse } from '../../shared/index.ts';
-import type { BridgeContext } from './context.ts';
+import type { RecorderContext } from './context.ts';
 import { emitSession } from './sessions.ts';
 
 /**
  * `message`: stores a new message or updates the one with the same id (fields not given are kept),
  * then emits `message.created` or `message.updated`.
  */
-export async function message(ctx: BridgeContext, e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> {
+export async function message(ctx: RecorderContext, e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> {
   const { store, engine } = ctx;
   const t = ctx.now();
   const sessionId = e.session_id;

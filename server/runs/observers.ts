@@ -14,7 +14,7 @@ export interface RunObserver {
   closing?(ctx: { sessionId: string; runId: string; changeId: string; toolCallId: string | null }): void;
 }
 
-/** The observers of a bridge; one failing observer never fails a run or the others (it is logged). */
+/** The observers of the recorder; one failing observer never fails a run or the others (it is logged). */
 export function createObservers(initial: RunObserver[], log: (m: string) => void) {
   const observers = [...initial];
   return {
@@ -27,7 +27,7 @@ export function createObservers(initial: RunObserver[], log: (m: string) => void
         }
       }
     },
-    /** Adds observers after construction (they may need the running server, built after the bridge). */
+    /** Adds observers after construction (they may need the running server, built after the recorder). */
     add(more: RunObserver[]): void {
       observers.push(...more);
     },

@@ -1,15 +1,15 @@
 import type { SessionUpsertEvent, SessionUpsertResponse } from '../../shared/index.ts';
-import type { BridgeContext } from './context.ts';
+import type { RecorderContext } from './context.ts';
 
 /** `session.updated` to the sessions list, with the session as stored now (nothing when it is gone). */
-export async function emitSession(ctx: BridgeContext, sessionId: string): Promise<void> {
+export async function emitSession(ctx: RecorderContext, sessionId: string): Promise<void> {
   const session = await ctx.store.sessions.get(sessionId);
   if (session) ctx.emitter.toSessionsList('session.updated', { session });
 }
 
 /** `session.upsert`: creates the session or changes only the fields given. */
 export async function sessionUpsert(
-  ctx: BridgeContext,
+  ctx: RecorderContext,
   e: Omit<SessionUpsertEvent, 'type'>,
 ): Promise<SessionUpsertResponse> {
   const fields: { title?: string; workspace?: string } = {};

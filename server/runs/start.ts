@@ -3,12 +3,12 @@ import type { StartResult } from '../checkpoint/types.ts';
 import type { StartOutcome } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
 import { emitStarted, newRecord, toolCallIdOf, type Activity, type StartFields } from './activity.ts';
-import { inFlightKey, once, type BridgeContext } from './context.ts';
+import { inFlightKey, once, type RecorderContext } from './context.ts';
 import { trackedStart, untrackedStart } from './payloads.ts';
 import { emitSession } from './sessions.ts';
 
 /** Resolves the workspace and takes the checkpoint; every problem becomes an untracked answer. */
-async function checkpoint(ctx: BridgeContext, a: Activity, workspace: string | null): Promise<StartOutcome> {
+async function checkpoint(ctx: RecorderContext, a: Activity, workspace: string | null): Promise<StartOutcome> {
   const { sessionId, runId, changeId } = a;
   const resolved = await resolveWorkspace(workspace, {
     workspaceRoots: ctx.config.workspaceRoots,
@@ -38,7 +38,7 @@ async function checkpoint(ctx: BridgeContext, a: Activity, workspace: string | n
 
 /** A start that arrives after its run or tool call finished takes no checkpoint: nothing would complete it. */
 function startOutcome(
-  ctx: BridgeContext,
+  ctx: RecorderContext,
   a: Activity,
   status: string | undefined,
   workspace: string | null,
@@ -55,7 +55,7 @@ function startOutcome(
  * The workspace is the event's, else (a tool call) its run's, else the session's; a run naming a
  * workspace gives it to a session that has none.
  */
-export function start(ctx: BridgeContext, a: Activity, fields: StartFields): Promise<StartResponse> {
+export function start(ctx: RecorderContext, a: Activity, fields: StartFields): Promise<StartResponse> {
   const { store, engine } = ctx;
   const { kind, sessionId, id } = a;
   engine.touch(sessionId, a.runId);

@@ -1,6 +1,6 @@
 import type { ViewedCause, ViewedResponse } from '../../shared/index.ts';
 import type { MarkOutcome } from '../store/index.ts';
-import type { BridgeContext } from './context.ts';
+import type { RecorderContext } from './context.ts';
 
 /**
  * Viewed marks from the REST routes: each mark or unmark is stored, then the session's marks go to
@@ -9,13 +9,13 @@ import type { BridgeContext } from './context.ts';
  */
 
 /** The session's marks, or null when there is no such session. */
-export async function listViewed(ctx: BridgeContext, sessionId: string): Promise<ViewedResponse | null> {
+export async function listViewed(ctx: RecorderContext, sessionId: string): Promise<ViewedResponse | null> {
   if (!(await ctx.store.sessions.exists(sessionId))) return null;
   return ctx.store.viewed.list(sessionId);
 }
 
 /** Tells the session's subscribers its marks after `cause`; returns what it sent. */
-export async function emitViewed(ctx: BridgeContext, sessionId: string, cause: ViewedCause): Promise<ViewedResponse> {
+export async function emitViewed(ctx: RecorderContext, sessionId: string, cause: ViewedCause): Promise<ViewedResponse> {
   const state = await ctx.store.viewed.list(sessionId);
   ctx.emitter.toSession(sessionId, 'viewed.updated', { session_id: sessionId, cause, ...state });
   return state;
@@ -23,7 +23,7 @@ export async function emitViewed(ctx: BridgeContext, sessionId: string, cause: V
 
 /** Marks (or unmarks) the path of one stored file row; null when the row is not in the session. */
 export async function setViewed(
-  ctx: BridgeContext,
+  ctx: RecorderContext,
   sessionId: string,
   target: { change_id: string; file_id: string },
   viewed: boolean,

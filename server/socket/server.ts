@@ -3,7 +3,7 @@ import { Server, type Socket } from 'socket.io';
 import type { Ack, ClientToServerEvents, ServerEventName, ServerToClientEvents } from '../../shared/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import type { AppError } from '../errors.ts';
-import { isValidId, type BridgeEmitter, type EventPayload } from '../runs/index.ts';
+import { isValidId, type RecorderEmitter, type EventPayload } from '../runs/index.ts';
 
 export type IoServer = Server<ClientToServerEvents, ServerToClientEvents>;
 type IoSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
@@ -14,8 +14,8 @@ export const SESSIONS_ROOM = 'sessions';
 
 export interface SocketServer {
   io: IoServer;
-  /** The bridge's emitter (and the helpers other modules call for their own events). */
-  emitter: BridgeEmitter;
+  /** The recorder's emitter (and the helpers other modules call for their own events). */
+  emitter: RecorderEmitter;
   emitToSession<E extends ServerEventName>(sessionId: string, event: E, payload: EventPayload<E>): void;
   emitToSessionsList<E extends ServerEventName>(event: E, payload: EventPayload<E>): void;
   close(): Promise<void>;

@@ -18,7 +18,7 @@ import type { Store } from '../store/index.ts';
 import { runActivity, toolActivity } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
 import { close } from './close.ts';
-import { createContext, type BridgeDeps } from './context.ts';
+import { createContext, type RecorderDeps } from './context.ts';
 import { deleteSession } from './deletion.ts';
 import { message } from './messages.ts';
 import type { RunObserver } from './observers.ts';
@@ -26,7 +26,7 @@ import { sessionUpsert } from './sessions.ts';
 import { start } from './start.ts';
 import { listViewed, setViewed } from './viewed.ts';
 
-export type { BridgeDeps } from './context.ts';
+export type { RecorderDeps } from './context.ts';
 export type { RunObserver } from './observers.ts';
 
 /**
@@ -63,14 +63,14 @@ function ownedHere(store: Store) {
 }
 
 /**
- * The bridge: one function per event type. Every run and tool call is recorded whether tracked or
+ * The recorder: one function per event type. Every run and tool call is recorded whether tracked or
  * not; a checkpoint is taken before a start is answered; a completion stores its change in one
  * transaction and emits `workspace.diff.completed` before the terminal event. Repeats answer as the
  * first did, also while the first is still in flight (the in-flight promise is shared) and after a
  * restart (the first answer is stored with the run). Runs and tool calls take the same path
  * (`start`, `close`), told apart by their kind.
  */
-export function createBridge(deps: BridgeDeps) {
+export function createRecorder(deps: RecorderDeps) {
   const ctx = createContext(deps);
   const local = ownedHere(ctx.store);
 
@@ -141,4 +141,4 @@ export function createBridge(deps: BridgeDeps) {
   };
 }
 
-export type Bridge = ReturnType<typeof createBridge>;
+export type Recorder = ReturnType<typeof createRecorder>;
