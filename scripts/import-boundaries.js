@@ -53,7 +53,7 @@ export const MAY_IMPORT = {
   'server/approvals': BASE,
   'server/tools-log': [...BASE, 'server/store'],
 
-  // Runs: the bridge between the edges and the engine.
+  // Runs: the recorder between the edges and the engine.
   'server/runs': [...BASE, ...ENGINE, ...STORAGE],
   'server/run-changes': [...BASE, ...ENGINE, ...STORAGE, 'server/runs'],
   'server/live': [...BASE, ...ENGINE, 'server/runs'],
