@@ -18,18 +18,10 @@ import {
 } from './kit.ts';
 
 /**
- * The hook payloads of Claude Code, which Codex copied: every payload carries `session_id`, `cwd`
- * and `hook_event_name`; a prompt has an id (`prompt_id`, Codex `turn_id`), a tool call
- * `tool_use_id`. SessionStart (or the first payload of a session) -> session.upsert;
- * UserPromptSubmit -> run.started + the user's message; PreToolUse -> tool.started (not for tools
- * that only read); PostToolUse / PostToolUseFailure -> tool.completed; Stop -> the reply +
- * run.completed; StopFailure -> run.failed.
- */
-/**
  * Tools that only read: they change no file, so they get no checkpoint and no block of their own
  * (a checkpoint costs a scan of the workspace on every call).
  */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'Read',
   'Grep',
   'Glob',
@@ -40,6 +32,14 @@ export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
   'TodoWrite',
 ]);
 
+/**
+ * The hook payloads of Claude Code, which Codex copied: every payload carries `session_id`, `cwd`
+ * and `hook_event_name`; a prompt has an id (`prompt_id`, Codex `turn_id`), a tool call
+ * `tool_use_id`. SessionStart (or the first payload of a session) -> session.upsert;
+ * UserPromptSubmit -> run.started + the user's message; PreToolUse -> tool.started (not for tools
+ * that only read); PostToolUse / PostToolUseFailure -> tool.completed; Stop -> the reply +
+ * run.completed; StopFailure -> run.failed.
+ */
 export interface ClaudeShapedOptions {
   agent: HookAgent;
   /** The name shown in session titles. */
