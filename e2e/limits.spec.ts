@@ -53,9 +53,12 @@ test('B17/B24: binary, truncated and capped rows render as such', async ({ page 
   }
 });
 
-test('a row whose patch the change budget left out opens on why, not on a Large diff of 0.0 KiB', async ({ page }) => {
+test('every row of a run over the change budget opens on its whole patch, the ones left out behind Load diff', async ({
+  page,
+}) => {
   // The main server keeps 128 KiB per patch and 512 KiB per change: six patches cut at 128 KiB
-  // cannot all fit, and the budget goes to the smallest first.
+  // cannot all fit, and the budget goes to the smallest first; the others are computed from the
+  // kept contents when opened.
   const names = ['big-1.txt', 'big-2.txt', 'big-3.txt', 'big-4.txt', 'big-5.txt', 'big-6.txt'];
   const ws = workspace(Object.fromEntries(names.map((n) => [n, lines(2_000)])));
   const sid = uid('s');
@@ -77,13 +80,27 @@ test('a row whose patch the change budget left out opens on why, not on a Large 
     await expect(block.getByTestId('change-note')).toContainText([
       "the run's patch size budget was used up; some patches were not stored",
     ]);
-    const name = omitted[0]!.split(' ')[1]!;
-    const r = row(page, change, name);
-    await r.getByRole('button').first().click();
-    await expect(r.getByTestId('patch-unavailable')).toHaveText(
-      "patch unavailable: the change's patch size budget went to smaller patches first",
-    );
-    await expect(r.getByTestId('patch-large')).toHaveCount(0);
+    for (const name of names) {
+      const r = row(page, change, name);
+      await r.getByRole('button').first().click();
+      const left = omitted.some((o) => o.split(' ')[1] === name);
+      if (left) {
+        await expect(r.getByTestId('patch-large')).toHaveText(
+          /^Large diff: \+2,000 -2,000 lines, computed when loaded/,
+        );
+        await r.getByTestId('load-diff').click();
+      } else {
+        await expect(r.getByTestId('load-diff')).toBeVisible();
+        await r.getByTestId('load-diff').click();
+      }
+      await expect(r.getByTestId('patch')).toBeVisible();
+      await expect(r.getByTestId('patch-unavailable')).toHaveCount(0);
+      // Left out or not, the patch is whole: no truncation note, and the whole file is one click away.
+      if (left) await expect(r.getByTestId('patch-truncated')).toHaveCount(0);
+      await expect(r.getByTestId('whole-file-after')).toBeVisible();
+      await expect(r.getByTestId('patch')).toContainText(`a rewritten line of ${name}`);
+      await r.getByRole('button').first().click();
+    }
   } finally {
     ws.cleanup();
   }

@@ -93,3 +93,27 @@ test('revert one file from its row; a later edit on the same lines is refused an
     ws.cleanup();
   }
 });
+
+test('a run with one conflicting file: Apply is off and says why, the partial revert says what it leaves', async ({
+  page,
+}) => {
+  const { ws, sid, changeId } = await sessionWithRun();
+  try {
+    ws.write('a.txt', 'one\nTwo by hand\n');
+    await openSession(page, base, sid);
+    const revert = block(page, changeId).getByTestId('revert').first();
+    await revert.getByTestId('revert-button').click();
+    const preview = revert.getByTestId('revert-preview');
+    await expect(preview.getByTestId('revert-summary')).toHaveText('2 of 3 files will be written, 1 conflicts');
+    await expect(preview.getByTestId('revert-blocked')).toContainText('a revert is all or nothing, so Apply is off');
+    await expect(revert.getByTestId('revert-apply')).toBeDisabled();
+    const partial = revert.getByTestId('revert-apply-partial');
+    await expect(partial).toHaveText('Revert only 2 files, leave 1');
+    await partial.click();
+    await expect(preview.getByTestId('revert-summary')).toHaveText('Reverted 2 of 3 files');
+    expect(fs.existsSync(path.join(ws.dir, 'new.txt'))).toBe(false);
+    expect(fs.readFileSync(path.join(ws.dir, 'a.txt'), 'utf8')).toBe('one\nTwo by hand\n');
+  } finally {
+    ws.cleanup();
+  }
+});

@@ -377,6 +377,12 @@ export const LIMIT_SETTINGS: { readonly [K in keyof Limits]: Setting<number> & {
   maxChangedFiles: limit('RUNDIFF_MAX_CHANGED_FILES', 'count', 100_000, 'changed files stored as rows per change'),
   maxFilePatchBytes: limit('RUNDIFF_MAX_FILE_PATCH_BYTES', 'bytes', 128 * 1024, 'patch bytes per file (UTF-8)'),
   maxRunPatchBytes: limit('RUNDIFF_MAX_RUN_PATCH_BYTES', 'bytes', 512 * 1024, 'patch bytes per change (UTF-8)'),
+  maxOpenedPatchBytes: limit(
+    'RUNDIFF_MAX_OPENED_PATCH_BYTES',
+    'bytes',
+    16 * 1024 * 1024,
+    "patch bytes of one file computed from its kept contents when opened, where the stored patch falls short (the change's budget, the per-file bound)",
+  ),
   maxSnapshotBytes: limit('RUNDIFF_MAX_SNAPSHOT_BYTES', 'bytes', 512 * 1024, 'content snapshot per file'),
   maxCheckpointMemoryBytes: limit(
     'RUNDIFF_MAX_CHECKPOINT_MEMORY_BYTES',

@@ -206,6 +206,12 @@ export interface FileResponse {
   whitespace_ignored?: boolean;
   /** With `whitespace_ignored: false`, why the stored patch was sent. */
   whitespace_reason?: WhitespaceFallback | null;
+  /**
+   * True: the row's stored patch fell short (left out for the change's patch budget, or cut at the
+   * per-file bound) and `file.patch` is the whole patch computed from the kept contents
+   * (`omitted_reason` null, `truncated` only past RUNDIFF_MAX_OPENED_PATCH_BYTES); the counts are the row's.
+   */
+  patch_from_contents?: boolean;
 }
 
 /** Which recorded side of a changed file: at the checkpoint (`before`) or at completion (`after`). */

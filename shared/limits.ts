@@ -14,6 +14,12 @@ export interface Limits {
   maxFilePatchBytes: number;
   /** Patch bytes per change (UTF-8 bytes). RUNDIFF_MAX_RUN_PATCH_BYTES */
   maxRunPatchBytes: number;
+  /**
+   * Patch bytes of one file computed on request from its kept contents, where its stored patch
+   * falls short (left out for the change's patch budget, or cut at the per-file bound) (UTF-8 bytes).
+   * RUNDIFF_MAX_OPENED_PATCH_BYTES
+   */
+  maxOpenedPatchBytes: number;
   /** Content snapshot per file (bytes). RUNDIFF_MAX_SNAPSHOT_BYTES */
   maxSnapshotBytes: number;
   /** Content held by all live checkpoints together (bytes). RUNDIFF_MAX_CHECKPOINT_MEMORY_BYTES */

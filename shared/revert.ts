@@ -37,6 +37,13 @@ export interface RevertRequest {
   file_ids?: string[];
   /** true: answer the plan and the patches, write nothing. */
   dry_run?: boolean;
+  /**
+   * true: write the files that revert cleanly and leave the others (conflicts, contents not kept,
+   * refused paths) as they are. Default false: all or nothing; when any file cannot be reverted
+   * nothing is written and the answer (409) names each file and why, and a write that fails midway
+   * puts back the files already written.
+   */
+  partial?: boolean;
 }
 
 /**

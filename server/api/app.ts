@@ -15,6 +15,7 @@ import { healthRouter } from './health.ts';
 import { hooksRouter } from './hooks.ts';
 import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
+import { createKeptPatches } from '../net-change/index.ts';
 import { netChangeRouter } from './net-change.ts';
 import type { Reviews } from '../review/index.ts';
 import { reviewBodyOptional, reviewsRouter } from './reviews.ts';
@@ -262,7 +263,16 @@ export function createApp(deps: AppDeps): Express {
   api.use(
     changesRouter(
       deps.history,
-      deps.netChange && { contents: deps.netChange.store.contents, limits: deps.netChange.limits, log },
+      deps.netChange && {
+        contents: deps.netChange.store.contents,
+        limits: deps.netChange.limits,
+        log,
+        kept: createKeptPatches(deps.netChange.store.contents, {
+          maxBytes: deps.netChange.limits.maxOpenedPatchBytes,
+          diffTimeoutMs: deps.netChange.limits.diffTimeoutMs,
+        }),
+        settled,
+      },
     ),
   );
   api.use(viewedRouter(deps.recorder));

@@ -1,22 +1,41 @@
 import { Router } from 'express';
 import { FILES_PAGE_DEFAULT, FILES_PAGE_MAX } from '../../shared/index.ts';
-import { wholeRunPatch } from '../delta/index.ts';
+import { wholeRunPatchParts } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
+import { fallsShort, type KeptPatches } from '../net-change/index.ts';
 import type { History } from '../runs/index.ts';
-import type { Limits } from '../../shared/index.ts';
+import type { FileResponse, FileWithPatch, Limits } from '../../shared/index.ts';
 import type { ContentsApi } from '../store/index.ts';
 import { fileIgnoringWhitespace } from './file-whitespace.ts';
 import { changeIdParam, idParam, intQuery } from './params.ts';
+import { sendParts } from './send-parts.ts';
 
-/** What `?whitespace=ignore` reads: the stored sides and the per-file bounds. */
+/** What reads kept contents: `?whitespace=ignore`, and the patches of rows whose stored patch falls short. */
 export interface WhitespaceDeps {
   contents: ContentsApi | null;
   limits: Pick<Limits, 'diffTimeoutMs' | 'maxFilePatchBytes'>;
   log: (message: string) => void;
+  /** Patches computed from kept contents; none: a row's stored patch is all there is. */
+  kept?: KeptPatches;
+  /** Resolves once a change's kept contents are written (they are written just after its answer). */
+  settled?: (sessionId: string, changeId: string) => Promise<void>;
 }
 
 /** A session's stored changes: summaries, one file with its patch, and the whole-run patch. */
 export function changesRouter(history: History, whitespace?: WhitespaceDeps): Router {
+  /** The row with its whole patch from the kept contents, where its stored one falls short and they were kept. */
+  async function opened(ids: { sessionId: string; changeId: string }, file: FileWithPatch): Promise<FileResponse> {
+    const kept = whitespace?.kept;
+    if (!kept || !fallsShort(file, false)) return { file };
+    await whitespace.settled?.(ids.sessionId, ids.changeId);
+    const patch = await kept.forRow(ids, file, { binary: false });
+    if (!patch) return { file };
+    return {
+      file: { ...file, patch: patch.patch, truncated: patch.truncated, omitted_reason: null },
+      patch_from_contents: true,
+    };
+  }
+
   const router = Router();
   const base = '/hermes/sessions/:id/workspace-run-changes';
 
@@ -67,15 +86,23 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
       throw new AppError('invalid_input', 'whitespace must be "ignore" (or left out for the stored patch)', {
         details: { field: 'whitespace' },
       });
-    const file = await history.file(id, changeId, fileId);
-    if (!file)
+    const stored = await history.file(id, changeId, fileId);
+    if (!stored)
       throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in change ${JSON.stringify(changeId)}`);
+    const open = await opened({ sessionId: id, changeId }, stored);
     if (mode !== 'ignore') {
-      res.json({ file });
+      res.json(open);
       return;
     }
     const deps = whitespace ?? { contents: null, limits: { diffTimeoutMs: 0, maxFilePatchBytes: 0 }, log: () => {} };
-    res.json(await fileIgnoringWhitespace(file, { sessionId: id, changeId }, deps.contents, deps.limits, deps.log));
+    const shown = await fileIgnoringWhitespace(
+      open.file,
+      { sessionId: id, changeId },
+      deps.contents,
+      deps.limits,
+      deps.log,
+    );
+    res.json(open.patch_from_contents ? { ...shown, patch_from_contents: true } : shown);
   });
 
   router.get(`${base}/:changeId/patch`, async (req, res) => {
@@ -85,11 +112,21 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
     if (!files)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
     const name = changeId.replace(/[^A-Za-z0-9._-]+/g, '_');
+    const unstored = (await history.change(id, changeId))?.omitted_count ?? 0;
+    const kept = whitespace?.kept;
+    if (kept && files.some((f) => fallsShort(f, true))) await whitespace.settled?.(id, changeId);
+    // A row whose stored patch falls short goes whole from the kept contents (a binary file as git's
+    // binary patch), so that applying the patch to the start tree gives the end tree.
+    const parts = wholeRunPatchParts(files, unstored, async (row) => {
+      if (!kept || !fallsShort(row, true)) return null;
+      const patch = await kept.forRow({ sessionId: id, changeId }, row, { binary: true });
+      return patch && !patch.truncated ? patch.patch : null;
+    });
     res
       .status(200)
       .type('text/x-diff; charset=utf-8')
-      .set('Content-Disposition', `attachment; filename="${name}.diff"`)
-      .send(wholeRunPatch(files, (await history.change(id, changeId))?.omitted_count ?? 0));
+      .set('Content-Disposition', `attachment; filename="${name}.diff"`);
+    await sendParts(res, parts);
   });
 
   return router;

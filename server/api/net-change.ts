@@ -1,10 +1,18 @@
 import { Router, type Request } from 'express';
 import type { Limits } from '../../shared/index.ts';
-import { wholeRunPatch } from '../delta/index.ts';
+import { wholeRunPatchParts, type DeltaFile } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
-import { netChange, type NetRange, type NetResult } from '../net-change/index.ts';
+import {
+  fallsShort,
+  netChange,
+  patchOfSides,
+  type KeptPatch,
+  type NetRange,
+  type NetResult,
+} from '../net-change/index.ts';
 import type { Store } from '../store/index.ts';
 import { changeIdParam, idParam } from './params.ts';
+import { sendParts } from './send-parts.ts';
 
 /** Net changes kept for repeated requests (a view and its file rows). */
 const RECENT_NET_CHANGES = 8;
@@ -53,6 +61,16 @@ export function netChangeRouter(
     return result;
   };
 
+  // A net file's sides are in memory with its row: a patch that fell short is computed from them.
+  const whole = (f: DeltaFile, binary: boolean): Promise<KeptPatch | null> =>
+    patchOfSides(
+      f,
+      f.sides.before,
+      f.sides.after,
+      { maxBytes: limits.maxOpenedPatchBytes, diffTimeoutMs: limits.diffTimeoutMs },
+      { binary },
+    );
+
   router.get(base, async (req, res) => {
     res.json({ change: (await compute(req)).change });
   });
@@ -62,16 +80,29 @@ export function netChangeRouter(
     const { change, patches } = await compute(req);
     const file = change.files.find((f) => f.id === fileId);
     if (!file) throw new AppError('not_found', `no file ${JSON.stringify(fileId)} in the net change`);
-    res.json({ file: { ...file, patch: patches.get(fileId)?.patch ?? null } });
+    const delta = patches.get(fileId);
+    const kept = delta && fallsShort(delta, false) ? await whole(delta, false) : null;
+    if (kept) {
+      res.json({
+        file: { ...file, patch: kept.patch, truncated: kept.truncated, omitted_reason: null },
+        patch_from_contents: true,
+      });
+      return;
+    }
+    res.json({ file: { ...file, patch: delta?.patch ?? null } });
   });
 
   router.get(`${base}/patch`, async (req, res) => {
     const { change, patches } = await compute(req);
+    const parts = wholeRunPatchParts([...patches.values()], change.omitted_count, async (f) => {
+      const kept = fallsShort(f, true) ? await whole(f, true) : null;
+      return kept && !kept.truncated ? kept.patch : null;
+    });
     res
       .status(200)
       .type('text/x-diff; charset=utf-8')
-      .set('Content-Disposition', `attachment; filename="net-change.diff"`)
-      .send(wholeRunPatch([...patches.values()], change.omitted_count));
+      .set('Content-Disposition', `attachment; filename="net-change.diff"`);
+    await sendParts(res, parts);
   });
 
   return router;

@@ -4,19 +4,20 @@ import { AppError } from '../errors.ts';
 import type { Reverter } from '../revert/index.ts';
 import { changeIdParam, idParam } from './params.ts';
 
-/** `{file_ids?: string[], dry_run?: boolean}`, nothing else. */
+/** `{file_ids?: string[], dry_run?: boolean, partial?: boolean}`, nothing else. */
 function revertBody(body: unknown): RevertRequest {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b !== 'object' || Array.isArray(b))
-    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?}');
+    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?, partial?}');
   for (const k of Object.keys(b))
-    if (k !== 'file_ids' && k !== 'dry_run')
+    if (k !== 'file_ids' && k !== 'dry_run' && k !== 'partial')
       throw new AppError('invalid_input', `unknown field ${JSON.stringify(k)}`, { details: { field: k } });
   const out: RevertRequest = {};
-  if (b.dry_run !== undefined) {
-    if (typeof b.dry_run !== 'boolean')
-      throw new AppError('invalid_input', 'dry_run must be a boolean', { details: { field: 'dry_run' } });
-    out.dry_run = b.dry_run;
+  for (const k of ['dry_run', 'partial'] as const) {
+    if (b[k] === undefined) continue;
+    if (typeof b[k] !== 'boolean')
+      throw new AppError('invalid_input', `${k} must be a boolean`, { details: { field: k } });
+    out[k] = b[k];
   }
   if (b.file_ids !== undefined) {
     if (!Array.isArray(b.file_ids) || b.file_ids.length === 0 || b.file_ids.some((x) => typeof x !== 'string'))

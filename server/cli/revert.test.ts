@@ -64,6 +64,25 @@ describe('rundiff revert', () => {
     expect(unknown.stderr).toContain('not changed by run:r1: nope.txt');
   });
 
+  it('is all or nothing: one conflict and no file is written; --partial writes the clean ones', async () => {
+    const { t, repo } = await setup();
+    repo.write('a.txt', 'one\nTwo by hand\n');
+    const res = await rundiff(['revert', '--server', t.server.url, 's1', 'r1'], repo.dir);
+    expect(res.code).toBe(1);
+    expect(res.stdout).toContain('CONFLICT    a.txt: the file changed after the run');
+    expect(res.stderr).toContain('--partial writes the 2 file(s) that revert cleanly');
+    expect(repo.read('b.txt').toString()).toBe('BEE\n');
+    expect(repo.read('new.txt').toString()).toBe('moved\n');
+
+    const partial = await rundiff(['revert', '--server', t.server.url, '--partial', 's1', 'r1'], repo.dir);
+    expect(partial.code).toBe(1);
+    expect(partial.stdout).toContain('restore     b.txt (done)\n');
+    expect(partial.stderr).toContain('2 of 3 files reverted');
+    expect(repo.read('a.txt').toString()).toBe('one\nTwo by hand\n');
+    expect(repo.read('b.txt').toString()).toBe('bee\n');
+    expect(repo.read('old.txt').toString()).toBe('moved\n');
+  });
+
   it('with no server it says so and exits 2', async () => {
     const repo = createTempRepo({ git: false });
     cleanups.push(() => repo.cleanup());

@@ -12,17 +12,19 @@ import { connectServer, ServerNeedsToken } from './bridge-client.ts';
 import { quotePath } from './quote-path.ts';
 import { defaultServerUrl } from './run-target.ts';
 
-const HELP = `usage: rundiff revert [--server URL] [--dry-run] <session> <change> [paths...]
+const HELP = `usage: rundiff revert [--server URL] [--dry-run] [--partial] <session> <change> [paths...]
 
 Undoes what a run (or one tool call) changed, through the running server: each file whose bytes are
-still the run's end gets its start back; a file edited since is merged three ways, or left alone
-when the merge conflicts (the conflicting lines are printed). The revert is recorded in the session
-as a run of its own, so it can be reverted too.
+still the run's end gets its start back; a file edited since is merged three ways. All or nothing:
+when any file cannot be reverted (the merge conflicts: the conflicting lines are printed; its
+contents were not kept; its path is refused) nothing is written. The revert is recorded in the
+session as a run of its own, so it can be reverted too.
 
   <session>        the session id
   <change>         the change: run:<run id>, tool:<tool call id>, or a bare run id
   [paths...]       only these files of the change (as listed by the change; a rename by either name)
   --dry-run        print the plan and the patch each file would get; write nothing
+  --partial        write the files that revert cleanly and leave the others as they are
   --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
                    sends RUNDIFF_TOKEN when set
 
@@ -115,7 +117,7 @@ const failedFile = (f: RevertFile) =>
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['server'], booleans: ['help', 'dry-run'] });
+    args = parseArgs(argv, { values: ['server'], booleans: ['help', 'dry-run', 'partial'] });
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff revert: ${err.message}\n\n${HELP}`);
@@ -151,7 +153,8 @@ export async function run(argv: string[]): Promise<number> {
   const changeUrl = `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/${encodeURIComponent(changeId)}`;
   let answer: RevertResponse;
   try {
-    const body: { dry_run: boolean; file_ids?: string[] } = { dry_run: dryRun };
+    const body: { dry_run: boolean; partial?: boolean; file_ids?: string[] } = { dry_run: dryRun };
+    if (args.booleans.has('partial')) body.partial = true;
     if (paths.length > 0) {
       const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
       if (unknown.length > 0) {
@@ -171,6 +174,9 @@ export async function run(argv: string[]): Promise<number> {
     if (files) {
       for (const line of planLines(files, dryRun)) out(`${line}\n`);
       say(`rundiff revert: nothing was reverted (${err.message})`);
+      const clean = files.filter((f) => f.action === 'restore' || f.action === 'merge').length;
+      if (clean > 0 && files.some((f) => f.action !== 'restore' && f.action !== 'merge' && f.action !== 'unchanged'))
+        say(`rundiff revert: --partial writes the ${clean} file(s) that revert cleanly and leaves the others`);
       return 1;
     }
     say(`rundiff revert: ${err.message}`);

@@ -1,6 +1,7 @@
 import type { ChangeType, OmittedReason, TruncatedReason } from '../../shared/index.ts';
 import { comparePathKeys, displayPath, type PathKey } from '../paths/index.ts';
 import { countLines, indexOid, isBinarySide, modeType, sameContent } from './content.ts';
+import { binaryPatchBody } from './binary-patch.ts';
 import { wholeFileHunk } from './hunks.ts';
 import { diffInProcess, diffRemaining, type DiffJob, type DiffResults } from './line-diffs.ts';
 import { toPatchText } from './patch-text.ts';
@@ -220,7 +221,29 @@ function changedStanza(e: Entry, hunks: Buffer): Buffer {
   });
 }
 
-function plan(e: Entry): Plan {
+/** git's binary patch of a binary file whose sides' bytes are at hand; null when one is missing. */
+function binaryStanza(e: Entry): Buffer | null {
+  const b = e.before;
+  const a = e.after;
+  if ((b && !b.bytes) || (a && !a.bytes)) return null;
+  const one = (before: FileSide | null, after: FileSide | null) =>
+    formatStanza({
+      oldPath: before ? (e.oldPath ?? e.path) : null,
+      newPath: after ? e.path : null,
+      oldMode: before?.mode ?? null,
+      newMode: after?.mode ?? null,
+      oldOid: before ? indexOid(before) : null,
+      newOid: after ? indexOid(after) : null,
+      ...(before && after && e.change_type === 'renamed' ? { similarity: e.similarity ?? 100 } : {}),
+      binary: true,
+      hunks: binaryPatchBody(before?.bytes ?? null, after?.bytes ?? null),
+    });
+  // A type change is git's delete and create, as for text.
+  if (b && a && modeType(b.mode) !== modeType(a.mode)) return Buffer.concat([one(b, null), one(null, a)]);
+  return one(b, a);
+}
+
+function plan(e: Entry, binaryPatches: boolean): Plan {
   // First: a side that could not be read says nothing about its content, binary or not.
   if (e.before?.unavailable === 'unreadable' || e.after?.unavailable === 'unreadable')
     return { kind: 'omit', reason: 'unreadable' };
@@ -229,8 +252,10 @@ function plan(e: Entry): Plan {
   // An exact rename or a mode change of a binary file changes no bytes: git prints its header alone
   // (no "Binary files differ") while --numstat still says binary, so the row stays binary, +0 -0,
   // with that header as its patch.
-  if (e.binary && !(b && a && sameContent(b, a) && modeType(b.mode) === modeType(a.mode)))
-    return { kind: 'omit', reason: 'binary' };
+  if (e.binary && !(b && a && sameContent(b, a) && modeType(b.mode) === modeType(a.mode))) {
+    const stanza = binaryPatches ? binaryStanza(e) : null;
+    return stanza ? { kind: 'stanza', additions: 0, deletions: 0, stanza } : { kind: 'omit', reason: 'binary' };
+  }
   if (!b) {
     if (!a!.bytes) return { kind: 'omit', reason: unavailable(a) };
     const stanza = formatStanza({
@@ -269,7 +294,7 @@ function plan(e: Entry): Plan {
 }
 
 async function buildRows(rows: Entry[], input: DeltaInput, results: DiffResults): Promise<DeltaFile[]> {
-  const plans = rows.map((e) => plan(e));
+  const plans = rows.map((e) => plan(e, input.binaryPatches === true));
   const jobs = plans.flatMap((p) => (p.kind === 'diff' ? [p.job] : []));
   await diffInProcess(jobs, input, results);
   await diffRemaining(jobs, input, results);

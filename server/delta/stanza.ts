@@ -14,6 +14,11 @@ export interface StanzaInput {
   newOid: string | null;
   /** Set for a rename: git's similarity index in percent. */
   similarity?: number;
+  /**
+   * The body is a git binary patch (`binary-patch.ts`): the `index` line names the full object ids
+   * (git apply checks them) and no `---`/`+++` lines come before it.
+   */
+  binary?: boolean;
   hunks: Buffer;
 }
 
@@ -22,6 +27,8 @@ const ABBREV = 7;
 const NULL_OID = '0'.repeat(ABBREV);
 
 const abbrev = (oid: string | null): string => (oid ? oid.slice(0, ABBREV) : NULL_OID);
+/** An absent side's id at full length, as `git diff --binary` writes it. */
+const full = (oid: string | null): string => oid ?? '0'.repeat(40);
 
 export function formatStanza(s: StanzaInput): Buffer {
   const oldName = s.oldPath ?? s.newPath!;
@@ -45,9 +52,10 @@ export function formatStanza(s: StanzaInput): Buffer {
   }
   if (s.oldOid !== s.newOid) {
     const sameMode = s.oldPath !== null && s.newPath !== null && s.oldMode === s.newMode;
-    lines.push(`index ${abbrev(s.oldOid)}..${abbrev(s.newOid)}${sameMode ? ` ${s.oldMode}` : ''}`);
+    const ids = s.binary ? `${full(s.oldOid)}..${full(s.newOid)}` : `${abbrev(s.oldOid)}..${abbrev(s.newOid)}`;
+    lines.push(`index ${ids}${sameMode ? ` ${s.oldMode}` : ''}`);
   }
-  if (s.hunks.length > 0) {
+  if (s.hunks.length > 0 && !s.binary) {
     // git ends a file label holding a space with a TAB, so the name is not read as name + timestamp.
     const label = (l: string) => (l.includes(' ') ? `${l}\t` : l);
     lines.push(

@@ -108,6 +108,12 @@ export interface DeltaInput {
    * with hunks that may be aligned differently but apply the same.
    */
   exactHunks?: boolean;
+  /**
+   * true: a binary file whose sides' bytes are at hand gets git's binary patch (`GIT binary patch`,
+   * full `index` ids) as its patch, for a patch that is applied rather than read. Default false: a
+   * binary change has no patch (`omitted_reason: 'binary'`).
+   */
+  binaryPatches?: boolean;
 }
 
 /** One changed file as stored (FileSummary without `id`, plus the bounded patch). */

@@ -27,25 +27,51 @@ function withheld(row: FilePatchRow): string | null {
   return null;
 }
 
+/** The whole patch's parts in order: one stanza (or comment line) per row, then the closing note. */
+type Part<T> = { row: T; key: PathKey; reason: string | null } | { unstored: number };
+
+function partsOf<T extends FilePatchRow>(files: readonly T[], unstored: number): Part<T>[] {
+  const sorted = files.map((f) => ({ row: f, key: rowKey(f) })).sort((x, y) => comparePathKeys(x.key, y.key));
+  const parts: Part<T>[] = sorted.map(({ row, key }) => ({ row, key, reason: withheld(row) }));
+  if (unstored > 0) parts.push({ unstored });
+  return parts;
+}
+
+const ended = (text: string) => (text.endsWith('\n') ? text : text + '\n');
+const commentFor = (key: PathKey, reason: string) => `# rundiff: ${gitQuotePath(key)} ${reason}\n`;
+// Paths past the stored-row bound have no name to list; the count says the patch is not the whole change.
+const unstoredNote = (n: number) => `# rundiff: ${n} more changed ${n === 1 ? 'path' : 'paths'} not stored (rows)\n`;
+
 /**
  * The whole change as one patch: the stored stanzas in path order; a binary, truncated or omitted
  * file only as a `# rundiff: <path> <reason>` comment line (git apply skips it), never a partial hunk;
  * `unstored` changed paths past the stored-row bound as one closing comment line.
  */
 export function wholeRunPatch(files: readonly FilePatchRow[], unstored = 0): string {
-  const sorted = files.map((f) => ({ f, key: rowKey(f) })).sort((x, y) => comparePathKeys(x.key, y.key));
   let out = '';
-  for (const { f, key } of sorted) {
-    const reason = withheld(f);
-    if (reason === null) {
-      out += f.patch!;
-      if (!out.endsWith('\n')) out += '\n';
-    } else {
-      out += `# rundiff: ${gitQuotePath(key)} ${reason}\n`;
+  for (const p of partsOf(files, unstored)) {
+    if ('unstored' in p) out += unstoredNote(p.unstored);
+    else out += p.reason === null ? ended(p.row.patch!) : commentFor(p.key, p.reason);
+  }
+  return out;
+}
+
+/**
+ * The whole patch a piece at a time, each withheld row first offered to `fill` (its whole stanza
+ * from elsewhere, e.g. kept contents, or null to keep the comment line). A filled stanza that is
+ * itself cut is not applicable either: `fill` answers only whole ones.
+ */
+export async function* wholeRunPatchParts<T extends FilePatchRow>(
+  files: readonly T[],
+  unstored: number,
+  fill: (row: T, reason: string) => Promise<string | null>,
+): AsyncGenerator<string> {
+  for (const p of partsOf(files, unstored)) {
+    if ('unstored' in p) yield unstoredNote(p.unstored);
+    else if (p.reason === null) yield ended(p.row.patch!);
+    else {
+      const filled = await fill(p.row, p.reason);
+      yield filled === null ? commentFor(p.key, p.reason) : ended(filled);
     }
   }
-  // Paths past the stored-row bound have no name to list; the count says the patch is not the whole change.
-  if (unstored > 0)
-    out += `# rundiff: ${unstored} more changed ${unstored === 1 ? 'path' : 'paths'} not stored (rows)\n`;
-  return out;
 }

@@ -55,7 +55,7 @@ const sideOf = (c: { bytes: Buffer; mode: string }): FileSide => ({
 });
 
 /** The entry to write; `like`: what stands there now (or moves back from), whose bits and owner are kept. */
-const entryOf = (bytes: Buffer, mode: string, like?: Current): WriteEntry => {
+export const entryOf = (bytes: Buffer, mode: string, like?: Current): WriteEntry => {
   if (mode === LINK_MODE) return { kind: 'symlink', target: bytes };
   const keep = like?.kind === 'entry' ? like.keep : undefined;
   return keep ? { kind: 'file', bytes, mode, keep } : { kind: 'file', bytes, mode };

@@ -170,14 +170,62 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect((await t.get('/api/hermes/sessions/s1')).body.runs).toHaveLength(1);
   });
 
-  it('with a conflict and a clean file, the clean one is applied and each outcome reported', async () => {
+  it('by default a revert is all or nothing: one conflicting file and nothing is written, each file named with why', async () => {
+    const { t, repo } = await setup({ 'f.txt': 'one\n', 'g.txt': 'gee\n', 'h.txt': 'aitch\n' });
+    await run(t, 'r1', () => {
+      repo.write('f.txt', 'ONE\n');
+      repo.write('g.txt', 'GEE\n');
+      repo.write('h.txt', 'AITCH\n');
+    });
+    repo.write('g.txt', 'the user wrote this\n');
+    const before = tree(repo.dir);
+    const res = await revert(t, 'run:r1');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('revert_conflict');
+    expect(res.body.error.message).toContain('1 of 3 files cannot be reverted (g.txt: conflict)');
+    expect(res.body.error.hint).toContain('partial: true');
+    expect(
+      res.body.error.details.files.map((f: { path: string; action: string; applied: boolean }) => [
+        f.path,
+        f.action,
+        f.applied,
+      ]),
+    ).toEqual([
+      ['f.txt', 'restore', false],
+      ['g.txt', 'conflict', false],
+      ['h.txt', 'restore', false],
+    ]);
+    // Byte for byte as it was, and no revert run recorded.
+    expect(tree(repo.dir)).toEqual(before);
+    expect((await t.get('/api/hermes/sessions/s1')).body.runs).toHaveLength(1);
+  });
+
+  it('a file whose contents were not kept blocks an all-or-nothing revert too', async () => {
+    const { t, repo } = await setup(
+      { 'big.txt': 'small\n', 'g.txt': 'gee\n' },
+      { limits: { maxContentFileBytes: 64 } },
+    );
+    await run(t, 'r1', () => {
+      repo.write('big.txt', 'x'.repeat(65));
+      repo.write('g.txt', 'GEE\n');
+    });
+    const res = await revert(t, 'run:r1');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('content_unavailable');
+    expect(repo.read('g.txt').toString()).toBe('GEE\n');
+    const partial = await revert(t, 'run:r1', { partial: true });
+    expect(partial.status).toBe(200);
+    expect(repo.read('g.txt').toString()).toBe('gee\n');
+  });
+
+  it('with partial: true, a conflict and a clean file: the clean one is applied and each outcome reported', async () => {
     const { t, repo } = await setup({ 'f.txt': 'one\n', 'g.txt': 'gee\n' });
     await run(t, 'r1', () => {
       repo.write('f.txt', 'ONE\n');
       repo.write('g.txt', 'GEE\n');
     });
     repo.write('f.txt', 'the user wrote this\n');
-    const res = await revert(t, 'run:r1');
+    const res = await revert(t, 'run:r1', { partial: true });
     expect(res.status).toBe(200);
     expect(
       res.body.files.map((f: { path: string; action: string; applied: boolean }) => [f.path, f.action, f.applied]),
@@ -446,6 +494,46 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     const ok = await revert(t, 'run:r1');
     expect(ok.status).toBe(200);
     expect(repo.read('sub/gone.txt').toString()).toBe('x\n');
+  });
+
+  it('an all-or-nothing revert whose write fails midway puts back the files it wrote; partial keeps them', async () => {
+    const { t, repo } = await setup({ 'a.txt': 'first\n', 'b.txt': 'bee\n', 'sub/gone.txt': 'x\n' });
+    await run(t, 'r1', () => {
+      repo.rm('a.txt');
+      repo.write('b.txt', 'BEE\n');
+      repo.rm('sub/gone.txt');
+    });
+    const outside = createTempDir('rundiff-outside-');
+    cleanups.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+    // Planned as clean (an absent file reads as absent through the link); only its write refuses,
+    // after a.txt and b.txt were written.
+    fs.renameSync(path.join(repo.dir, 'sub'), path.join(repo.dir, 'sub-real'));
+    fs.symlinkSync(outside, path.join(repo.dir, 'sub'));
+    const before = tree(repo.dir);
+
+    const res = await revert(t, 'run:r1');
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('content_unavailable');
+    expect(res.body.error.message).toContain('sub/gone.txt could not be reverted');
+    const files = res.body.error.details.files as { path: string; action: string; applied: boolean; reason: string }[];
+    expect(files.map((f) => [f.path, f.action, f.applied])).toEqual([
+      ['a.txt', 'restore', false],
+      ['b.txt', 'restore', false],
+      ['sub/gone.txt', 'refused', false],
+    ]);
+    expect(files[0]!.reason).toBe('put back: sub/gone.txt could not be reverted');
+    expect(tree(repo.dir)).toEqual(before);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    const detail = (await t.get('/api/hermes/sessions/s1')).body;
+    const revertRun = detail.runs.find((r: { run_id: string }) => r.run_id === res.body.error.details.revert_run_id);
+    expect(revertRun).toMatchObject({ source: 'revert', status: 'failed' });
+
+    // Positive control: the same revert with partial keeps the files that could be written.
+    const partial = await revert(t, 'run:r1', { partial: true });
+    expect(partial.status).toBe(200);
+    expect(repo.read('a.txt').toString()).toBe('first\n');
+    expect(repo.read('b.txt').toString()).toBe('bee\n');
+    expect(fs.readdirSync(outside)).toEqual([]);
   });
 
   it('unknown session or change is 404, a bad body 400', async () => {

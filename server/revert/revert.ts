@@ -19,7 +19,7 @@ import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
 import { fingerprint, readCurrent, type Current } from './current.ts';
-import { decide, type Decision, type FileToRevert, type KeptSide, type Merge } from './plan.ts';
+import { decide, entryOf, type Decision, type FileToRevert, type KeptSide, type Merge } from './plan.ts';
 
 export interface RevertDeps {
   store: Store;
@@ -60,8 +60,11 @@ async function loadSide(store: Store, s: StoredSide): Promise<Loaded> {
 interface Planned {
   row: FileSummary;
   decision: Decision;
-  /** What stood at each touched path when planned: a write proceeds only if it still does. */
-  guards: { key: PathKey; print: string }[];
+  /**
+   * What stood at each touched path when planned: a write proceeds only if it still does, and an
+   * all-or-nothing revert that fails midway puts it back.
+   */
+  guards: { key: PathKey; print: string; now: Current }[];
   patch: string | null;
 }
 
@@ -104,6 +107,9 @@ function toAnswer(p: Planned, applied: boolean, error?: string): RevertFile {
 }
 
 const writes = (p: Planned) => p.decision.action === 'restore' || p.decision.action === 'merge';
+/** A file the revert asked for that it cannot revert: an all-or-nothing revert then writes nothing. */
+const blocks = (action: RevertFile['action']) =>
+  action === 'conflict' || action === 'unavailable' || action === 'refused';
 
 /**
  * Undoing a stored change, whole or some of its files: plans each file from its kept contents and
@@ -157,8 +163,8 @@ export function createReverter(deps: RevertDeps) {
     const atBefore: Current = beforeKey === afterKey ? atAfter : readCurrent(root, beforeKey, max);
     const f: FileToRevert = { row, beforeKey, afterKey, before: before.side, after: after.side, atAfter, atBefore };
     const decision = await decide(f, merge);
-    const guards = [{ key: afterKey, print: fingerprint(atAfter) }];
-    if (beforeKey !== afterKey) guards.push({ key: beforeKey, print: fingerprint(atBefore) });
+    const guards = [{ key: afterKey, print: fingerprint(atAfter), now: atAfter }];
+    if (beforeKey !== afterKey) guards.push({ key: beforeKey, print: fingerprint(atBefore), now: atBefore });
     return { row, decision, guards, patch: await patchOf(decision, config.limits) };
   }
 
@@ -183,6 +189,29 @@ export function createReverter(deps: RevertDeps) {
       }
     }
     return toAnswer(p, true);
+  }
+
+  /**
+   * Puts back what stood at each path of the files written (newest first), so an all-or-nothing
+   * revert that failed midway leaves the tree as it found it; the paths it could not put back.
+   */
+  function putBack(root: SafeRoot, written: Planned[]): string[] {
+    const failed: string[] = [];
+    for (const p of [...written].reverse()) {
+      for (const g of [...p.guards].reverse()) {
+        const r: WriteResult =
+          g.now.kind === 'absent'
+            ? removeInside(root, g.key)
+            : g.now.kind === 'entry'
+              ? writeInside(root, g.key, entryOf(g.now.bytes, g.now.mode, g.now))
+              : { ok: true };
+        if (!r.ok) {
+          log(`revert: could not put back ${p.row.path}: ${r.reason}: ${r.message}`);
+          failed.push(p.row.path);
+        }
+      }
+    }
+    return failed;
   }
 
   async function revert(sessionId: string, changeId: string, req: RevertRequest): Promise<RevertResponse> {
@@ -253,14 +282,16 @@ export function createReverter(deps: RevertDeps) {
           planned.map((p) => toAnswer(p, false)),
           null,
         );
-      return await applyAll(root, sessionId, changeId, planned);
+      const partial = req.partial === true;
+      if (!partial) refuseIfAnyBlocked(planned.map((p) => toAnswer(p, false)));
+      return await applyAll(root, sessionId, changeId, planned, partial);
     } finally {
       closeRoot(root);
       if (!dryRun) reverting.delete(rootPath);
     }
   }
 
-  async function applyAll(root: SafeRoot, sessionId: string, changeId: string, planned: Planned[]) {
+  async function applyAll(root: SafeRoot, sessionId: string, changeId: string, planned: Planned[], partial: boolean) {
     const toWrite = planned.filter(writes);
     if (toWrite.length === 0) {
       const files = planned.map((p) => toAnswer(p, false));
@@ -276,22 +307,53 @@ export function createReverter(deps: RevertDeps) {
       content: `Revert ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} of ${changeId}`,
       run_id: runId,
     });
-    const files: RevertFile[] = [];
+    let files: RevertFile[] = [];
+    /** All or nothing: the file whose write failed, after which what was written was put back. */
+    let stopped: { path: string; unrestored: string[] } | null = null;
     try {
-      for (const p of planned) files.push(writes(p) ? apply(root, p) : toAnswer(p, false));
+      for (const p of planned) {
+        const done = writes(p) ? apply(root, p) : toAnswer(p, false);
+        files.push(done);
+        if (!partial && writes(p) && !done.applied) {
+          const written = planned.filter((_, i) => files[i]?.applied === true);
+          stopped = { path: p.row.path, unrestored: putBack(root, written) };
+          files = planned.map((q, i) => {
+            const f = files[i];
+            if (f && !f.applied) return f;
+            const again = toAnswer(q, false);
+            if (!f) return { ...again, reason: `not written: ${p.row.path} could not be reverted` };
+            const kept = stopped!.unrestored.includes(q.row.path);
+            return kept
+              ? { ...again, error: 'written, and could not be put back after another file failed' }
+              : { ...again, reason: `put back: ${p.row.path} could not be reverted` };
+          });
+          break;
+        }
+      }
     } finally {
       const failed = files.filter((f) => f.error !== undefined).length;
       const applied = files.some((f) => f.applied);
-      if (failed > 0 || !applied)
+      if (stopped || failed > 0 || !applied)
         await recorder.runFailed({
           session_id: sessionId,
           run_id: runId,
-          error:
-            failed > 0
+          error: stopped
+            ? `nothing was reverted: ${stopped.path} could not be reverted, so the files written were put back` +
+              (stopped.unrestored.length > 0 ? ` (except ${stopped.unrestored.join(', ')})` : '')
+            : failed > 0
               ? `${failed} file(s) could not be written`
               : 'nothing was written: every file was refused or changed while the revert ran',
         });
       else await recorder.runCompleted({ session_id: sessionId, run_id: runId });
+    }
+    if (stopped) {
+      const kept = stopped.unrestored;
+      throw new AppError(
+        files.some((f) => f.action === 'conflict') ? 'revert_conflict' : 'content_unavailable',
+        `nothing was reverted: ${stopped.path} could not be reverted while the revert ran, so the files already written were put back` +
+          (kept.length > 0 ? `, except ${kept.join(', ')}, which could not be` : ''),
+        { hint: 'look at the file, then revert again', details: { files, revert_run_id: runId } },
+      );
     }
     // Every write refused at the last moment (or its file changed meanwhile) writes nothing: the
     // answer is the one a plan that writes nothing gets, not 200 with an empty revert run.
@@ -300,6 +362,29 @@ export function createReverter(deps: RevertDeps) {
   }
 
   return { revert };
+}
+
+/**
+ * An all-or-nothing revert with a file it cannot revert writes nothing: `409 revert_conflict` when a
+ * file conflicts, else `409 content_unavailable`, naming each file and why.
+ */
+function refuseIfAnyBlocked(files: RevertFile[]): void {
+  const blocked = files.filter((f) => blocks(f.action));
+  if (blocked.length === 0) return;
+  const clean = files.filter((f) => f.action === 'restore' || f.action === 'merge').length;
+  const n = blocked.length;
+  throw new AppError(
+    blocked.some((f) => f.action === 'conflict') ? 'revert_conflict' : 'content_unavailable',
+    `nothing was reverted: ${n} of ${files.length} ${files.length === 1 ? 'file' : 'files'} cannot be reverted ` +
+      `(${blocked.map((f) => `${f.path}: ${f.action}`).join('; ')}), and a revert is all or nothing`,
+    {
+      hint:
+        clean > 0
+          ? `revert with partial: true (rundiff revert --partial) to write only the ${clean} ${clean === 1 ? 'file' : 'files'} that revert cleanly`
+          : 'resolve the conflicting lines by hand, or revert other files',
+      details: { files },
+    },
+  );
 }
 
 /**

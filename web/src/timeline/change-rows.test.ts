@@ -73,13 +73,18 @@ describe('change block rows', () => {
     expect(progressText(5)).toBe('Working... 5 files touched');
   });
 
-  it('a big patch is gated behind Load diff with its size; a patch that was not stored is not gated', () => {
+  it('a big patch is gated behind Load diff with its size, a big one over the budget too; a patch that cannot be had is not gated', () => {
     const big = { additions: 2_300, deletions: 0, patch_bytes: 131_072, omitted_reason: null };
     expect(needsLoadDiff(big)).toBe(true);
     expect(largeDiffText(big)).toBe('Large diff: +2,300 -0 lines, 128.0 KiB');
+    // Left out for the budget: computed from the kept contents when opened, so gated by its lines.
     const budget = { additions: 2_300, deletions: 0, patch_bytes: 0, omitted_reason: 'budget' };
-    expect(needsLoadDiff(budget)).toBe(false);
-    expect(largeDiffText(budget)).toBe('Large diff: +2,300 -0 lines, patch not stored');
+    expect(needsLoadDiff(budget)).toBe(true);
+    expect(largeDiffText(budget)).toBe('Large diff: +2,300 -0 lines, computed when loaded');
+    expect(needsLoadDiff({ ...budget, additions: 20 })).toBe(false);
+    const complex = { additions: 2_300, deletions: 0, patch_bytes: 0, omitted_reason: 'too_complex' };
+    expect(needsLoadDiff(complex)).toBe(false);
+    expect(largeDiffText(complex)).toBe('Large diff: +2,300 -0 lines, patch not stored');
   });
 
   it('explains untracked runs, missing patches and truncation in words', () => {

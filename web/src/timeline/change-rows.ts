@@ -62,25 +62,32 @@ export const LOAD_DIFF_LINES = 1_000;
 
 /**
  * The file's patch is big enough to be fetched and rendered only when asked (a lock file, a
- * generated file). A file whose patch was not stored has nothing big to fetch: it opens at once on
- * why its patch is missing, whatever its line counts.
+ * generated file). A row left out for the change's patch budget is opened from the kept contents,
+ * so its line counts gate it like a stored patch. A file whose patch was not stored for another
+ * reason has nothing big to fetch: it opens at once on why its patch is missing.
  */
 export function needsLoadDiff(
   file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number; omitted_reason?: string | null },
 ): boolean {
-  if (file.omitted_reason) return false;
+  if (file.omitted_reason && file.omitted_reason !== 'budget') return false;
   return file.patch_bytes > LOAD_DIFF_BYTES || file.additions + file.deletions > LOAD_DIFF_LINES;
 }
 
 /**
- * What a collapsed big diff says: `Large diff: +2,300 -0 lines, 128.0 KiB`. A file whose patch was
- * not stored has no size to show: `Large diff: +2,300 -0 lines, patch not stored`.
+ * What a collapsed big diff says: `Large diff: +2,300 -0 lines, 128.0 KiB`. A row left out for the
+ * budget has no stored size: `Large diff: +2,300 -0 lines, computed when loaded`; another row without
+ * a patch: `..., patch not stored`.
  */
 export function largeDiffText(
   file: Pick<ChangeRowInput, 'additions' | 'deletions'> & { patch_bytes: number; omitted_reason?: string | null },
 ): string {
   const n = (x: number) => x.toLocaleString('en-US');
-  const size = file.omitted_reason ? 'patch not stored' : `${(file.patch_bytes / 1024).toFixed(1)} KiB`;
+  const size =
+    file.omitted_reason === 'budget'
+      ? 'computed when loaded'
+      : file.omitted_reason
+        ? 'patch not stored'
+        : `${(file.patch_bytes / 1024).toFixed(1)} KiB`;
   return `Large diff: +${n(file.additions)} -${n(file.deletions)} lines, ${size}`;
 }
 

@@ -8,6 +8,9 @@ import {
   revertDoneSummary,
   revertPathText,
   revertPlanSummary,
+  revertBlockedNote,
+  revertPartialLabel,
+  revertPlanCounts,
 } from './revert.ts';
 
 const file = (over: Partial<RevertFile>): RevertFile => ({
@@ -48,6 +51,19 @@ describe('revert words', () => {
     expect(revertPlanSummary(plan)).toBe('1 of 3 files will be written, 1 conflicts, 1 cannot be reverted');
     const done = answer([file({ applied: true }), file({ action: 'restore', error: 'x' })], { dry_run: false });
     expect(revertDoneSummary(done)).toBe('Reverted 1 of 2 files; 1 could not be written');
+  });
+
+  it('says why an all-or-nothing Apply is off, and what the partial revert leaves', () => {
+    const mixed = answer([file({}), file({}), file({ action: 'conflict' })]);
+    expect(revertPlanCounts(mixed)).toEqual({ clean: 2, blocked: 1 });
+    expect(revertBlockedNote(mixed)).toBe(
+      '1 file cannot be reverted (marked below): a revert is all or nothing, so Apply is off. Reverting only the others leaves it as it is, which can leave the code inconsistent.',
+    );
+    expect(revertPartialLabel(mixed)).toBe('Revert only 2 files, leave 1');
+    expect(revertBlockedNote(answer([file({}), file({ action: 'unchanged' })]))).toBeNull();
+    expect(revertBlockedNote(answer([file({ action: 'unavailable' })]))).toBe(
+      '1 file cannot be reverted (marked below): nothing would be written.',
+    );
   });
 
   it('classes patch lines and formats bytes', () => {

@@ -35,6 +35,33 @@ export function revertPlanSummary(r: RevertResponse): string {
   return parts.join(', ');
 }
 
+const CLEAN = new Set(['restore', 'merge']);
+const BLOCKING = new Set(['conflict', 'unavailable', 'refused']);
+
+/** Files of a plan that would be written, and files that cannot be reverted. */
+export function revertPlanCounts(r: RevertResponse): { clean: number; blocked: number } {
+  return {
+    clean: r.files.filter((f) => CLEAN.has(f.action)).length,
+    blocked: r.files.filter((f) => BLOCKING.has(f.action)).length,
+  };
+}
+
+/** Under the summary, when some file cannot be reverted: why Apply writes nothing. */
+export function revertBlockedNote(r: RevertResponse): string | null {
+  const { clean, blocked } = revertPlanCounts(r);
+  if (blocked === 0) return null;
+  const which = `${blocked} ${blocked === 1 ? 'file' : 'files'} cannot be reverted (marked below)`;
+  return clean > 0
+    ? `${which}: a revert is all or nothing, so Apply is off. Reverting only the others leaves ${blocked === 1 ? 'it' : 'them'} as ${blocked === 1 ? 'it is' : 'they are'}, which can leave the code inconsistent.`
+    : `${which}: nothing would be written.`;
+}
+
+/** The second button: write the clean files alone, saying what it leaves. */
+export function revertPartialLabel(r: RevertResponse): string {
+  const { clean, blocked } = revertPlanCounts(r);
+  return `Revert only ${clean} ${clean === 1 ? 'file' : 'files'}, leave ${blocked}`;
+}
+
 /** The line after a revert was applied. */
 export function revertDoneSummary(r: RevertResponse): string {
   const n = r.files.length;
