@@ -124,6 +124,10 @@ export const MAY_IMPORT = {
   'server/index.ts': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/jobs', 'server/main.ts'],
 };
 
+/** The strategy folders, and the one file of the engine that lists them (through their index.ts). */
+const STRATEGY_FOLDERS = Object.keys(MAY_IMPORT).filter((k) => MAY_IMPORT[k] === STRATEGY);
+const STRATEGY_LIST = 'server/checkpoint/strategies.ts';
+
 /** Folders each of whose sub-folders must have its own entry above (a new strategy states its place). */
 const SPLIT = ['server/checkpoint'];
 
@@ -256,6 +260,8 @@ export const importBoundaries = {
       ioInDelta: 'delta/ does no I/O: it may not import {{to}} (it is handed a reader)',
       noPackages: 'shared/ holds types and constants only: it may not import the package {{to}}',
       nodeInWeb: 'web/ runs in the browser: it may not import the Node module {{to}}',
+      strategyInside:
+        '{{from}} may not import {{to}}: the engine knows a strategy only through strategy.ts, and strategies.ts lists each by its index.ts',
       cycle: 'import cycle within {{folder}}: {{chain}} (its files import each other one way only)',
     },
   },
@@ -290,6 +296,17 @@ export const importBoundaries = {
         return;
       }
       if (isTest(to)) return context.report({ node, messageId: 'testCode', data: { to } });
+      const strategy = STRATEGY_FOLDERS.find((k) => within(to, [k]));
+      // The rest of the server reaches a strategy only as strategies.ts lists it (by its index.ts);
+      // where the table refuses the import already, that is the one error.
+      const tableAllows = from !== null && (within(to, [from]) || within(to, MAY_IMPORT[from]));
+      if (
+        strategy &&
+        tableAllows &&
+        !within(rel, [strategy]) &&
+        !(rel === STRATEGY_LIST && to === `${strategy}/index.ts`)
+      )
+        context.report({ node, messageId: 'strategyInside', data: { from: rel, to } });
       const acyclic = ACYCLIC.find((k) => within(rel, [k]));
       if (acyclic) {
         const chain = cycleThrough(rel, to, acyclic);

@@ -121,6 +121,16 @@ describe('import boundaries', () => {
     );
   });
 
+  it("lets the engine reach a strategy only through strategies.ts and the strategy folder's index.ts", async () => {
+    expect(await boundaryErrors(importing('./walk/collect.ts'), 'server/checkpoint/assemble-delta.ts')).toEqual([
+      expect.stringContaining('the engine knows a strategy only through strategy.ts'),
+    ]);
+    expect(await boundaryErrors(importing('./git-status/index.ts'), 'server/checkpoint/registry.ts')).toHaveLength(1);
+    expect(await boundaryErrors(importing('./walk/capture.ts'), 'server/checkpoint/strategies.ts')).toHaveLength(1);
+    expect(await boundaryErrors(importing('./walk/index.ts'), 'server/checkpoint/strategies.ts')).toEqual([]);
+    expect(await boundaryErrors(importing('./strategy.ts'), 'server/checkpoint/registry.ts')).toEqual([]);
+  });
+
   it('makes a new checkpoint strategy folder declare its place in the layer table', async () => {
     expect(await boundaryErrors(importing('../strategy.ts'), 'server/checkpoint/unplaced/probe.ts')).toEqual([
       expect.stringContaining('server/checkpoint/unplaced is not in the layer table'),
