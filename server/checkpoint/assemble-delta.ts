@@ -9,9 +9,10 @@ import type { EngineContext } from './take-checkpoint.ts';
 import type { DeltaResult } from './types.ts';
 
 /**
- * The delta from a taken checkpoint to the workspace now: the changed paths with both sides'
- * bytes (from the strategy that took the checkpoint), then the classified rows, renames and patches (delta/). Never an exception
- * and never a silent "no changes": a failure answers `degraded` and its cause is logged.
+ * The delta from a taken checkpoint to the workspace now: the changed paths with both sides' bytes
+ * (from the strategy that took the checkpoint), then the classified rows, renames and patches
+ * (delta/). Never an exception and never a silent "no changes": a failure answers `degraded` and
+ * its cause is logged.
  */
 export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine: GitDiffEngine): Promise<DeltaResult> {
   await entry.started;

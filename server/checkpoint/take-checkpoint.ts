@@ -5,7 +5,7 @@ import { sortReasons } from './common/reasons.ts';
 import { span } from './common/trace.ts';
 import { logEngineFailure, logStrategyFallback, type EngineLog } from './failure-log.ts';
 import type { Checkpoint } from './model.ts';
-import type { CheckpointStrategy, Taken } from './strategy.ts';
+import type { CaptureRequest, CheckpointStrategy, Taken } from './strategy.ts';
 import type { StartInput, StartResult } from './types.ts';
 
 /** What taking and completing a checkpoint share: limits, the strategies, the scan pool, the log. */
@@ -38,13 +38,12 @@ export async function takeCheckpoint(
 ): Promise<Taken> {
   const done = span();
   const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
-  const last = ctx.strategies[ctx.strategies.length - 1]!;
   let taken: Taken;
   try {
     taken = await firstTaker(input, ctx, reserveMemory, at);
   } catch (err) {
     logEngineFailure(ctx.log, 'checkpoint', at, err);
-    taken = { checkpoint: failedCheckpoint(input, ctx.now, 'degraded'), strategy: last };
+    taken = notTaken(input, ctx, 'degraded');
   }
   done('checkpoint');
   return taken;
@@ -56,23 +55,19 @@ async function firstTaker(
   reserveMemory: (wanted: number) => number,
   at: { sessionId: string; changeId: string; root: string },
 ): Promise<Taken> {
-  const req = {
+  const req: CaptureRequest = {
     root: input.workspace.root,
     kind: input.workspace.kind,
     repo: input.workspace.repo ?? null,
     ownFiles: ctx.ownFiles(input.workspace.root),
     reserveMemory,
-    reportFailure: (what: string, err: unknown) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
-    reportFallback: (what: string, err: unknown, outcome: string) =>
-      logStrategyFallback(ctx.log, at, what, err, outcome),
+    reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
+    reportFallback: (what, err, outcome) => logStrategyFallback(ctx.log, at, what, err, outcome),
   };
   for (const strategy of ctx.strategies) {
     const got = await strategy.capture(req);
     if ('taken' in got) return { checkpoint: got.taken, strategy };
-    if ('failed' in got) {
-      const last = ctx.strategies[ctx.strategies.length - 1]!;
-      return { checkpoint: failedCheckpoint(input, ctx.now, got.failed), strategy: last };
-    }
+    if ('failed' in got) return notTaken(input, ctx, got.failed);
   }
   throw new Error('no checkpoint strategy took the workspace');
 }
@@ -89,7 +84,12 @@ export function startSummary({ checkpoint: cp, strategy }: Taken): StartResult {
   };
 }
 
-/** A checkpoint that could not be taken: empty, covering nothing, saying why. */
+/** A checkpoint that could not be taken, kept with the last strategy (the walk), which completes it. */
+function notTaken(input: StartInput, ctx: EngineContext, reason: TruncatedReason): Taken {
+  return { checkpoint: failedCheckpoint(input, ctx.now, reason), strategy: ctx.strategies[ctx.strategies.length - 1]! };
+}
+
+/** Empty, covering nothing, saying why. */
 function failedCheckpoint(input: StartInput, now: () => number, reason: TruncatedReason): Checkpoint<null> {
   return {
     root: input.workspace.root,
