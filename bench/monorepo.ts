@@ -6,7 +6,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { DEFAULT_LIMITS } from '../server/config.ts';
 import { createEngine, type DeltaResult } from '../server/checkpoint/index.ts';
-import { parseIndexFile } from '../server/checkpoint/index-snapshot.ts';
+import { parseIndexFile } from '../server/checkpoint/git-status/index-snapshot.ts';
 import { resolveWorkspace } from '../server/workspace/index.ts';
 import { httpRun, startBenchServer } from './http-run.ts';
 import { BENCH_ROOT, git, gitEnv, layout, writeTree } from './trees.ts';

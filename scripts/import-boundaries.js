@@ -1,6 +1,7 @@
 // ESLint rule `rundiff/import-boundaries`: the direction of imports between the parts of the
 // repository, so a wrong-way import fails `npm run lint` (and so `npm test`) instead of waiting for a
 // review. Plain JS so eslint.config.js loads it without a TypeScript loader.
+import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,15 @@ const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.
 /** Checkpoints, deltas, git, workspaces and the two leaves below them. */
 const ENGINE = ['server/checkpoint', 'server/delta', 'server/git', 'server/workspace', 'server/fs', 'server/paths'];
 const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
+/** What the checkpoint engine and each of its parts may import from outside server/checkpoint/. */
+const CHECKPOINT_BELOW = [...BASE, 'server/workspace', 'server/git', 'server/delta', 'server/fs', 'server/paths'];
+/** What a checkpoint strategy may import: the model, the interface, the leaf helpers; never another strategy. */
+const STRATEGY = [
+  ...CHECKPOINT_BELOW,
+  'server/checkpoint/model.ts',
+  'server/checkpoint/strategy.ts',
+  'server/checkpoint/common',
+];
 const RUNS = [
   'server/runs',
   'server/run-changes',
@@ -48,7 +58,14 @@ export const MAY_IMPORT = {
   'server/delta': ['shared', 'server/paths'],
   'server/git': [...BASE, 'server/delta', 'server/fs', 'server/paths'],
   'server/workspace': [...BASE, 'server/git', 'server/fs', 'server/paths'],
-  'server/checkpoint': [...BASE, 'server/workspace', 'server/git', 'server/delta', 'server/fs', 'server/paths'],
+  // The checkpoint engine (registry, start, completion) over its strategies: each strategy is a folder
+  // behind strategy.ts, listed in strategies.ts; the model is data, common/ the leaf both use.
+  'server/checkpoint': CHECKPOINT_BELOW,
+  'server/checkpoint/model.ts': ['shared', 'server/paths'],
+  'server/checkpoint/strategy.ts': [...CHECKPOINT_BELOW, 'server/checkpoint/model.ts'],
+  'server/checkpoint/common': [...CHECKPOINT_BELOW, 'server/checkpoint/model.ts'],
+  'server/checkpoint/git-status': STRATEGY,
+  'server/checkpoint/walk': STRATEGY,
   'server/store': BASE,
   'server/approvals': BASE,
   'server/tools-log': [...BASE, 'server/store'],
@@ -106,6 +123,19 @@ export const MAY_IMPORT = {
   ],
   'server/index.ts': [...BASE, ...ENGINE, ...STORAGE, ...RUNS, 'server/jobs', 'server/main.ts'],
 };
+
+/** The strategy folders, and the one file of the engine that lists them (through their index.ts). */
+const STRATEGY_FOLDERS = Object.keys(MAY_IMPORT).filter((k) => MAY_IMPORT[k] === STRATEGY);
+const STRATEGY_LIST = 'server/checkpoint/strategies.ts';
+
+/** Folders each of whose sub-folders must have its own entry above (a new strategy states its place). */
+const SPLIT = ['server/checkpoint'];
+
+/**
+ * Folders whose production files import each other without a cycle, type-only imports included
+ * (a cycle is a module that cannot be understood, tested or moved alone).
+ */
+export const ACYCLIC = ['server/checkpoint'];
 
 /** Tests (next to the code, and the helpers in server/test-support/) may reach across layers. */
 const TEST_MAY_IMPORT = {
@@ -168,6 +198,55 @@ function packageName(spec) {
   return bare.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] === 'fs' && parts[1] ? bare : parts[0];
 }
 
+/** Block comments and whole-line comments, which may mention an import that is not one. */
+const COMMENTS = /\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm;
+/** Static imports and re-exports (`... from '...'`, `import '...'`) and dynamic `import('...')`. */
+const IMPORTS =
+  /(?:^|[\s;])(?:import|export)\s+(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Repository paths a production file on disk imports (read once per version of the file). */
+const importsOnDisk = new Map();
+function diskImports(rel) {
+  const abs = path.join(ROOT, rel);
+  let stat;
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    return [];
+  }
+  const hit = importsOnDisk.get(rel);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.targets;
+  const text = fs.readFileSync(abs, 'utf8').replace(COMMENTS, '');
+  const targets = [];
+  for (const m of text.matchAll(IMPORTS)) {
+    const to = targetOf(m[1] ?? m[2], abs);
+    if (to !== null) targets.push(to);
+  }
+  importsOnDisk.set(rel, { mtimeMs: stat.mtimeMs, size: stat.size, targets });
+  return targets;
+}
+
+/**
+ * The chain of files from `start` back to `file` inside `folder` (production files only), or null.
+ * `file`'s own imports are the ones being linted; every other file's are read from disk.
+ */
+function cycleThrough(file, start, folder) {
+  const inside = (to) => within(to, [folder]) && !isTest(to);
+  const seen = new Set();
+  const walk = (at) => {
+    if (at === file) return [at];
+    if (seen.has(at)) return null;
+    seen.add(at);
+    for (const next of diskImports(at)) {
+      if (!inside(next)) continue;
+      const rest = walk(next);
+      if (rest) return [at, ...rest];
+    }
+    return null;
+  };
+  return inside(start) ? walk(start) : null;
+}
+
 /** @type {import('eslint').Rule.RuleModule} */
 export const importBoundaries = {
   meta: {
@@ -181,6 +260,9 @@ export const importBoundaries = {
       ioInDelta: 'delta/ does no I/O: it may not import {{to}} (it is handed a reader)',
       noPackages: 'shared/ holds types and constants only: it may not import the package {{to}}',
       nodeInWeb: 'web/ runs in the browser: it may not import the Node module {{to}}',
+      strategyInside:
+        '{{from}} may not import {{to}}: the engine knows a strategy only through strategy.ts, and strategies.ts lists each by its index.ts',
+      cycle: 'import cycle within {{folder}}: {{chain}} (its files import each other one way only)',
     },
   },
   create(context) {
@@ -214,6 +296,26 @@ export const importBoundaries = {
         return;
       }
       if (isTest(to)) return context.report({ node, messageId: 'testCode', data: { to } });
+      const strategy = STRATEGY_FOLDERS.find((k) => within(to, [k]));
+      // The rest of the server reaches a strategy only as strategies.ts lists it (by its index.ts);
+      // where the table refuses the import already, that is the one error.
+      const tableAllows = from !== null && (within(to, [from]) || within(to, MAY_IMPORT[from]));
+      if (
+        strategy &&
+        tableAllows &&
+        !within(rel, [strategy]) &&
+        !(rel === STRATEGY_LIST && to === `${strategy}/index.ts`)
+      )
+        context.report({ node, messageId: 'strategyInside', data: { from: rel, to } });
+      const acyclic = ACYCLIC.find((k) => within(rel, [k]));
+      if (acyclic) {
+        const chain = cycleThrough(rel, to, acyclic);
+        if (chain) {
+          const short = (p) => p.slice(acyclic.length + 1);
+          const names = [rel, ...chain].map(short).join(' -> ');
+          context.report({ node, messageId: 'cycle', data: { folder: acyclic, chain: names } });
+        }
+      }
       if (from === null || within(to, [from])) return; // an unknown area is reported once, below
       const toTop = to.split('/')[0];
       if (!['server', 'shared', 'web', 'e2e', 'bench', 'scripts', 'bin'].includes(toTop)) return; // package.json
@@ -231,6 +333,13 @@ export const importBoundaries = {
       Program(node) {
         if (!test && from === null && top === 'server')
           context.report({ node, messageId: 'unknownArea', data: { from: rel.split('/').slice(0, 2).join('/') } });
+        const split = SPLIT.find((k) => from === k && rel.startsWith(k + '/') && rel.slice(k.length + 1).includes('/'));
+        if (!test && split)
+          context.report({
+            node,
+            messageId: 'unknownArea',
+            data: { from: `${split}/${rel.slice(split.length + 1).split('/')[0]}` },
+          });
       },
       ImportDeclaration: (node) => check(node, node.source.value),
       ExportAllDeclaration: (node) => check(node, node.source.value),

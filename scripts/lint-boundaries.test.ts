@@ -52,6 +52,12 @@ const BOUNDARIES: Array<[string, string, string]> = [
   ['server/checkpoint/probe.ts', '../runs/index.ts', '../workspace/index.ts'],
   ['server/store/probe.ts', '../runs/index.ts', '../errors.ts'],
   ['server/workspace/probe.ts', '../checkpoint/index.ts', '../git/index.ts'],
+  // checkpoint strategies: neither imports the other; the leaf and the model import no strategy
+  ['server/checkpoint/walk/probe.ts', '../git-status/index.ts', '../common/trace.ts'],
+  ['server/checkpoint/git-status/probe.ts', '../walk/index.ts', '../strategy.ts'],
+  ['server/checkpoint/common/probe.ts', '../walk/index.ts', '../model.ts'],
+  ['server/checkpoint/common/probe.ts', '../registry.ts', '../../git/index.ts'],
+  ['server/checkpoint/model.ts', './common/trace.ts', '../paths/index.ts'],
   ['server/git/probe.ts', '../workspace/index.ts', '../fs/index.ts'],
   ['server/git/tools/probe.ts', '../../workspace/index.ts', '../../paths/index.ts'],
   // leaves import nothing above them
@@ -95,6 +101,40 @@ describe('import boundaries', () => {
     );
     expect(await boundaryErrors(importing('../main.ts'), 'server/test-support/probe.ts')).toEqual([]);
     expect(await boundaryErrors(importing('../../../server/main.ts'), 'web/src/api/probe.test.ts')).toHaveLength(1);
+  });
+
+  it('reports an import cycle within server/checkpoint, naming its files; the same file without it is clean', async () => {
+    // walk/collect.ts imports walk/coverage.ts: coverage importing collect closes a cycle.
+    const file = 'server/checkpoint/walk/coverage.ts';
+    expect(await boundaryErrors(importing('./collect.ts'), file)).toEqual([
+      expect.stringContaining(
+        'import cycle within server/checkpoint: walk/coverage.ts -> walk/collect.ts -> walk/coverage.ts',
+      ),
+    ]);
+    expect(await boundaryErrors(importing('./scan-phase.ts'), file)).toEqual([]);
+    // Type-only imports count: the model importing the interface that imports it is a cycle too.
+    const typeOnly = `import type { Taken } from './strategy.ts';\nexport type T = Taken;\n`;
+    expect(await boundaryErrors(typeOnly, 'server/checkpoint/model.ts')).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('import cycle within server/checkpoint: model.ts -> strategy.ts -> model.ts'),
+      ]),
+    );
+  });
+
+  it("lets the engine reach a strategy only through strategies.ts and the strategy folder's index.ts", async () => {
+    expect(await boundaryErrors(importing('./walk/collect.ts'), 'server/checkpoint/assemble-delta.ts')).toEqual([
+      expect.stringContaining('the engine knows a strategy only through strategy.ts'),
+    ]);
+    expect(await boundaryErrors(importing('./git-status/index.ts'), 'server/checkpoint/registry.ts')).toHaveLength(1);
+    expect(await boundaryErrors(importing('./walk/capture.ts'), 'server/checkpoint/strategies.ts')).toHaveLength(1);
+    expect(await boundaryErrors(importing('./walk/index.ts'), 'server/checkpoint/strategies.ts')).toEqual([]);
+    expect(await boundaryErrors(importing('./strategy.ts'), 'server/checkpoint/registry.ts')).toEqual([]);
+  });
+
+  it('makes a new checkpoint strategy folder declare its place in the layer table', async () => {
+    expect(await boundaryErrors(importing('../strategy.ts'), 'server/checkpoint/unplaced/probe.ts')).toEqual([
+      expect.stringContaining('server/checkpoint/unplaced is not in the layer table'),
+    ]);
   });
 
   it('makes a new server folder declare its place in the layer table', async () => {

@@ -1,46 +1,32 @@
 import type { TruncatedReason } from '../../shared/index.ts';
 import { computeDelta } from '../delta/index.ts';
 import type { GitDiffEngine } from '../git/index.ts';
-import { collectChanges } from './changes.ts';
-import { collectOracleChanges } from './oracle-changes.ts';
+import { sortReasons } from './common/reasons.ts';
+import { span } from './common/trace.ts';
 import type { Entry } from './entry.ts';
 import { logEngineFailure } from './failure-log.ts';
-import { sortReasons } from './model.ts';
 import type { EngineContext } from './take-checkpoint.ts';
-import { span } from './trace.ts';
 import type { DeltaResult } from './types.ts';
 
 /**
- * The delta from a taken checkpoint to the workspace now: the changed paths with both sides'
- * bytes (changes.ts), then the classified rows, renames and patches (delta/). Never an exception
- * and never a silent "no changes": a failure answers `degraded` and its cause is logged.
+ * The delta from a taken checkpoint to the workspace now: the changed paths with both sides' bytes
+ * (from the strategy that took the checkpoint), then the classified rows, renames and patches
+ * (delta/). Never an exception and never a silent "no changes": a failure answers `degraded` and
+ * its cause is logged.
  */
 export async function assembleDelta(entry: Entry, ctx: EngineContext, diffEngine: GitDiffEngine): Promise<DeltaResult> {
   await entry.started;
-  const cp = entry.checkpoint!;
+  const { checkpoint: cp, strategy } = entry.taken!;
   let reasons: TruncatedReason[];
   let result: Awaited<ReturnType<typeof computeDelta>>;
   const step = span();
   const at = { sessionId: entry.sessionId, changeId: entry.changeId, root: cp.root };
   try {
-    const changesCtx = {
-      limits: ctx.limits,
-      scanner: ctx.scanner,
-      gitTimeoutMs: ctx.gitTimeoutMs,
+    const collected = await strategy.collect(cp, {
       ownFiles: ctx.ownFiles(cp.root),
-      rootGitDir: null,
-      reportFailure: (what: string, err: unknown) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
-    };
-    const collected = cp.oracle
-      ? await collectOracleChanges(cp, {
-          ...changesCtx,
-          gitTimeoutMs: ctx.listingTimeoutMs,
-          indexCache: ctx.indexCache,
-          configCache: ctx.configCache,
-        })
-      : await collectChanges(cp, changesCtx);
+      reportFailure: (what, err) => logEngineFailure(ctx.log, `delta ${what}`, at, err),
+    });
     reasons = collected.reasons;
-    if (cp.scanMode === 'git' && !cp.oracle) ctx.ignoreCache.remember(cp.root, collected.ignore);
     step('changes');
     result = await computeDelta({
       changes: collected.changes,

@@ -1,4 +1,4 @@
-import type { Checkpoint } from './model.ts';
+import type { Taken } from './strategy.ts';
 import type { DeltaResult, StartResult } from './types.ts';
 
 /** One live checkpoint in the registry, with the bookkeeping memory, TTL and overlap rules read. */
@@ -9,7 +9,8 @@ export interface Entry {
   runKey: string;
   root: string;
   started: Promise<StartResult>;
-  checkpoint: Checkpoint | null;
+  /** The checkpoint and the strategy that took it, once taken. */
+  taken: Taken | null;
   lastEventAt: number;
   overlapping: boolean;
   /**

@@ -23,18 +23,20 @@ export function logEngineFailure(
 }
 
 /**
- * git could not list a git workspace (a filter driver that cannot be switched off, an index only
- * git can read, git failing or too slow): the walk takes the checkpoint instead, and says so.
+ * A strategy could not take a workspace (git-status: a filter driver that cannot be switched off,
+ * an index only git can read, git failing or too slow): `what` it lacked, and the `outcome` (the
+ * next strategy takes the checkpoint, or it says why it claims nothing).
  */
-export function logOracleFallback(
+export function logStrategyFallback(
   log: EngineLog,
   at: { sessionId: string; changeId: string; root: string },
+  what: string,
   err: unknown,
   outcome: string,
 ): void {
   const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   log(
-    `git listing unavailable, ${outcome}: session ${JSON.stringify(at.sessionId)} change ${JSON.stringify(at.changeId)} ` +
+    `${what} unavailable, ${outcome}: session ${JSON.stringify(at.sessionId)} change ${JSON.stringify(at.changeId)} ` +
       `workspace ${JSON.stringify(at.root)}: ${cause}`,
   );
 }

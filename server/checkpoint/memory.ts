@@ -32,7 +32,7 @@ export function createMemoryBudget(
     reserve(self, wanted) {
       if (usedBytes() + wanted > capBytes) {
         const idle = [...entries.entries()]
-          .filter(([, e]) => e !== self && e.busy === 0 && e.checkpoint !== null && e.memoryBytes > 0)
+          .filter(([, e]) => e !== self && e.busy === 0 && e.taken !== null && e.memoryBytes > 0)
           .sort((a, b) => a[1].lastEventAt - b[1].lastEventAt);
         for (const [key] of idle) {
           if (usedBytes() + wanted <= capBytes) break;

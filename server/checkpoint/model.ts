@@ -1,7 +1,10 @@
-import { TRUNCATED_REASONS, type TruncatedReason, type WorkspaceKind } from '../../shared/index.ts';
+import type { TruncatedReason, WorkspaceKind } from '../../shared/index.ts';
 import type { PathKey } from '../paths/index.ts';
-import type { Coverage } from './coverage.ts';
-import type { OracleListing } from './oracle-listing.ts';
+
+/**
+ * The checkpoint as data: what every strategy records and the engine keeps until completion.
+ * Types and constants only; it imports no strategy and holds no logic.
+ */
 
 /** How a checkpointed file's start content can be recovered at completion. */
 export const ORIGIN_NONE = 0; // nothing: a changed stat is reported `no_snapshot`
@@ -49,12 +52,28 @@ export interface GitArea {
   cwd: string;
 }
 
+/**
+ * Which paths a scan can vouch for. A complete scan covers everything it did not prune; a cut scan
+ * (file or time limit) covers a path only when the folder holding it was listed, or when the
+ * nearest listed ancestor showed that the path's folder did not exist. A path a scan does not
+ * cover is never reported as added or deleted (B17, B18).
+ */
+export interface Coverage {
+  complete: boolean;
+  /** Folders whose files were all recorded (only needed when not complete). */
+  listed: Set<PathKey>;
+  /** Folders met, entered or not. */
+  seen: Set<PathKey>;
+  /** Folders deliberately not entered (ignored, nested repositories handled elsewhere excluded). */
+  pruned: Set<PathKey>;
+}
+
 export interface IgnoreState {
   pruneDirs: PathKey[];
   skipFiles: PathKey[];
 }
 
-export interface Checkpoint {
+export interface Checkpoint<State = unknown> {
   root: string;
   kind: WorkspaceKind;
   /** The scan runs git-style (git decides ignores) or with the file-system rules (non-git, or git unusable). */
@@ -74,11 +93,11 @@ export interface Checkpoint {
   memoryBytes: number;
   durationMs: number;
   /**
-   * git's listing at the checkpoint when git was the stat oracle (a git workspace): then `files`
-   * holds only the paths git could not vouch for (dirty, untracked, flagged), with their start
-   * content; every other tracked file's start content is its index blob. Null after a walk.
+   * What the strategy that took the checkpoint keeps for its completion, opaque to the engine:
+   * git's listing at the start (git-status; then `files` holds only the paths git could not vouch
+   * for), nothing (the walk).
    */
-  oracle: OracleListing | null;
+  state: State;
 }
 
 /** Files whose mtime (or ctime) is within this margin of the checkpoint are racy (B3): covers coarse timestamps. */
@@ -87,12 +106,3 @@ export const RACY_MARGIN_MS = 2_000;
 export const HASH_READ_BUDGET_BYTES = 256 * 1024 * 1024;
 /** Larger sides are not read for diffing at completion (reported `too_large`); still compared by hash. */
 export const MAX_DIFF_READ_BYTES = 32 * 1024 * 1024;
-
-export function addReason(list: TruncatedReason[], r: TruncatedReason): void {
-  if (!list.includes(r)) list.push(r);
-}
-
-/** Reasons in the one order every answer lists them. */
-export function sortReasons(list: readonly TruncatedReason[]): TruncatedReason[] {
-  return TRUNCATED_REASONS.filter((r) => list.includes(r));
-}

@@ -4,9 +4,9 @@ import { createScanner, isInside, type ScannerOptions } from '../workspace/index
 import { assembleDelta } from './assemble-delta.ts';
 import { keyOf, runKeyOf, type Entry } from './entry.ts';
 import { stderrLog } from './failure-log.ts';
-import { createIgnoreCache } from './ignore-cache.ts';
-import { createConfigCache, createIndexCache } from './git-oracle.ts';
 import { createMemoryBudget } from './memory.ts';
+import { STRATEGIES } from './strategies.ts';
+import type { StrategyDeps } from './strategy.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
 import { sweepExpired } from './ttl.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
@@ -23,7 +23,7 @@ export interface EngineInternals {
   inThread?: boolean;
   /** Scan worker pool settings (deadlines, worker module, log). */
   scanner?: ScannerOptions;
-  /** Walk git workspaces too instead of asking git which files to look at (tests of the walk). */
+  /** Only the walk, for git workspaces too, instead of asking git status (tests of the walk). */
   walkOnly?: boolean;
   /** git's listing deadline (tests of the bound; default from the limits). */
   listingTimeoutMs?: number;
@@ -39,16 +39,20 @@ export function listingTimeoutMs(limits: Readonly<Limits>): number {
 
 export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
   const limits = opts.limits;
-  const ctx: EngineContext = {
+  const deps: StrategyDeps = {
     limits,
     now: opts.now ?? Date.now,
     gitTimeoutMs: Math.max(2_000, 5 * limits.scanTimeoutMs),
     listingTimeoutMs: opts.listingTimeoutMs ?? listingTimeoutMs(limits),
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
-    ignoreCache: createIgnoreCache(),
-    indexCache: createIndexCache(),
-    configCache: createConfigCache(),
-    walkOnly: opts.walkOnly === true,
+  };
+  // The last strategy (the walk) takes any workspace: alone, it walks git workspaces too.
+  const factories = opts.walkOnly === true ? STRATEGIES.slice(-1) : STRATEGIES;
+  const ctx: EngineContext = {
+    limits,
+    now: deps.now,
+    scanner: deps.scanner,
+    strategies: factories.map((create) => create(deps)),
     ownFiles: ownFilesFinder(opts.dbPath),
     log: opts.log ?? stderrLog,
   };
@@ -70,7 +74,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
       runKey,
       root: input.workspace.root,
       started: Promise.resolve(null as unknown as StartResult),
-      checkpoint: null,
+      taken: null,
       lastEventAt: ctx.now(),
       overlapping: false,
       busy: 0,
@@ -89,12 +93,12 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     entries.set(key, entry);
     entry.started = (async (): Promise<StartResult> => {
       let granted = 0;
-      const cp = await takeCheckpoint(input, ctx, (wanted) => (granted = memory.reserve(entry, wanted)));
+      const taken = await takeCheckpoint(input, ctx, (wanted) => (granted = memory.reserve(entry, wanted)));
       memory.release(granted);
-      entry.checkpoint = cp;
+      entry.taken = taken;
       // Evicted or dropped while it was being taken: it holds nothing against the cap.
-      entry.memoryBytes = entries.get(key) === entry ? cp.memoryBytes : 0;
-      return startSummary(cp);
+      entry.memoryBytes = entries.get(key) === entry ? taken.checkpoint.memoryBytes : 0;
+      return startSummary(taken);
     })();
     return entry.started;
   };
@@ -149,9 +153,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     stuckWorkers: () => ctx.scanner.stuck(),
     close: async () => {
       entries.clear();
-      ctx.ignoreCache.clear();
-      ctx.indexCache.clear();
-      ctx.configCache.clear();
+      for (const s of ctx.strategies) s.clear();
       await ctx.scanner.close();
     },
   };

@@ -1,30 +1,19 @@
 import type { Limits, TruncatedReason } from '../../shared/index.ts';
-import { AppError } from '../errors.ts';
 import { keyFromText, type PathKey } from '../paths/index.ts';
-import { ownFilesUnder, pseudoMountsBelow, type Scanner } from '../workspace/index.ts';
-import { captureCheckpoint } from './capture.ts';
-import type { ConfigCache, IndexCache } from './git-oracle.ts';
-import { captureByOracle, listedCount, OverScanLimitError } from './oracle-capture.ts';
-import { logEngineFailure, logOracleFallback, type EngineLog } from './failure-log.ts';
-import type { IgnoreCache } from './ignore-cache.ts';
-import { sortReasons, type Checkpoint } from './model.ts';
-import { span } from './trace.ts';
+import { ownFilesUnder, type Scanner } from '../workspace/index.ts';
+import { sortReasons } from './common/reasons.ts';
+import { span } from './common/trace.ts';
+import { logEngineFailure, logStrategyFallback, type EngineLog } from './failure-log.ts';
+import type { Checkpoint } from './model.ts';
+import type { CaptureRequest, CheckpointStrategy, Taken } from './strategy.ts';
 import type { StartInput, StartResult } from './types.ts';
 
-/** What taking and completing a checkpoint share: limits, the scan pool, the ignore guesses, the log. */
+/** What taking and completing a checkpoint share: limits, the strategies, the scan pool, the log. */
 export interface EngineContext {
   limits: Readonly<Limits>;
+  /** The strategies in the order a workspace is offered to them; the last takes any (strategies.ts). */
+  strategies: readonly CheckpointStrategy[];
   scanner: Scanner;
-  gitTimeoutMs: number;
-  /** Deadline of git's listing of a git workspace (status, config): it grows with the repository. */
-  listingTimeoutMs: number;
-  ignoreCache: IgnoreCache;
-  /** The last index listing per repository (git as the stat oracle). */
-  indexCache: IndexCache;
-  /** Each repository's config overrides while its config files stay the same. */
-  configCache: ConfigCache;
-  /** Never ask git for the listing (tests of the walk that plain folders and fallbacks use). */
-  walkOnly?: boolean;
   /** The server's own files under a folder (never reported). */
   ownFiles(root: string): PathKey[];
   now(): number;
@@ -36,98 +25,72 @@ export function ownFilesFinder(dbPath: string | null): (root: string) => PathKey
 }
 
 /**
- * Takes a checkpoint and never throws: a capture that fails on an exception becomes an empty
- * checkpoint that says `degraded` (and the cause is logged). `reserveMemory` asks the shared
- * memory cap for snapshot room.
+ * Takes a checkpoint and never throws: the first strategy that takes the workspace records it. A
+ * capture that fails on an exception becomes an empty checkpoint that says `degraded` (and the
+ * cause is logged); one a strategy declares failed says its reason. Either is completed by the last
+ * strategy, which claims nothing about it. `reserveMemory` asks the shared memory cap for snapshot
+ * room.
  */
 export async function takeCheckpoint(
   input: StartInput,
   ctx: EngineContext,
   reserveMemory: (wanted: number) => number,
-): Promise<Checkpoint> {
+): Promise<Taken> {
   const done = span();
   const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
-  let cp: Checkpoint;
+  let taken: Taken;
   try {
-    const res =
-      (await captureWithOracle(input, ctx, reserveMemory, at)) ??
-      (await captureCheckpoint({
-        root: input.workspace.root,
-        kind: input.workspace.kind,
-        rootGitDir: input.workspace.repo?.gitDir ?? null,
-        ownFiles: ctx.ownFiles(input.workspace.root),
-        limits: ctx.limits,
-        scanner: ctx.scanner,
-        gitTimeoutMs: ctx.gitTimeoutMs,
-        guessIgnore: ctx.ignoreCache.get(input.workspace.root),
-        reserveMemory,
-        now: ctx.now,
-        reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
-      }));
-    cp = res.checkpoint;
-    if (cp.scanMode === 'git') ctx.ignoreCache.remember(cp.root, cp.ignore);
+    taken = await firstTaker(input, ctx, reserveMemory, at);
   } catch (err) {
     logEngineFailure(ctx.log, 'checkpoint', at, err);
-    cp = failedCheckpoint(input, ctx.now, 'degraded');
+    taken = notTaken(input, ctx, 'degraded');
   }
   done('checkpoint');
-  return cp;
+  return taken;
 }
 
-/**
- * git as the stat oracle, for a git workspace: null when it cannot be used here (no repository, a
- * kernel file system mounted below the root, a filter driver that cannot be switched off, git
- * failing or too slow), and the walk takes the checkpoint instead; the cause is logged.
- */
-async function captureWithOracle(
+async function firstTaker(
   input: StartInput,
   ctx: EngineContext,
   reserveMemory: (wanted: number) => number,
   at: { sessionId: string; changeId: string; root: string },
-): Promise<{ checkpoint: Checkpoint } | null> {
-  const repo = input.workspace.repo;
-  if (input.workspace.kind !== 'git' || !repo || ctx.walkOnly) return null;
-  if (pseudoMountsBelow(input.workspace.root).length > 0) return null;
-  try {
-    return await captureByOracle({
-      root: input.workspace.root,
-      kind: input.workspace.kind,
-      repo,
-      ownFiles: ctx.ownFiles(input.workspace.root),
-      limits: ctx.limits,
-      scanner: ctx.scanner,
-      gitTimeoutMs: ctx.listingTimeoutMs,
-      indexCache: ctx.indexCache,
-      configCache: ctx.configCache,
-      reserveMemory,
-      now: ctx.now,
-      reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
-    });
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'git_timeout') {
-      // git could not list this workspace in time; a walk would be slower still. The run is told
-      // so at once (nothing is claimed about it) instead of waiting for a walk cut by its deadline.
-      logOracleFallback(ctx.log, at, err, 'not walked: the checkpoint says git_timeout');
-      return { checkpoint: failedCheckpoint(input, ctx.now, 'git_timeout') };
-    }
-    if (!(err instanceof OverScanLimitError)) logOracleFallback(ctx.log, at, err, 'walking instead');
-    return null;
+): Promise<Taken> {
+  const req: CaptureRequest = {
+    root: input.workspace.root,
+    kind: input.workspace.kind,
+    repo: input.workspace.repo ?? null,
+    ownFiles: ctx.ownFiles(input.workspace.root),
+    reserveMemory,
+    reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
+    reportFallback: (what, err, outcome) => logStrategyFallback(ctx.log, at, what, err, outcome),
+  };
+  for (const strategy of ctx.strategies) {
+    const got = await strategy.capture(req);
+    if ('taken' in got) return { checkpoint: got.taken, strategy };
+    if ('failed' in got) return notTaken(input, ctx, got.failed);
   }
+  throw new Error('no checkpoint strategy took the workspace');
 }
 
 /** The answer to a run's start. */
-export function startSummary(cp: Checkpoint): StartResult {
+export function startSummary({ checkpoint: cp, strategy }: Taken): StartResult {
   const reasons = sortReasons(cp.reasons);
   return {
     workspace_kind: cp.kind,
-    scanned_files: cp.oracle ? listedCount(cp.oracle) : cp.files.paths.length,
+    scanned_files: strategy.scannedFiles(cp),
     truncated: reasons.length > 0,
     truncated_reasons: reasons,
     duration_ms: Math.round(cp.durationMs),
   };
 }
 
-function failedCheckpoint(input: StartInput, now: () => number, reason: TruncatedReason): Checkpoint {
+/** A checkpoint that could not be taken, kept with the last strategy (the walk), which completes it. */
+function notTaken(input: StartInput, ctx: EngineContext, reason: TruncatedReason): Taken {
+  return { checkpoint: failedCheckpoint(input, ctx.now, reason), strategy: ctx.strategies[ctx.strategies.length - 1]! };
+}
+
+/** Empty, covering nothing, saying why. */
+function failedCheckpoint(input: StartInput, now: () => number, reason: TruncatedReason): Checkpoint<null> {
   return {
     root: input.workspace.root,
     kind: input.workspace.kind,
@@ -158,6 +121,6 @@ function failedCheckpoint(input: StartInput, now: () => number, reason: Truncate
     reasons: [reason],
     memoryBytes: 0,
     durationMs: 0,
-    oracle: null,
+    state: null,
   };
 }

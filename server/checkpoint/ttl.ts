@@ -15,7 +15,7 @@ export function sweepExpired(
   const dropped: { sessionId: string; changeId: string }[] = [];
   for (const [key, e] of entries) {
     const completingNow = e.completing !== null && e.busy > 0;
-    if (!completingNow && e.checkpoint !== null && nowMs - e.lastEventAt >= ttlMs) {
+    if (!completingNow && e.taken !== null && nowMs - e.lastEventAt >= ttlMs) {
       remove(key);
       dropped.push({ sessionId: e.sessionId, changeId: e.changeId });
     }

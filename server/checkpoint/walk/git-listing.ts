@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TruncatedReason } from '../../shared/index.ts';
-import { AppError } from '../errors.ts';
-import { findRepo, listIgnored, type IndexEntry, type RepoInfo } from '../git/index.ts';
+import { listIgnored, type IndexEntry } from '../../git/index.ts';
 import { listIndexFast } from './index-listing.ts';
-import type { PathKey } from '../paths/index.ts';
-import type { GitArea, IgnoreState } from './model.ts';
+import type { PathKey } from '../../paths/index.ts';
+import type { GitArea, IgnoreState } from '../model.ts';
 
 /**
  * What git knows about one area of the workspace, read without touching the work tree's content:
@@ -18,10 +16,6 @@ export interface AreaListing {
   ignore: IgnoreState;
   /** mtime of the index file, read before listing it (git's racy-clean rule); null when unknown. */
   indexMtimeMs: number | null;
-}
-
-export function reasonFor(err: unknown): TruncatedReason {
-  return err instanceof AppError && err.code === 'git_timeout' ? 'git_timeout' : 'degraded';
 }
 
 function prefixed(prefix: PathKey, keys: PathKey[]): PathKey[] {
@@ -72,23 +66,4 @@ export async function listArea(
   ]);
   if (area.prefix !== '') for (const e of entries) e.path = area.prefix + e.path;
   return { entries, ignore, indexMtimeMs };
-}
-
-/** A folder holding `.git` found by the walk: its own repository when git says it is the top level of one. */
-export async function nestedArea(
-  root: string,
-  rel: PathKey,
-  timeoutMs: number,
-): Promise<{ area: GitArea; gitDir: string; repo: RepoInfo } | null> {
-  const cwd = path.join(root, Buffer.from(rel, 'latin1').toString());
-  const repo = await findRepo(cwd, { timeoutMs });
-  if (!repo) return null;
-  let real: string;
-  try {
-    real = fs.realpathSync(cwd);
-  } catch {
-    return null;
-  }
-  if (repo.topLevel !== real) return null;
-  return { area: { prefix: rel + '/', cwd }, gitDir: repo.gitDir, repo };
 }

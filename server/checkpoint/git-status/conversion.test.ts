@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
-import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
-import { findRepo } from '../git/index.ts';
+import { createTempDir, createTempRepo, type TempRepo } from '../../test-support/temp-repo.ts';
+import { rows, runChange, testEngine } from '../../test-support/engine-harness.ts';
+import { findRepo } from '../../git/index.ts';
 import { mayConvert } from './converted.ts';
-import { oracleConfig } from './git-oracle.ts';
-import { rootAreaOf } from './oracle-capture.ts';
+import { listingConfig } from './repository.ts';
+import { rootAreaOf } from './capture.ts';
 
 /**
  * Files git converts between blob and work tree (line endings, ident): git calls them clean, but
@@ -127,20 +127,20 @@ describe('content conversion', () => {
       return rootAreaOf(repo.dir, info!);
     };
     const plain = await area();
-    expect(mayConvert(plain, await oracleConfig(plain, 10_000), ['.gitattributes'])).toBe(false);
+    expect(mayConvert(plain, await listingConfig(plain, 10_000), ['.gitattributes'])).toBe(false);
     // Tracked attributes that convert.
     repo.write('.gitattributes', '*.txt text\n');
-    expect(mayConvert(plain, await oracleConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
+    expect(mayConvert(plain, await listingConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
     repo.write('.gitattributes', '*.dat binary\n');
     // The repository's own attribute file.
     fs.mkdirSync(path.join(repo.dir, '.git', 'info'), { recursive: true });
     fs.writeFileSync(path.join(repo.dir, '.git', 'info', 'attributes'), '* ident\n');
-    expect(mayConvert(plain, await oracleConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
+    expect(mayConvert(plain, await listingConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
     fs.rmSync(path.join(repo.dir, '.git', 'info', 'attributes'));
     // Config: autocrlf false converts nothing; input does.
     repo.git('config', 'core.autocrlf', 'false');
-    expect(mayConvert(plain, await oracleConfig(plain, 10_000), ['.gitattributes'])).toBe(false);
+    expect(mayConvert(plain, await listingConfig(plain, 10_000), ['.gitattributes'])).toBe(false);
     repo.git('config', 'core.autocrlf', 'input');
-    expect(mayConvert(plain, await oracleConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
+    expect(mayConvert(plain, await listingConfig(plain, 10_000), ['.gitattributes'])).toBe(true);
   });
 });

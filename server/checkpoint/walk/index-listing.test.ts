@@ -1,8 +1,8 @@
 import { expect, onTestFinished, test } from 'vitest';
-import { parseIndexDebug } from '../git/index.ts';
-import { createTempRepo } from '../test-support/temp-repo.ts';
+import { parseIndexDebug } from '../../git/index.ts';
+import { createTempRepo } from '../../test-support/temp-repo.ts';
 import { listIndexFast } from './index-listing.ts';
-import { runGit } from '../git/index.ts';
+import { runGit } from '../../git/index.ts';
 
 test('B19: the fast index parser reads exactly what the shared parser reads (odd names, conflicts, links)', async () => {
   const repo = createTempRepo({

@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, onTestFinished, test } from 'vitest';
-import { DEFAULT_LIMITS } from '../config.ts';
-import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
-import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
-import { createEngine } from './registry.ts';
-import { createIndexCache } from './git-oracle.ts';
+import { DEFAULT_LIMITS } from '../../config.ts';
+import { createTempDir, createTempRepo } from '../../test-support/temp-repo.ts';
+import { rows, runChange, testEngine } from '../../test-support/engine-harness.ts';
+import { createEngine } from '../registry.ts';
+import { createIndexCache } from './repository.ts';
 import { changedEntries, cleanEntry, parseIndexFile, UnreadableIndexError } from './index-snapshot.ts';
 import { parseStatusV2 } from './status-listing.ts';
 
 const engine = testEngine();
 afterAll(() => engine.close());
 
-describe('git as the stat oracle', () => {
+describe('git status as the stat source', () => {
   test('a git workspace is listed by git, not walked: a walk that would be cut at its first folder is never used', async () => {
     const tree = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`d${i}/f.txt`, `${i}\n`]));
     const repo = createTempRepo({ files: tree });

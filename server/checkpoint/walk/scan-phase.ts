@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
-import type { Limits, TruncatedReason } from '../../shared/index.ts';
-import type { IndexEntry } from '../git/index.ts';
-import { pseudoMountsBelow, ScanDeadlineError, type ScanTable, type Scanner } from '../workspace/index.ts';
-import { keyFromText, type PathKey } from '../paths/index.ts';
-import { readInside, safeRoot } from '../fs/index.ts';
-import type { Coverage } from './coverage.ts';
-import { listArea, listAreaIndex, listIgnoreState, nestedArea, reasonFor } from './git-listing.ts';
-import { addReason, type GitArea, type IgnoreState } from './model.ts';
-import { mark, traced } from './trace.ts';
+import type { Limits, TruncatedReason } from '../../../shared/index.ts';
+import type { IndexEntry } from '../../git/index.ts';
+import { pseudoMountsBelow, ScanDeadlineError, type ScanTable, type Scanner } from '../../workspace/index.ts';
+import { keyFromText, type PathKey } from '../../paths/index.ts';
+import { readInside, safeRoot } from '../../fs/index.ts';
+import { nestedArea } from '../common/nested-repo.ts';
+import { addReason, reasonFor } from '../common/reasons.ts';
+import type { Coverage, GitArea, IgnoreState } from '../model.ts';
+import { listArea, listAreaIndex, listIgnoreState } from './git-listing.ts';
+import { mark, traced } from '../common/trace.ts';
 
 /**
  * One scan phase over a workspace: git's ignore listing (and, at a checkpoint, its index) for the

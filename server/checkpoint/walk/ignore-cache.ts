@@ -1,4 +1,4 @@
-import type { IgnoreState } from './model.ts';
+import type { IgnoreState } from '../model.ts';
 
 /** Workspace folders whose last ignore listing is kept, and the largest listing kept. */
 const MAX_REMEMBERED_FOLDERS = 64;
@@ -6,7 +6,7 @@ const MAX_REMEMBERED_IGNORES = 50_000;
 
 /**
  * The last git ignore listing per workspace folder: the next scan walks with it while git lists
- * again, and keeps its walk only if git's new answer agrees (workspace-scan.ts). A few folders,
+ * again, and keeps its walk only if git's new answer agrees (scan-phase.ts). A few folders,
  * small listings only: this is a guess, never a source of truth.
  */
 export interface IgnoreCache {

@@ -1,4 +1,4 @@
-import type { PathKey } from '../paths/index.ts';
+import type { PathKey } from '../../paths/index.ts';
 
 /**
  * A repository's index as the engine keeps it between the two ends of a run: per entry its path,

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { filterOverridesFor, runGit, type GitConfigPair } from '../git/index.ts';
-import { nestedArea } from './git-listing.ts';
-import { splitNul, type PathKey } from '../paths/index.ts';
+import { filterOverridesFor, runGit, type GitConfigPair } from '../../git/index.ts';
+import { nestedArea } from '../common/nested-repo.ts';
+import { splitNul, type PathKey } from '../../paths/index.ts';
 import { emptyIndex, parseIndexFile, UnreadableIndexError, type IndexSnapshot } from './index-snapshot.ts';
 import { parseStatusV2, type StatusListing } from './status-listing.ts';
 
 /**
- * git as the stat oracle of a git workspace: `git status` lstats every index entry (in parallel,
+ * git status as the stat source of a git workspace: `git status` lstats every index entry (in parallel,
  * in C) and lists the untracked files, so the engine never walks the tree itself. Every call runs
  * with the runner's hardening plus the overrides below, so nothing the repository configured can
  * run or hide a change: no fsmonitor, no filter driver (each configured one is emptied), no
@@ -31,7 +31,7 @@ export interface RepoArea {
   topPrefix: PathKey;
 }
 
-const ORACLE_CONFIG: readonly GitConfigPair[] = Object.freeze([
+const LISTING_OVERRIDES: readonly GitConfigPair[] = Object.freeze([
   // Stale stat data must not pass for clean content.
   ['core.ignoreStat', 'false'],
   ['core.checkStat', 'default'],
@@ -48,13 +48,13 @@ const ORACLE_CONFIG: readonly GitConfigPair[] = Object.freeze([
 
 /** The overrides of a repository, kept while none of the files its config was read from changed. */
 export interface ConfigCache {
-  get(gitDir: string): { files: string[]; identities: string[]; config: OracleConfig } | undefined;
-  set(gitDir: string, entry: { files: string[]; identities: string[]; config: OracleConfig }): void;
+  get(gitDir: string): { files: string[]; identities: string[]; config: ListingConfig } | undefined;
+  set(gitDir: string, entry: { files: string[]; identities: string[]; config: ListingConfig }): void;
   clear(): void;
 }
 
 /** What a repository's config means for the listing. */
-export interface OracleConfig {
+export interface ListingConfig {
   /** The overrides every call of the listing passes. */
   pairs: GitConfigPair[];
   /** `core.attributesFile` is set: paths may have attributes from it. */
@@ -69,7 +69,7 @@ export interface OracleConfig {
 }
 
 export function createConfigCache(): ConfigCache {
-  const byDir = new Map<string, { files: string[]; identities: string[]; config: OracleConfig }>();
+  const byDir = new Map<string, { files: string[]; identities: string[]; config: ListingConfig }>();
   return {
     get: (d) => byDir.get(d),
     set: (d, e) => {
@@ -90,12 +90,12 @@ function fileIdentity(file: string): string {
 }
 
 /**
- * The overrides for one repository: the oracle's own plus every filter driver its config defines
+ * The overrides for one repository: the listing's own plus every filter driver its config defines
  * emptied. Listing the config is a git call of its own before every listing, so the answer is
  * kept while every file it came from (and every file it includes, and HEAD, which conditional
  * includes may depend on) is the same file: a filter added meanwhile is seen at the next listing.
  */
-export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: ConfigCache): Promise<OracleConfig> {
+export async function listingConfig(area: RepoArea, timeoutMs: number, cache?: ConfigCache): Promise<ListingConfig> {
   const hit = cache?.get(area.gitDir);
   if (hit && hit.files.every((f, i) => fileIdentity(f) === hit.identities[i])) return hit.config;
   const res = await runGit({
@@ -140,7 +140,7 @@ export async function oracleConfig(area: RepoArea, timeoutMs: number, cache?: Co
     }
   }
   const config = {
-    pairs: [...ORACLE_CONFIG, ...filterOverridesFor(keys).config],
+    pairs: [...LISTING_OVERRIDES, ...filterOverridesFor(keys).config],
     attributesFile,
     converts: converts || autocrlf,
     attributeFiles,

@@ -1,5 +1,5 @@
-import { runGit } from '../git/index.ts';
-import type { IndexEntry } from '../git/index.ts';
+import { runGit } from '../../git/index.ts';
+import type { IndexEntry } from '../../git/index.ts';
 
 /**
  * `git ls-files -s --debug -z`, parsed byte by byte. The output is ~200 bytes per entry; a

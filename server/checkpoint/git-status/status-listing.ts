@@ -1,4 +1,4 @@
-import type { PathKey } from '../paths/index.ts';
+import type { PathKey } from '../../paths/index.ts';
 
 /**
  * `git status --porcelain=v2 -z --untracked-files=all` as the engine needs it: the paths whose

@@ -1,7 +1,8 @@
-import type { TruncatedReason } from '../../shared/index.ts';
-import type { FileSide } from '../delta/types.ts';
-import type { ReadResult } from '../workspace/index.ts';
-import { MAX_DIFF_READ_BYTES, addReason } from './model.ts';
+import type { TruncatedReason } from '../../../shared/index.ts';
+import type { FileSide } from '../../delta/types.ts';
+import type { ReadResult } from '../../workspace/index.ts';
+import { MAX_DIFF_READ_BYTES } from '../model.ts';
+import { addReason } from './reasons.ts';
 
 /** Slot `i` of 20-byte blob ids as hex. */
 export function oidHex(oids: Uint8Array, i: number): string {

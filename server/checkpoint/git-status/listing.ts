@@ -1,23 +1,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TruncatedReason } from '../../shared/index.ts';
-import type { PathKey } from '../paths/index.ts';
+import type { TruncatedReason } from '../../../shared/index.ts';
+import type { PathKey } from '../../paths/index.ts';
 import {
   indexIdentity,
   indexOf,
   nestedRepoArea,
-  oracleConfig,
+  listingConfig,
   readStatus,
   assertPlainIndex,
   type ConfigCache,
   type IndexCache,
   type RepoArea,
-} from './git-oracle.ts';
+} from './repository.ts';
 import { flaggedPaths, gitlinkPaths, recentPaths, tracksAttributes, type IndexSnapshot } from './index-snapshot.ts';
-import { reasonFor } from './git-listing.ts';
-import { addReason } from './model.ts';
+import { addReason, reasonFor } from '../common/reasons.ts';
 import { attributeFilesAmong, mayConvert, sizeMismatches, trackedAttributeFiles } from './converted.ts';
-import { traced } from './trace.ts';
+import { traced } from '../common/trace.ts';
 
 /**
  * What git says about a workspace at one end of a run: for the workspace's repository and every
@@ -38,7 +37,7 @@ export interface AreaState {
   recent: Set<PathKey>;
 }
 
-export interface OracleListing {
+export interface GitStatusListing {
   /** The workspace's own repository (asked again at completion). */
   rootArea: RepoArea;
   /** Longest prefix first, so the first area whose prefix a path starts with owns it. */
@@ -72,7 +71,7 @@ const INDEX_ATTEMPTS = 3;
 export class IndexUnstableError extends Error {}
 
 async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: AreaState; nested: PathKey[] }> {
-  const config = await traced('config listing', oracleConfig(area, ctx.timeoutMs, ctx.configCache));
+  const config = await traced('config listing', listingConfig(area, ctx.timeoutMs, ctx.configCache));
   // An index git cannot simply read (a FIFO, a folder) would hold git status until its deadline.
   assertPlainIndex(area.gitDir);
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
@@ -130,7 +129,7 @@ function isFolder(root: string, rel: PathKey): boolean {
 }
 
 /** Lists the workspace's repository and, level by level, the repositories nested in it. */
-export async function listWorkspace(ctx: ListingContext): Promise<OracleListing> {
+export async function listWorkspace(ctx: ListingContext): Promise<GitStatusListing> {
   const reasons: TruncatedReason[] = [];
   const unlisted: PathKey[] = [];
   const top = await listArea(ctx.rootArea, ctx);

@@ -1,24 +1,23 @@
-import type { Limits, TruncatedReason, WorkspaceKind } from '../../shared/index.ts';
-import type { IndexEntry } from '../git/index.ts';
-import { modeText, type Scanner } from '../workspace/index.ts';
-import type { PathKey } from '../paths/index.ts';
-import { blobSizes, sizeAgrees } from './converted.ts';
-import { reasonFor } from './git-listing.ts';
+import type { Limits, TruncatedReason, WorkspaceKind } from '../../../shared/index.ts';
+import type { IndexEntry } from '../../git/index.ts';
+import { modeText, type Scanner } from '../../workspace/index.ts';
+import type { PathKey } from '../../paths/index.ts';
+import { blobSizes, sizeAgrees } from '../common/blob-sizes.ts';
+import { addReason, reasonFor } from '../common/reasons.ts';
 import {
   ORIGIN_BLOB,
   ORIGIN_NONE,
   RACY_MARGIN_MS,
-  addReason,
   type Checkpoint,
   type FileTable,
   type IgnoreState,
-} from './model.ts';
-import { readStartContents } from './start-contents.ts';
-import { span } from './trace.ts';
-import { runScanPhase, type AreaIndex } from './workspace-scan.ts';
+} from '../model.ts';
+import { readStartContents } from '../common/start-contents.ts';
+import { span } from '../common/trace.ts';
+import { runScanPhase, type AreaIndex } from './scan-phase.ts';
 
 /**
- * Takes a checkpoint. In a git workspace a tracked file whose lstat matches its index entry (and is
+ * Takes a checkpoint by walking the workspace. In a git workspace a tracked file whose lstat matches its index entry (and is
  * not racy by git's rule) is clean: its start content is its blob, recorded by id only. Every other
  * file (dirty, untracked, conflicted, or any file outside git) is read once: text within the
  * snapshot cap and the memory grant is kept, the rest keeps its blob id (sha1) only.
@@ -103,7 +102,7 @@ async function convertedOnWalk(
 
 export async function captureCheckpoint(
   input: CaptureInput,
-): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
+): Promise<{ checkpoint: Checkpoint<null>; grantedBytes: number }> {
   const startedAt = input.now();
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();
@@ -184,7 +183,7 @@ export async function captureCheckpoint(
   const reasons = [...phase.reasons];
   if (read.memoryCapHit) addReason(reasons, 'memory_cap');
   if (read.readFailure !== null) addReason(reasons, read.readFailure);
-  const checkpoint: Checkpoint = {
+  const checkpoint: Checkpoint<null> = {
     root: input.root,
     kind: input.kind,
     scanMode: phase.gitFailed || input.kind !== 'git' ? 'filesystem' : 'git',
@@ -198,7 +197,7 @@ export async function captureCheckpoint(
     reasons,
     memoryBytes: block.byteLength,
     durationMs: performance.now() - t0,
-    oracle: null,
+    state: null,
   };
   return { checkpoint, grantedBytes: granted };
 }

@@ -1,11 +1,11 @@
-import type { Limits, TruncatedReason } from '../../shared/index.ts';
-import type { CandidateChange, FileSide } from '../delta/types.ts';
-import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
-import { MODE_LINK, modeText, type ReadResult, type Scanner } from '../workspace/index.ts';
-import type { PathKey } from '../paths/index.ts';
-import { blobId } from '../workspace/read-contents.ts';
+import type { Limits, TruncatedReason } from '../../../shared/index.ts';
+import type { CandidateChange, FileSide } from '../../delta/types.ts';
+import { checkAttrs, isBinaryByAttrs, readBlobs } from '../../git/index.ts';
+import { MODE_LINK, modeText, type ReadResult, type Scanner } from '../../workspace/index.ts';
+import type { PathKey } from '../../paths/index.ts';
+import { blobId } from '../../workspace/read-contents.ts';
 import { covers } from './coverage.ts';
-import { reasonFor } from './git-listing.ts';
+import { addReason, reasonFor } from '../common/reasons.ts';
 import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,
@@ -16,14 +16,14 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
-  addReason,
   type Checkpoint,
   type IgnoreState,
-} from './model.ts';
-import { span, traced } from './trace.ts';
-import { oidHex, sideFromRead } from './read-side.ts';
-import { runScanPhase } from './workspace-scan.ts';
-import { createYielder } from './yield.ts';
+} from '../model.ts';
+import type { CollectedChanges } from '../strategy.ts';
+import { span, traced } from '../common/trace.ts';
+import { oidHex, sideFromRead } from '../common/read-side.ts';
+import { runScanPhase } from './scan-phase.ts';
+import { createYielder } from '../common/yield.ts';
 
 /**
  * Completion, up to the delta: scan again, pick candidates by stat (changed size, mtime, ctime,
@@ -42,9 +42,7 @@ export interface ChangesContext {
   reportFailure?: (what: string, err: unknown) => void;
 }
 
-export interface ChangesResult {
-  changes: CandidateChange[];
-  reasons: TruncatedReason[];
+export interface ChangesResult extends CollectedChanges {
   /** git's ignore decisions at completion (the next checkpoint of this folder starts from them). */
   ignore: IgnoreState | null;
 }

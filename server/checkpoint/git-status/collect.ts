@@ -1,13 +1,13 @@
-import type { TruncatedReason } from '../../shared/index.ts';
-import type { CandidateChange, FileSide } from '../delta/types.ts';
-import { checkAttrs, isBinaryByAttrs, readBlobs } from '../git/index.ts';
-import type { PathKey } from '../paths/index.ts';
-import { MODE_LINK, modeText } from '../workspace/index.ts';
-import { blobId } from '../workspace/read-contents.ts';
-import type { ChangesContext, ChangesResult } from './changes.ts';
-import type { ConfigCache, IndexCache } from './git-oracle.ts';
+import type { Limits, TruncatedReason } from '../../../shared/index.ts';
+import type { CandidateChange, FileSide } from '../../delta/types.ts';
+import { checkAttrs, isBinaryByAttrs, readBlobs } from '../../git/index.ts';
+import type { PathKey } from '../../paths/index.ts';
+import { MODE_LINK, modeText, type Scanner } from '../../workspace/index.ts';
+import { blobId } from '../../workspace/read-contents.ts';
+import type { CollectedChanges } from '../strategy.ts';
+import type { ConfigCache, IndexCache } from './repository.ts';
 import { changedEntries, cleanEntry, entryPath, IX_GITLINK, type IndexSnapshot } from './index-snapshot.ts';
-import { reasonFor } from './git-listing.ts';
+import { addReason, reasonFor } from '../common/reasons.ts';
 import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,
@@ -17,14 +17,13 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
-  addReason,
   type Checkpoint,
-} from './model.ts';
-import { byFolder, recentSince, reportable, statKeys } from './oracle-capture.ts';
-import { inUnlisted, listWorkspace, ownerOf, type AreaState, type OracleListing } from './oracle-listing.ts';
-import { oidHex, sideFromRead } from './read-side.ts';
-import { span, traced } from './trace.ts';
-import { createYielder } from './yield.ts';
+} from '../model.ts';
+import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
+import { inUnlisted, listWorkspace, ownerOf, type AreaState, type GitStatusListing } from './listing.ts';
+import { oidHex, sideFromRead } from '../common/read-side.ts';
+import { span, traced } from '../common/trace.ts';
+import { createYielder } from '../common/yield.ts';
 
 /**
  * Completion of a checkpoint git vouched for. git is asked again; a path can only have changed if
@@ -35,7 +34,12 @@ import { createYielder } from './yield.ts';
  * mode is no change.
  */
 
-export interface OracleChangesContext extends ChangesContext {
+export interface GitStatusCollectContext {
+  limits: Readonly<Limits>;
+  scanner: Scanner;
+  /** The listing's deadline (git status, config); the blob and attribute calls use it too. */
+  gitTimeoutMs: number;
+  ownFiles: PathKey[];
   indexCache: IndexCache;
   configCache: ConfigCache;
 }
@@ -57,7 +61,7 @@ function allEntries(ix: IndexSnapshot, prefix: PathKey): PathKey[] {
 }
 
 /** Paths either listing cannot vouch for, or whose index entry is not the same at both ends. */
-function candidatePaths(start: OracleListing, end: OracleListing): PathKey[] {
+function candidatePaths(start: GitStatusListing, end: GitStatusListing): PathKey[] {
   const out = new Set<PathKey>();
   const endBy = new Map(end.areas.map((a) => [a.area.prefix, a]));
   const startBy = new Map(start.areas.map((a) => [a.area.prefix, a]));
@@ -75,12 +79,15 @@ function candidatePaths(start: OracleListing, end: OracleListing): PathKey[] {
   return [...out].sort(byFolder);
 }
 
-export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesContext): Promise<ChangesResult> {
-  const start = cp.oracle!;
+export async function collectGitStatusChanges(
+  cp: Checkpoint<GitStatusListing>,
+  ctx: GitStatusCollectContext,
+): Promise<CollectedChanges> {
+  const start = cp.state;
   const step = span();
   const y = createYielder();
   const reasons: TruncatedReason[] = [...cp.reasons.filter((r) => r !== 'memory_cap')];
-  let end: OracleListing;
+  let end: GitStatusListing;
   try {
     end = await listWorkspace({
       root: cp.root,
@@ -96,7 +103,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     addReason(reasons, reasonFor(err));
     end = { ...start, areas: start.areas.map((a) => ({ ...a, dirty: new Set(a.dirty) })), reasons: [] };
   }
-  step('oracle listing');
+  step('git status listing');
   for (const r of end.reasons) addReason(reasons, r);
   const own = new Set(ctx.ownFiles);
   const unlisted = [...start.unlisted, ...end.unlisted];
@@ -272,7 +279,7 @@ export async function collectOracleChanges(cp: Checkpoint, ctx: OracleChangesCon
     changes.push({ path: p, before, after });
   }
   step('compare');
-  return { changes, reasons, ignore: null };
+  return { changes, reasons };
 }
 
 /** Paths per check-attr call: parsing one answer for 50,000 paths would hold the event loop for ~100 ms. */

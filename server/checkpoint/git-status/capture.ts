@@ -1,25 +1,26 @@
 import fs from 'node:fs';
-import type { Limits, WorkspaceKind } from '../../shared/index.ts';
-import type { RepoInfo } from '../git/index.ts';
-import { withReachablePath } from '../fs/index.ts';
-import { keyFromText, type PathKey } from '../paths/index.ts';
-import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../workspace/index.ts';
+import type { Limits, WorkspaceKind } from '../../../shared/index.ts';
+import type { RepoInfo } from '../../git/index.ts';
+import { withReachablePath } from '../../fs/index.ts';
+import { keyFromText, type PathKey } from '../../paths/index.ts';
+import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../../workspace/index.ts';
 import { findEntry } from './index-snapshot.ts';
-import type { ConfigCache, IndexCache, RepoArea } from './git-oracle.ts';
-import { RACY_MARGIN_MS, addReason, type Checkpoint, type FileTable } from './model.ts';
-import { inUnlisted, listWorkspace, type OracleListing } from './oracle-listing.ts';
-import { readStartContents } from './start-contents.ts';
-import { span } from './trace.ts';
-import { createYielder } from './yield.ts';
+import type { ConfigCache, IndexCache, RepoArea } from './repository.ts';
+import { RACY_MARGIN_MS, type Checkpoint, type FileTable } from '../model.ts';
+import { addReason } from '../common/reasons.ts';
+import { inUnlisted, listWorkspace, type GitStatusListing } from './listing.ts';
+import { readStartContents } from '../common/start-contents.ts';
+import { span } from '../common/trace.ts';
+import { createYielder } from '../common/yield.ts';
 
 /**
- * A checkpoint with git as the stat oracle: one `git status` and the index listing (which is
+ * A checkpoint of a git workspace by `git status`: one `git status` and the index listing (which is
  * shared while the index file does not change) tell which paths git cannot vouch for; only those
  * are stat'ed and read. A clean tracked file costs nothing here: its start content is its index
  * blob, and whether it changed is git's answer at completion.
  */
 
-export interface OracleCaptureInput {
+export interface GitStatusCaptureInput {
   root: string;
   kind: WorkspaceKind;
   repo: RepoInfo;
@@ -98,7 +99,7 @@ export async function statKeys(
 }
 
 /** The paths git could not vouch for at one end, in folder order, without the server's own files. */
-export function dirtyPaths(listing: OracleListing, ownFiles: readonly PathKey[]): PathKey[] {
+export function dirtyPaths(listing: GitStatusListing, ownFiles: readonly PathKey[]): PathKey[] {
   const own = new Set(ownFiles);
   const out: PathKey[] = [];
   for (const a of listing.areas) for (const p of a.dirty) if (reportable(p, own)) out.push(p);
@@ -117,7 +118,7 @@ export function byFolder(a: PathKey, b: PathKey): number {
 }
 
 /** Total entries git listed (index entries and dirty paths): the scanned-files figure of a git workspace. */
-export function listedCount(listing: OracleListing): number {
+export function listedCount(listing: GitStatusListing): number {
   let n = 0;
   for (const a of listing.areas) {
     n += a.index.count;
@@ -126,9 +127,9 @@ export function listedCount(listing: OracleListing): number {
   return n;
 }
 
-export async function captureByOracle(
-  input: OracleCaptureInput,
-): Promise<{ checkpoint: Checkpoint; grantedBytes: number }> {
+export async function captureByGitStatus(
+  input: GitStatusCaptureInput,
+): Promise<{ checkpoint: Checkpoint<GitStatusListing>; grantedBytes: number }> {
   const startedAt = input.now();
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();
@@ -141,7 +142,7 @@ export async function captureByOracle(
     configCache: input.configCache,
     recentSinceSec: null,
   });
-  step('oracle listing');
+  step('git status listing');
   if (listedCount(listing) > input.limits.maxScannedFiles) {
     // More files than a checkpoint may cover: the walk takes it, and says how far it got.
     throw new OverScanLimitError(`git lists more than ${input.limits.maxScannedFiles} files`);
@@ -162,10 +163,10 @@ export async function captureByOracle(
   };
   const all = Array.from({ length: n }, (_, i) => i);
   const read = await readStartContents(files, all, input);
-  step('oracle reads');
+  step('git status reads');
   if (read.memoryCapHit) addReason(reasons, 'memory_cap');
   if (read.readFailure !== null) addReason(reasons, read.readFailure);
-  const checkpoint: Checkpoint = {
+  const checkpoint: Checkpoint<GitStatusListing> = {
     root: input.root,
     kind: input.kind,
     scanMode: 'git',
@@ -179,7 +180,7 @@ export async function captureByOracle(
     reasons,
     memoryBytes: read.block.byteLength,
     durationMs: performance.now() - t0,
-    oracle: listing,
+    state: listing,
   };
   return { checkpoint, grantedBytes: read.granted };
 }

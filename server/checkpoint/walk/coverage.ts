@@ -1,20 +1,5 @@
-import type { PathKey } from '../paths/index.ts';
-
-/**
- * Which paths a scan can vouch for. A complete scan covers everything it did not prune; a cut scan
- * (file or time limit) covers a path only when the folder holding it was listed, or when the
- * nearest listed ancestor showed that the path's folder did not exist. A path a scan does not
- * cover is never reported as added or deleted (B17, B18).
- */
-export interface Coverage {
-  complete: boolean;
-  /** Folders whose files were all recorded (only needed when not complete). */
-  listed: Set<PathKey>;
-  /** Folders met, entered or not. */
-  seen: Set<PathKey>;
-  /** Folders deliberately not entered (ignored, nested repositories handled elsewhere excluded). */
-  pruned: Set<PathKey>;
-}
+import type { PathKey } from '../../paths/index.ts';
+import type { Coverage } from '../model.ts';
 
 function parentOf(p: PathKey): PathKey | null {
   if (p === '') return null;

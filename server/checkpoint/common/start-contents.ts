@@ -1,5 +1,5 @@
-import type { Limits } from '../../shared/index.ts';
-import { MODE_LINK, ScanDeadlineError, type ReadResult, type Scanner } from '../workspace/index.ts';
+import type { Limits } from '../../../shared/index.ts';
+import { MODE_LINK, ScanDeadlineError, type ReadResult, type Scanner } from '../../workspace/index.ts';
 import {
   HASH_READ_BUDGET_BYTES,
   LACK_MEMORY_CAP,
@@ -9,7 +9,7 @@ import {
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
   type FileTable,
-} from './model.ts';
+} from '../model.ts';
 import { traced } from './trace.ts';
 
 export interface StartReadInput {
