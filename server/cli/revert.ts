@@ -3,6 +3,8 @@ import {
   runChangeId,
   type ChangeFilesPage,
   type ErrorBody,
+  type FileResponse,
+  type RevertRequest,
   type RevertFile,
   type RevertResponse,
 } from '../../shared/index.ts';
@@ -13,6 +15,7 @@ import { quotePath } from './quote-path.ts';
 import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] [--partial] <session> <change> [paths...]
+       rundiff revert [--server URL] [--dry-run] <session> <change> <path> --hunk N[,N...]
 
 Undoes what a run (or one tool call) changed, through the running server: each file whose bytes are
 still the run's end gets its start back; a file edited since is merged three ways. All or nothing:
@@ -25,6 +28,8 @@ session as a run of its own, so it can be reverted too.
   [paths...]       only these files of the change (as listed by the change; a rename by either name)
   --dry-run        print the plan and the patch each file would get; write nothing
   --partial        write the files that revert cleanly and leave the others as they are
+  --hunk N[,N...]  undo only these hunks of the one path named (1 is its patch's first hunk, as
+                   the timeline shows the patch); the rest of the file keeps the run's edits
   --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
                    sends RUNDIFF_TOKEN when set
 
@@ -117,7 +122,7 @@ const failedFile = (f: RevertFile) =>
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['server'], booleans: ['help', 'dry-run', 'partial'] });
+    args = parseArgs(argv, { values: ['server', 'hunk'], booleans: ['help', 'dry-run', 'partial'] });
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff revert: ${err.message}\n\n${HELP}`);
@@ -153,9 +158,33 @@ export async function run(argv: string[]): Promise<number> {
   const changeUrl = `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/${encodeURIComponent(changeId)}`;
   let answer: RevertResponse;
   try {
-    const body: { dry_run: boolean; partial?: boolean; file_ids?: string[] } = { dry_run: dryRun };
+    const body: RevertRequest = { dry_run: dryRun };
     if (args.booleans.has('partial')) body.partial = true;
-    if (paths.length > 0) {
+    const hunkArg = args.values.hunk;
+    if (hunkArg !== undefined) {
+      const numbers = hunkArg.split(',').map((n) => Number(n));
+      if (paths.length !== 1 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+        say(`rundiff revert: --hunk takes hunk numbers (1, 2, ...) of exactly one path\n\n${HELP}`);
+        return 2;
+      }
+      const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
+      if (unknown.length > 0) {
+        say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
+        return 2;
+      }
+      const file = await call<FileResponse>(new URL(`${changeUrl}/files/${encodeURIComponent(ids[0]!)}`, server), {
+        headers: headers(config.token),
+      });
+      const headersOf = (file.file.patch ?? '').split('\n').filter((l) => l.startsWith('@@ '));
+      const missing = numbers.filter((n) => n > headersOf.length);
+      if (missing.length > 0) {
+        say(
+          `rundiff revert: ${quotePath(paths[0]!)} has ${headersOf.length} hunk(s) in ${changeId}, not ${missing[0]}`,
+        );
+        return 2;
+      }
+      body.hunks = numbers.map((n) => ({ file_id: ids[0]!, hunk: /^@@ [^@]+ @@/.exec(headersOf[n - 1]!)![0] }));
+    } else if (paths.length > 0) {
       const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
       if (unknown.length > 0) {
         say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
