@@ -1,17 +1,9 @@
-import {
-  FILES_PAGE_MAX,
-  runChangeId,
-  type ChangeFilesPage,
-  type ErrorBody,
-  type FileResponse,
-  type RevertRequest,
-  type RevertFile,
-  type RevertResponse,
-} from '../../shared/index.ts';
+import { type ErrorBody, type RevertRequest, type RevertFile, type RevertResponse } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
 import { quotePath } from './quote-path.ts';
+import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, type GetJson } from './revert-target.ts';
 import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] [--partial] <session> <change> [paths...]
@@ -63,36 +55,6 @@ async function call<T>(url: URL, init: RequestInit): Promise<T> {
   return body as T;
 }
 
-/** The file ids of the paths asked for (a rename by its new or old name); unknown paths are named. */
-async function fileIdsOf(
-  base: string,
-  token: string | null,
-  changeUrl: string,
-  paths: readonly string[],
-): Promise<{ ids: string[]; unknown: string[] }> {
-  const wanted = new Set(paths);
-  const found = new Map<string, string>();
-  let after: string | null = null;
-  do {
-    const q: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
-    const page: ChangeFilesPage = await call<ChangeFilesPage>(
-      new URL(`${changeUrl}/files?limit=${FILES_PAGE_MAX}${q}`, base),
-      {
-        headers: headers(token),
-      },
-    );
-    for (const f of page.files) {
-      if (wanted.has(f.path)) found.set(f.path, f.id);
-      if (f.old_path !== null && wanted.has(f.old_path)) found.set(f.old_path, f.id);
-    }
-    after = page.next_file_cursor;
-  } while (after !== null);
-  return {
-    ids: [...new Set(paths.flatMap((p) => (found.has(p) ? [found.get(p)!] : [])))],
-    unknown: paths.filter((p) => !found.has(p)),
-  };
-}
-
 const LABEL: Record<RevertFile['action'], string> = {
   restore: 'restore',
   merge: 'merge',
@@ -139,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
     say(`rundiff revert: name the session and the change\n\n${HELP}`);
     return 2;
   }
-  const changeId = /^(run|tool):/.test(change) ? change : runChangeId(change);
+  const changeId = changeIdOf(change);
   const dryRun = args.booleans.has('dry-run');
   const config = resolveConfig();
   const server = args.values.server ?? defaultServerUrl(config);
@@ -155,7 +117,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const changeUrl = `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/${encodeURIComponent(changeId)}`;
+  const changeUrl = changeUrlOf(sessionId, changeId);
+  const get: GetJson = (p) => call(new URL(p, server), { headers: headers(config.token) });
   let answer: RevertResponse;
   try {
     const body: RevertRequest = { dry_run: dryRun };
@@ -167,25 +130,19 @@ export async function run(argv: string[]): Promise<number> {
         say(`rundiff revert: --hunk takes hunk numbers (1, 2, ...) of exactly one path\n\n${HELP}`);
         return 2;
       }
-      const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
+      const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
       if (unknown.length > 0) {
         say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
         return 2;
       }
-      const file = await call<FileResponse>(new URL(`${changeUrl}/files/${encodeURIComponent(ids[0]!)}`, server), {
-        headers: headers(config.token),
-      });
-      const headersOf = (file.file.patch ?? '').split('\n').filter((l) => l.startsWith('@@ '));
-      const missing = numbers.filter((n) => n > headersOf.length);
-      if (missing.length > 0) {
-        say(
-          `rundiff revert: ${quotePath(paths[0]!)} has ${headersOf.length} hunk(s) in ${changeId}, not ${missing[0]}`,
-        );
+      const found = await hunkHeadersOf(get, changeUrl, ids[0]!, numbers);
+      if (!found.ok) {
+        say(`rundiff revert: ${quotePath(paths[0]!)} has ${found.count} hunk(s) in ${changeId}, not ${found.missing}`);
         return 2;
       }
-      body.hunks = numbers.map((n) => ({ file_id: ids[0]!, hunk: /^@@ [^@]+ @@/.exec(headersOf[n - 1]!)![0] }));
+      body.hunks = found.headers.map((hunk) => ({ file_id: ids[0]!, hunk }));
     } else if (paths.length > 0) {
-      const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
+      const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
       if (unknown.length > 0) {
         say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
         return 2;
