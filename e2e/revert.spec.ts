@@ -117,3 +117,32 @@ test('a run with one conflicting file: Apply is off and says why, the partial re
     ws.cleanup();
   }
 });
+
+test("a hunk's Undo in the patch view previews and undoes that hunk alone", async ({ page }) => {
+  const numbered = (edit: Record<number, string> = {}) =>
+    Array.from({ length: 30 }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
+  const ws = workspace({ 'f.txt': numbered() });
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Hunks', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+    ws.write('f.txt', numbered({ 3: 'THREE', 27: 'TWENTY-SEVEN' }));
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+    await openSession(page, base, sid);
+    const f = row(page, `run:${run}`, 'f.txt');
+    await f.getByTestId('change-row-button').click();
+    const undos = f.getByTestId('hunk-undo');
+    await expect(undos).toHaveCount(2);
+    await undos.nth(1).click();
+    const preview = f.getByTestId('hunk-undo-preview');
+    await expect(preview.getByTestId('revert-summary')).toHaveText('1 of 1 file will be written');
+    await expect(preview.getByTestId('revert-patch')).toContainText('-TWENTY-SEVEN');
+    await expect(preview.getByTestId('revert-patch')).not.toContainText('THREE');
+    await preview.getByTestId('revert-apply').click();
+    await expect(preview.getByTestId('revert-summary')).toHaveText('Reverted 1 of 1 file');
+    expect(fs.readFileSync(path.join(ws.dir, 'f.txt'), 'utf8')).toBe(numbered({ 3: 'THREE' }));
+  } finally {
+    ws.cleanup();
+  }
+});

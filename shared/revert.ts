@@ -44,6 +44,13 @@ export interface RevertRequest {
    * puts back the files already written.
    */
   partial?: boolean;
+  /**
+   * Undo single hunks instead of whole files: each names a file of the change and one hunk of its
+   * patch by its header (`@@ -12,4 +12,6 @@`, the ranges as the patch prints them). The hunks'
+   * inverse is merged three ways into what the file holds now, like a file's revert; the rest of the
+   * file keeps the run's edits. Not with `file_ids`; only files the run modified or renamed.
+   */
+  hunks?: { file_id: string; hunk: string }[];
 }
 
 /**

@@ -1,16 +1,19 @@
 import { Router } from 'express';
 import type { RevertRequest } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import type { Reverter } from '../revert/index.ts';
+import { parseHunkHeader, type Reverter } from '../revert/index.ts';
+
+/** Hunks one request may undo. */
+const MAX_HUNKS = 1_000;
 import { changeIdParam, idParam } from './params.ts';
 
-/** `{file_ids?: string[], dry_run?: boolean, partial?: boolean}`, nothing else. */
+/** `{file_ids?: string[], dry_run?: boolean, partial?: boolean, hunks?: [{file_id, hunk}]}`, nothing else. */
 function revertBody(body: unknown): RevertRequest {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b !== 'object' || Array.isArray(b))
-    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?, partial?}');
+    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?, partial?, hunks?}');
   for (const k of Object.keys(b))
-    if (k !== 'file_ids' && k !== 'dry_run' && k !== 'partial')
+    if (k !== 'file_ids' && k !== 'dry_run' && k !== 'partial' && k !== 'hunks')
       throw new AppError('invalid_input', `unknown field ${JSON.stringify(k)}`, { details: { field: k } });
   const out: RevertRequest = {};
   for (const k of ['dry_run', 'partial'] as const) {
@@ -25,6 +28,22 @@ function revertBody(body: unknown): RevertRequest {
         details: { field: 'file_ids' },
       });
     out.file_ids = (b.file_ids as string[]).map((id) => idParam(id, 'file_ids'));
+  }
+  if (b.hunks !== undefined) {
+    const bad = () =>
+      new AppError('invalid_input', 'hunks must be a non-empty array of {file_id, hunk: "@@ -a,b +c,d @@"}', {
+        details: { field: 'hunks' },
+      });
+    if (out.file_ids !== undefined)
+      throw new AppError('invalid_input', 'give file_ids or hunks, not both', { details: { field: 'hunks' } });
+    if (!Array.isArray(b.hunks) || b.hunks.length === 0 || b.hunks.length > MAX_HUNKS) throw bad();
+    out.hunks = b.hunks.map((h: unknown) => {
+      const o = h as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw bad();
+      if (Object.keys(o).some((k) => k !== 'file_id' && k !== 'hunk')) throw bad();
+      if (typeof o.file_id !== 'string' || typeof o.hunk !== 'string' || !parseHunkHeader(o.hunk)) throw bad();
+      return { file_id: idParam(o.file_id, 'hunks'), hunk: o.hunk };
+    });
   }
   return out;
 }

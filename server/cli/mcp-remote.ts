@@ -98,6 +98,10 @@ export interface RemoteServer {
   approve(plan: CommitPlan, signal?: AbortSignal, from?: ApprovalAsker): Promise<string | null>;
   /** `run_changes`, run (and logged) by the server. */
   runChanges(args: unknown): Promise<ToolCallResult>;
+  /** A JSON route's 200 answer; anything else throws the server's error. */
+  getJson<T>(p: string): Promise<T>;
+  /** A JSON POST's 200 answer; anything else throws the server's error (its details kept). */
+  postJson<T>(p: string, body: unknown, what: string): Promise<T>;
   /** The pending reviews of sessions in `workspaces`, marked delivered by `mcp` to `agent`. */
   deliverReviews(workspaces: readonly string[], agent: string | undefined): Promise<Delivery[]>;
   /** Marks comments of sessions in `workspaces` addressed. */
@@ -127,8 +131,21 @@ export function createRemote(base: string, token: string | null): RemoteServer {
     return answer.body as T;
   }
 
+  async function getJson<T>(p: string): Promise<T> {
+    let answer: JsonAnswer;
+    try {
+      answer = await requestJson(at(p.replace(/^\//, '')), 'GET', undefined, { token, timeoutMs: 30_000 });
+    } catch (err) {
+      throw unreachable(err, `for ${p}`);
+    }
+    if (answer.status !== 200) throw errorFrom(answer);
+    return answer.body as T;
+  }
+
   return {
     url: base,
+    getJson,
+    postJson: (p, body, what) => postJson(p.replace(/^\//, ''), body, what),
     async deliverReviews(workspaces, agent) {
       const body = { workspaces, ...(agent ? { agent } : {}) };
       return (await postJson<{ deliveries: Delivery[] }>('api/reviews/deliver', body, 'for review_comments'))

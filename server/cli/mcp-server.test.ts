@@ -67,6 +67,49 @@ function errorOf(result: Result): { code: string; message: string; details?: Rec
 }
 
 describe('rundiff mcp --server', () => {
+  it('revert_changes undoes one hunk, refuses a conflict naming the file, and previews with dry_run', async () => {
+    const t = await server();
+    const lines = (edit: Record<number, string> = {}) =>
+      Array.from({ length: 20 }, (_, i) => `${edit[i + 1] ?? `l${i + 1}`}\n`).join('');
+    const r = createTempRepo({ files: { 'f.txt': lines(), 'g.txt': 'gee\n' } });
+    cleanups.push(() => r.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    r.write('f.txt', lines({ 2: 'TWO', 18: 'EIGHTEEN' }));
+    r.write('g.txt', 'GEE\n');
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const listing = (await client.listTools()).tools.find((x) => x.name === 'revert_changes')!;
+    expect(listing.annotations?.destructiveHint).toBe(true);
+
+    const dry = await client.callTool({
+      name: 'revert_changes',
+      arguments: { session_id: 's1', change: 'r1', paths: ['f.txt'], hunks: [2], dry_run: true },
+    });
+    expect(dry.isError).toBeFalsy();
+    expect(dry.structuredContent).toMatchObject({ dry_run: true, applied_count: 1 });
+    expect(r.read('f.txt').toString()).toBe(lines({ 2: 'TWO', 18: 'EIGHTEEN' }));
+
+    const done = await client.callTool({
+      name: 'revert_changes',
+      arguments: { session_id: 's1', change: 'run:r1', paths: ['f.txt'], hunks: [2] },
+    });
+    expect(done.isError).toBeFalsy();
+    expect(r.read('f.txt').toString()).toBe(lines({ 2: 'TWO' }));
+
+    r.write('g.txt', 'the user wrote this\n');
+    const refused = errorOf(
+      await client.callTool({ name: 'revert_changes', arguments: { session_id: 's1', change: 'r1' } }),
+    );
+    expect(refused.code).toBe('revert_conflict');
+    expect(refused.message).toContain('g.txt: conflict');
+    expect(r.read('f.txt').toString()).toBe(lines({ 2: 'TWO' }));
+    const bad = errorOf(
+      await client.callTool({ name: 'revert_changes', arguments: { session_id: 's1', change: 'r1', hunks: [1] } }),
+    );
+    expect(bad.code).toBe('invalid_input');
+  });
+
   it('offers run_changes, which answers a half-finished run open and then closed with the same files', async () => {
     const t = await server();
     const r = repo();
@@ -80,6 +123,7 @@ describe('rundiff mcp --server', () => {
       'git_branch',
       'git_commit',
       'run_changes',
+      'revert_changes',
       'review_comments',
       'review_comments_addressed',
     ]);

@@ -31,6 +31,7 @@ import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
 import { createReviewTools } from './mcp-review.ts';
+import { callRevertChanges, REVERT_CHANGES_LISTING } from './mcp-revert.ts';
 
 const HELP = `usage: rundiff mcp [--workspace DIR]... [--server URL] [--db FILE]
 
@@ -44,7 +45,7 @@ stdout carries only protocol frames; logs go to stderr.
                    several. The first is the default. Default: the current folder.
   --server URL     a running rundiff server: it records the tool calls, asks a person to approve
                    commits when it runs with --require-commit-approval, and answers run_changes
-                   (offered only with --server). Sends RUNDIFF_TOKEN when set.
+                   and revert_changes (offered only with --server). Sends RUNDIFF_TOKEN when set.
   --db FILE        without --server: the database that records the tool calls
                    (default RUNDIFF_DB, else ~/.local/share/rundiff/rundiff.db)
 `;
@@ -230,7 +231,7 @@ export async function run(argv: string[]): Promise<number> {
   const offersReviews = remote !== null || local !== null;
   const listing = [
     ...GIT_TOOLS.map(mcpToolListing),
-    ...(remote ? [RUN_CHANGES_LISTING] : []),
+    ...(remote ? [RUN_CHANGES_LISTING, REVERT_CHANGES_LISTING] : []),
     ...(offersReviews ? reviewTools.listings : []),
   ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
@@ -239,6 +240,11 @@ export async function run(argv: string[]): Promise<number> {
     const input = request.params.arguments ?? {};
     if (offersReviews && reviewTools.handles(name)) {
       const answer = await reviewTools.call(name, input, clientName(server.getClientVersion()));
+      say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
+      return answer;
+    }
+    if (name === REVERT_CHANGES_LISTING.name && remote) {
+      const answer = await callRevertChanges(remote, input);
       say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
       return answer;
     }

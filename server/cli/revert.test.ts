@@ -83,6 +83,26 @@ describe('rundiff revert', () => {
     expect(repo.read('old.txt').toString()).toBe('moved\n');
   });
 
+  it('--hunk undoes one hunk of one file; the rest of the file keeps the run', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const lines = (edit: Record<number, string> = {}) =>
+      Array.from({ length: 20 }, (_, i) => `${edit[i + 1] ?? `l${i + 1}`}\n`).join('');
+    const repo = createTempRepo({ files: { 'f.txt': lines() } });
+    cleanups.push(() => repo.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    repo.write('f.txt', lines({ 2: 'TWO', 18: 'EIGHTEEN' }));
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const res = await rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'f.txt', '--hunk', '2'], repo.dir);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('restore     f.txt (done)\n');
+    expect(repo.read('f.txt').toString()).toBe(lines({ 2: 'TWO' }));
+    const bad = await rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'f.txt', '--hunk', '3'], repo.dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('f.txt has 2 hunk(s) in run:r1, not 3');
+  });
+
   it('with no server it says so and exits 2', async () => {
     const repo = createTempRepo({ git: false });
     cleanups.push(() => repo.cleanup());

@@ -1,18 +1,13 @@
-import {
-  FILES_PAGE_MAX,
-  runChangeId,
-  type ChangeFilesPage,
-  type ErrorBody,
-  type RevertFile,
-  type RevertResponse,
-} from '../../shared/index.ts';
+import { type ErrorBody, type RevertRequest, type RevertFile, type RevertResponse } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
 import { quotePath } from './quote-path.ts';
+import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, type GetJson } from './revert-target.ts';
 import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] [--partial] <session> <change> [paths...]
+       rundiff revert [--server URL] [--dry-run] <session> <change> <path> --hunk N[,N...]
 
 Undoes what a run (or one tool call) changed, through the running server: each file whose bytes are
 still the run's end gets its start back; a file edited since is merged three ways. All or nothing:
@@ -25,6 +20,8 @@ session as a run of its own, so it can be reverted too.
   [paths...]       only these files of the change (as listed by the change; a rename by either name)
   --dry-run        print the plan and the patch each file would get; write nothing
   --partial        write the files that revert cleanly and leave the others as they are
+  --hunk N[,N...]  undo only these hunks of the one path named (1 is its patch's first hunk, as
+                   the timeline shows the patch); the rest of the file keeps the run's edits
   --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
                    sends RUNDIFF_TOKEN when set
 
@@ -58,36 +55,6 @@ async function call<T>(url: URL, init: RequestInit): Promise<T> {
   return body as T;
 }
 
-/** The file ids of the paths asked for (a rename by its new or old name); unknown paths are named. */
-async function fileIdsOf(
-  base: string,
-  token: string | null,
-  changeUrl: string,
-  paths: readonly string[],
-): Promise<{ ids: string[]; unknown: string[] }> {
-  const wanted = new Set(paths);
-  const found = new Map<string, string>();
-  let after: string | null = null;
-  do {
-    const q: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
-    const page: ChangeFilesPage = await call<ChangeFilesPage>(
-      new URL(`${changeUrl}/files?limit=${FILES_PAGE_MAX}${q}`, base),
-      {
-        headers: headers(token),
-      },
-    );
-    for (const f of page.files) {
-      if (wanted.has(f.path)) found.set(f.path, f.id);
-      if (f.old_path !== null && wanted.has(f.old_path)) found.set(f.old_path, f.id);
-    }
-    after = page.next_file_cursor;
-  } while (after !== null);
-  return {
-    ids: [...new Set(paths.flatMap((p) => (found.has(p) ? [found.get(p)!] : [])))],
-    unknown: paths.filter((p) => !found.has(p)),
-  };
-}
-
 const LABEL: Record<RevertFile['action'], string> = {
   restore: 'restore',
   merge: 'merge',
@@ -117,7 +84,7 @@ const failedFile = (f: RevertFile) =>
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['server'], booleans: ['help', 'dry-run', 'partial'] });
+    args = parseArgs(argv, { values: ['server', 'hunk'], booleans: ['help', 'dry-run', 'partial'] });
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff revert: ${err.message}\n\n${HELP}`);
@@ -134,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
     say(`rundiff revert: name the session and the change\n\n${HELP}`);
     return 2;
   }
-  const changeId = /^(run|tool):/.test(change) ? change : runChangeId(change);
+  const changeId = changeIdOf(change);
   const dryRun = args.booleans.has('dry-run');
   const config = resolveConfig();
   const server = args.values.server ?? defaultServerUrl(config);
@@ -150,13 +117,32 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const changeUrl = `/api/hermes/sessions/${encodeURIComponent(sessionId)}/workspace-run-changes/${encodeURIComponent(changeId)}`;
+  const changeUrl = changeUrlOf(sessionId, changeId);
+  const get: GetJson = (p) => call(new URL(p, server), { headers: headers(config.token) });
   let answer: RevertResponse;
   try {
-    const body: { dry_run: boolean; partial?: boolean; file_ids?: string[] } = { dry_run: dryRun };
+    const body: RevertRequest = { dry_run: dryRun };
     if (args.booleans.has('partial')) body.partial = true;
-    if (paths.length > 0) {
-      const { ids, unknown } = await fileIdsOf(server, config.token, changeUrl, paths);
+    const hunkArg = args.values.hunk;
+    if (hunkArg !== undefined) {
+      const numbers = hunkArg.split(',').map((n) => Number(n));
+      if (paths.length !== 1 || numbers.some((n) => !Number.isInteger(n) || n < 1)) {
+        say(`rundiff revert: --hunk takes hunk numbers (1, 2, ...) of exactly one path\n\n${HELP}`);
+        return 2;
+      }
+      const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
+      if (unknown.length > 0) {
+        say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
+        return 2;
+      }
+      const found = await hunkHeadersOf(get, changeUrl, ids[0]!, numbers);
+      if (!found.ok) {
+        say(`rundiff revert: ${quotePath(paths[0]!)} has ${found.count} hunk(s) in ${changeId}, not ${found.missing}`);
+        return 2;
+      }
+      body.hunks = found.headers.map((hunk) => ({ file_id: ids[0]!, hunk }));
+    } else if (paths.length > 0) {
+      const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
       if (unknown.length > 0) {
         say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
         return 2;

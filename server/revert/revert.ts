@@ -13,12 +13,13 @@ import type { Config } from '../config.ts';
 import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
-import { mergeFile } from '../git/index.ts';
+import { createGitDiffEngine, mergeFile } from '../git/index.ts';
 import { isInside, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
 import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
-import { fingerprint, readCurrent, type Current } from './current.ts';
+import { fingerprint, readCurrent, sha256Of, type Current } from './current.ts';
+import { undoHunks } from './hunks.ts';
 import { decide, entryOf, type Decision, type FileToRevert, type KeptSide, type Merge } from './plan.ts';
 
 export interface RevertDeps {
@@ -132,6 +133,48 @@ export function createReverter(deps: RevertDeps) {
     }
   };
   const reverting = new Set<string>();
+  const diffEngine = createGitDiffEngine();
+
+  /**
+   * The file's start as a hunk undo sees it: its end with the named hunks of its whole patch (as the
+   * completion computed it) put back. Refused with why when the file has no such hunks.
+   */
+  async function startWithHunksUndone(
+    row: FileSummary,
+    before: KeptSide,
+    after: KeptSide,
+    hunks: readonly string[],
+  ): Promise<KeptSide> {
+    const refuse = (why: string) =>
+      new AppError('invalid_input', `the hunks of ${row.path} cannot be undone one by one: ${why}`, {
+        hint: 'revert the whole file instead',
+        details: { file_id: row.id },
+      });
+    if (!before.exists || !after.exists) throw refuse('the run added or deleted the file');
+    const key = keyOf(row.path, row.path_base64);
+    const side = (s: { bytes: Buffer; mode: string }) => ({ bytes: s.bytes, size: s.bytes.length, mode: s.mode });
+    const delta = await computeDelta({
+      changes: [{ path: key, before: side(before), after: side(after) }],
+      limits: {
+        ...config.limits,
+        maxChangedFiles: 1,
+        maxFilePatchBytes: config.limits.maxOpenedPatchBytes,
+        maxRunPatchBytes: config.limits.maxOpenedPatchBytes,
+      },
+      batchDiff: diffEngine.batchDiff,
+      fallbackDiff: diffEngine.fallbackDiff,
+    });
+    const file = delta.files[0];
+    if (!file || file.binary) throw refuse('it is a binary file');
+    if (file.patch === null || file.truncated) throw refuse('its patch is not whole (too large or not UTF-8 text)');
+    const undone = undoHunks(after.bytes, file.patch, hunks);
+    if (!undone.ok)
+      throw new AppError('not_found', `no hunk ${undone.hunk} in the patch of ${row.path}`, {
+        hint: "name a hunk by its header as the file's patch shows it",
+        details: { file_id: row.id, hunk: undone.hunk },
+      });
+    return { exists: true, mode: after.mode, bytes: undone.bytes, sha256: sha256Of(undone.bytes) };
+  }
 
   /** Another revert on or around `root` (checked and claimed without a pause between). */
   function reverted(root: string): string | null {
@@ -148,16 +191,24 @@ export function createReverter(deps: RevertDeps) {
     return null;
   }
 
-  async function planFile(root: SafeRoot, sessionId: string, changeId: string, row: FileSummary): Promise<Planned> {
+  /** `hunks`: undo only these hunks of the file (the file stays at its path, the rest keeps the run's edits). */
+  async function planFile(
+    root: SafeRoot,
+    sessionId: string,
+    changeId: string,
+    row: FileSummary,
+    hunks?: readonly string[],
+  ): Promise<Planned> {
     const afterKey = keyOf(row.path, row.path_base64);
-    const beforeKey = row.old_path !== null ? keyOf(row.old_path, row.old_path_base64) : afterKey;
+    const beforeKey = row.old_path !== null && !hunks ? keyOf(row.old_path, row.old_path_base64) : afterKey;
     const base = { row, guards: [], patch: null };
     const kept = await store.contents.get(sessionId, changeId, row.id);
     if (!kept) return { ...base, decision: unavailable('not_recorded') };
-    const before = await loadSide(store, kept.before);
+    let before = await loadSide(store, kept.before);
     const after = await loadSide(store, kept.after);
     if (!before.ok) return { ...base, decision: unavailable(before.reason) };
     if (!after.ok) return { ...base, decision: unavailable(after.reason) };
+    if (hunks) before = { ok: true, side: await startWithHunksUndone(row, before.side, after.side, hunks) };
     const max = config.limits.maxContentFileBytes;
     const atAfter: Current = readCurrent(root, afterKey, max);
     const atBefore: Current = beforeKey === afterKey ? atAfter : readCurrent(root, beforeKey, max);
@@ -231,6 +282,17 @@ export function createReverter(deps: RevertDeps) {
         });
       rows = rows.filter((r) => wanted.has(r.id));
     }
+    const hunksOf = new Map<string, string[]>();
+    if (req.hunks !== undefined) {
+      for (const h of req.hunks) hunksOf.set(h.file_id, [...(hunksOf.get(h.file_id) ?? []), h.hunk]);
+      const known = new Set(rows.map((r) => r.id));
+      const unknown = [...hunksOf.keys()].filter((id) => !known.has(id));
+      if (unknown.length > 0)
+        throw new AppError('not_found', `no file ${JSON.stringify(unknown[0])} in change ${JSON.stringify(changeId)}`, {
+          details: { file_ids: unknown },
+        });
+      rows = rows.filter((r) => hunksOf.has(r.id));
+    }
     const resolved = await resolveWorkspace(change.workspace, config);
     if (!resolved.ok || resolved.root !== change.workspace)
       throw new AppError(
@@ -274,7 +336,7 @@ export function createReverter(deps: RevertDeps) {
     }
     try {
       const planned: Planned[] = [];
-      for (const row of rows) planned.push(await planFile(root, sessionId, changeId, row));
+      for (const row of rows) planned.push(await planFile(root, sessionId, changeId, row, hunksOf.get(row.id)));
       if (dryRun)
         return answer(
           changeId,
@@ -284,14 +346,22 @@ export function createReverter(deps: RevertDeps) {
         );
       const partial = req.partial === true;
       if (!partial) refuseIfAnyBlocked(planned.map((p) => toAnswer(p, false)));
-      return await applyAll(root, sessionId, changeId, planned, partial);
+      const hunkCount = req.hunks?.length ?? null;
+      return await applyAll(root, sessionId, changeId, planned, partial, hunkCount);
     } finally {
       closeRoot(root);
       if (!dryRun) reverting.delete(rootPath);
     }
   }
 
-  async function applyAll(root: SafeRoot, sessionId: string, changeId: string, planned: Planned[], partial: boolean) {
+  async function applyAll(
+    root: SafeRoot,
+    sessionId: string,
+    changeId: string,
+    planned: Planned[],
+    partial: boolean,
+    hunkCount: number | null,
+  ) {
     const toWrite = planned.filter(writes);
     if (toWrite.length === 0) {
       const files = planned.map((p) => toAnswer(p, false));
@@ -304,7 +374,10 @@ export function createReverter(deps: RevertDeps) {
     await recorder.message({
       session_id: sessionId,
       role: 'user',
-      content: `Revert ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} of ${changeId}`,
+      content:
+        hunkCount === null
+          ? `Revert ${toWrite.length} file${toWrite.length === 1 ? '' : 's'} of ${changeId}`
+          : `Undo ${hunkCount} hunk${hunkCount === 1 ? '' : 's'} of ${toWrite.map((p) => p.row.path).join(', ')} in ${changeId}`,
       run_id: runId,
     });
     let files: RevertFile[] = [];
