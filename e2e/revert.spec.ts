@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { expectNoAxeViolations } from './axe.ts';
 import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 
 const base = servers.main;
@@ -146,3 +147,31 @@ test("a hunk's Undo in the patch view previews and undoes that hunk alone", asyn
     ws.cleanup();
   }
 });
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`the revert preview is the patch viewer, its head in view, axe clean (${scheme})`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    const { ws, sid, changeId } = await sessionWithRun();
+    try {
+      ws.write('a.txt', 'one\nTwo by hand\n');
+      await openSession(page, base, sid);
+      const revert = block(page, changeId).getByTestId('revert').first();
+      await revert.getByTestId('revert-button').click();
+      const preview = revert.getByTestId('revert-preview');
+      // The timeline's viewer: line numbers and coloured rows, not raw text.
+      const patch = preview.locator('[data-testid="revert-file"]', { hasText: 'new.txt' }).getByTestId('revert-patch');
+      await expect(patch.getByTestId('patch')).toBeVisible();
+      await expect(patch.locator('tr.pl-del')).toHaveCount(1);
+      // The conflict is its conflicting part, both sides.
+      const conflict = preview.getByTestId('revert-conflict');
+      await expect(conflict).toContainText('<<<<<<< now');
+      await expect(conflict).toContainText('Two by hand');
+      await expectNoAxeViolations(page, '[data-testid="revert-preview"]');
+      // The summary and buttons stay in view at the top of the preview as it scrolls past.
+      await preview.getByTestId('revert-file').last().scrollIntoViewIfNeeded();
+      await expect(revert.getByTestId('revert-apply-partial')).toBeInViewport();
+    } finally {
+      ws.cleanup();
+    }
+  });
+}

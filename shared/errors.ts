@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   revert_conflict: 409,
   /** A revert wrote nothing because no file asked for has its content kept (or can be written safely). */
   content_unavailable: 409,
+  /** A revert named the plan of its preview (`plan_id`) and the workspace changed since: nothing was written. */
+  revert_plan_changed: 409,
   /** A run or tool call is still open on the workspace (or another revert is running): reverting now would race it. */
   workspace_busy: 409,
   /** An edge batch refers to kept contents the centre lacks; `details.missing_blobs` names them (send them along). */

@@ -51,6 +51,12 @@ export interface RevertRequest {
    * file keeps the run's edits. Not with `file_ids`; only files the run modified or renamed.
    */
   hunks?: { file_id: string; hunk: string }[];
+  /**
+   * The `plan_id` of the dry run the user looked at: the revert applies only that plan. When what
+   * stands in the workspace (or what the revert would write) changed since, nothing is written and
+   * the answer is `409 revert_plan_changed` with the new plan in `details`.
+   */
+  plan_id?: string;
 }
 
 /**
@@ -92,6 +98,8 @@ export interface RevertResponse {
   /** The run that recorded the revert in the session (source `revert`); null for a dry run or when nothing was written. */
   revert_run_id: string | null;
   revert_change_id: string | null;
+  /** Identity of the plan (what stood at each path, what each file would become): send it back as `plan_id`. */
+  plan_id: string;
 }
 
 /** A file of the session's net change: a change's file row plus what may make it inexact. */

@@ -11,9 +11,12 @@ import { changeIdParam, idParam } from './params.ts';
 function revertBody(body: unknown): RevertRequest {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b !== 'object' || Array.isArray(b))
-    throw new AppError('invalid_input', 'the body must be a JSON object {file_ids?, dry_run?, partial?, hunks?}');
+    throw new AppError(
+      'invalid_input',
+      'the body must be a JSON object {file_ids?, dry_run?, partial?, hunks?, plan_id?}',
+    );
   for (const k of Object.keys(b))
-    if (k !== 'file_ids' && k !== 'dry_run' && k !== 'partial' && k !== 'hunks')
+    if (k !== 'file_ids' && k !== 'dry_run' && k !== 'partial' && k !== 'hunks' && k !== 'plan_id')
       throw new AppError('invalid_input', `unknown field ${JSON.stringify(k)}`, { details: { field: k } });
   const out: RevertRequest = {};
   for (const k of ['dry_run', 'partial'] as const) {
@@ -28,6 +31,13 @@ function revertBody(body: unknown): RevertRequest {
         details: { field: 'file_ids' },
       });
     out.file_ids = (b.file_ids as string[]).map((id) => idParam(id, 'file_ids'));
+  }
+  if (b.plan_id !== undefined) {
+    if (typeof b.plan_id !== 'string' || !/^[0-9a-f]{64}$/.test(b.plan_id))
+      throw new AppError('invalid_input', 'plan_id must be the plan_id a dry run answered', {
+        details: { field: 'plan_id' },
+      });
+    out.plan_id = b.plan_id;
   }
   if (b.hunks !== undefined) {
     const bad = () =>

@@ -536,6 +536,35 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(fs.readdirSync(outside)).toEqual([]);
   });
 
+  it('applies only the plan it previewed: a file changed since the dry run refuses with the new plan', async () => {
+    const g = (first: string, last: string) => `${first}\n2\n3\n4\n5\n6\n${last}\n`;
+    const { t, repo } = await setup({ 'f.txt': 'one\n', 'g.txt': g('gee', 'end') });
+    await run(t, 'r1', () => {
+      repo.write('f.txt', 'ONE\n');
+      repo.write('g.txt', g('GEE', 'end'));
+    });
+    const dry = await revert(t, 'run:r1', { dry_run: true });
+    expect(dry.body.plan_id).toMatch(/^[0-9a-f]{64}$/);
+    // The same tree plans the same: the id is the plan's, not the call's.
+    expect((await revert(t, 'run:r1', { dry_run: true })).body.plan_id).toBe(dry.body.plan_id);
+
+    repo.write('g.txt', g('GEE', 'end, by the user'));
+    const before = tree(repo.dir);
+    const stale = await revert(t, 'run:r1', { plan_id: dry.body.plan_id });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe('revert_plan_changed');
+    expect(stale.body.error.details.plan_id).not.toBe(dry.body.plan_id);
+    expect(stale.body.error.details.files.find((f: { path: string }) => f.path === 'g.txt').action).toBe('merge');
+    expect(tree(repo.dir)).toEqual(before);
+    expect((await t.get('/api/hermes/sessions/s1')).body.runs).toHaveLength(1);
+
+    const ok = await revert(t, 'run:r1', { plan_id: stale.body.error.details.plan_id });
+    expect(ok.status).toBe(200);
+    expect(ok.body.plan_id).toBe(stale.body.error.details.plan_id);
+    expect(repo.read('f.txt').toString()).toBe('one\n');
+    expect((await revert(t, 'run:r1', { plan_id: 'nope' })).status).toBe(400);
+  });
+
   it('unknown session or change is 404, a bad body 400', async () => {
     const { t } = await setup({ 'a.txt': 'a\n' });
     expect((await revert(t, 'run:nope')).status).toBe(404);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   FILES_PAGE_MAX,
   type ContentUnavailableReason,
@@ -337,17 +337,28 @@ export function createReverter(deps: RevertDeps) {
     try {
       const planned: Planned[] = [];
       for (const row of rows) planned.push(await planFile(root, sessionId, changeId, row, hunksOf.get(row.id)));
+      const planId = planIdOf(planned);
       if (dryRun)
         return answer(
           changeId,
           true,
           planned.map((p) => toAnswer(p, false)),
           null,
+          planId,
+        );
+      if (req.plan_id !== undefined && req.plan_id !== planId)
+        throw new AppError(
+          'revert_plan_changed',
+          'nothing was reverted: the workspace changed since the preview, so the revert would not write what it showed',
+          {
+            hint: 'look at the new plan (details.files), then revert with its plan_id',
+            details: { files: planned.map((p) => toAnswer(p, false)), plan_id: planId },
+          },
         );
       const partial = req.partial === true;
       if (!partial) refuseIfAnyBlocked(planned.map((p) => toAnswer(p, false)));
       const hunkCount = req.hunks?.length ?? null;
-      return await applyAll(root, sessionId, changeId, planned, partial, hunkCount);
+      return await applyAll(root, sessionId, changeId, planned, partial, hunkCount, planId);
     } finally {
       closeRoot(root);
       if (!dryRun) reverting.delete(rootPath);
@@ -361,12 +372,13 @@ export function createReverter(deps: RevertDeps) {
     planned: Planned[],
     partial: boolean,
     hunkCount: number | null,
+    planId: string,
   ) {
     const toWrite = planned.filter(writes);
     if (toWrite.length === 0) {
       const files = planned.map((p) => toAnswer(p, false));
       refuseIfNothingWritten(files, null);
-      return answer(changeId, false, files, null);
+      return answer(changeId, false, files, null, planId);
     }
     // Recorded as a run of its own: its checkpoint is taken before the first write.
     const runId = `revert-${randomUUID()}`;
@@ -431,7 +443,7 @@ export function createReverter(deps: RevertDeps) {
     // Every write refused at the last moment (or its file changed meanwhile) writes nothing: the
     // answer is the one a plan that writes nothing gets, not 200 with an empty revert run.
     if (!files.some((f) => f.applied)) refuseIfNothingWritten(files, runId);
-    return answer(changeId, false, files, runId);
+    return answer(changeId, false, files, runId, planId);
   }
 
   return { revert };
@@ -481,7 +493,24 @@ function unavailable(reason: ContentUnavailableReason): Decision {
   return { action: 'unavailable', reason: describe(reason), conflict: null, steps: [], sides: [] };
 }
 
-function answer(changeId: string, dryRun: boolean, files: RevertFile[], runId: string | null): RevertResponse {
+/** The plan's identity: each file's decision, what it would write, and what stood at its paths. */
+function planIdOf(planned: readonly Planned[]): string {
+  const h = createHash('sha256');
+  for (const p of planned) {
+    h.update(`${p.row.id}\0${p.decision.action}\0${p.patch ?? ''}\0`);
+    for (const g of p.guards) h.update(`${g.key}\0${g.print}\0`);
+    h.update('\n');
+  }
+  return h.digest('hex');
+}
+
+function answer(
+  changeId: string,
+  dryRun: boolean,
+  files: RevertFile[],
+  runId: string | null,
+  planId: string,
+): RevertResponse {
   const applied = files.filter((f) => (dryRun ? f.action === 'restore' || f.action === 'merge' : f.applied)).length;
   return {
     change_id: changeId,
@@ -492,6 +521,7 @@ function answer(changeId: string, dryRun: boolean, files: RevertFile[], runId: s
     unavailable_count: files.filter((f) => f.action === 'unavailable' || f.action === 'refused').length,
     revert_run_id: runId,
     revert_change_id: runId === null ? null : `run:${runId}`,
+    plan_id: planId,
   };
 }
 

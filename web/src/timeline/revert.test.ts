@@ -3,7 +3,8 @@ import type { RevertFile, RevertResponse } from '../../../shared/index.ts';
 import {
   bytesText,
   contentStoreText,
-  patchLineClass,
+  conflictExcerpt,
+  revertPatchFacts,
   revertActionText,
   revertDoneSummary,
   revertPathText,
@@ -34,6 +35,7 @@ const answer = (files: RevertFile[], over: Partial<RevertResponse> = {}): Revert
   unavailable_count: files.filter((f) => f.action === 'unavailable' || f.action === 'refused').length,
   revert_run_id: null,
   revert_change_id: null,
+  plan_id: '0'.repeat(64),
   ...over,
 });
 
@@ -66,15 +68,47 @@ describe('revert words', () => {
     );
   });
 
-  it('classes patch lines and formats bytes', () => {
-    expect(['diff --git a/x b/x', '--- a/x', '@@ -1 +1 @@', '+a', '-b', ' c'].map(patchLineClass)).toEqual([
-      'pl-file',
-      'pl-file',
-      'pl-hunk',
-      'pl-add',
-      'pl-del',
-      'pl-ctx',
-    ]);
+  it('reads what the viewer needs from a revert patch, cuts a conflict to its parts, formats bytes', () => {
+    const rename = file({
+      path: 'new.txt',
+      old_path: 'old.txt',
+      patch:
+        'diff --git a/new.txt b/old.txt\nsimilarity index 90%\nrename from new.txt\nrename to old.txt\n@@ -1,2 +1,2 @@\n a\n-B\n+b\n',
+    });
+    expect(revertPatchFacts(rename)).toEqual({
+      path: 'old.txt',
+      oldPath: 'new.txt',
+      changeType: 'renamed',
+      additions: 1,
+      deletions: 1,
+    });
+    expect(revertPatchFacts(file({ patch: 'diff --git a/x b/x\ndeleted file mode 100644\n' })).changeType).toBe(
+      'deleted',
+    );
+    const merged = [
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '<<<<<<< now',
+      'mine',
+      '=======',
+      'theirs',
+      '>>>>>>> undo',
+      '7',
+      '8',
+      '9',
+      '10',
+      '11',
+    ]
+      .map((l) => `${l}\n`)
+      .join('');
+    expect(conflictExcerpt(merged)).toBe(
+      '⋯ 3 unchanged lines\n4\n5\n6\n<<<<<<< now\nmine\n=======\ntheirs\n>>>>>>> undo\n7\n8\n9\n⋯ 2 unchanged lines\n',
+    );
+    expect(conflictExcerpt('no markers\n')).toBe('no markers\n');
     expect([0, 1536, 12.34 * 1024 * 1024, 1024 ** 3].map(bytesText)).toEqual(['0 B', '1.5 KiB', '12.3 MiB', '1 GiB']);
     expect(contentStoreText({ bytes_used: 2048, max_bytes: 1024 ** 3, blobs: 3 })).toBe('2 KiB of 1 GiB kept for undo');
   });

@@ -1,4 +1,4 @@
-import type { ContentStoreStats, RevertAction, RevertFile, RevertResponse } from '../../../shared/index.ts';
+import type { ChangeType, ContentStoreStats, RevertAction, RevertFile, RevertResponse } from '../../../shared/index.ts';
 
 /** What a revert does to one file, in words (the preview and the outcome). */
 const ACTION_WORDS: Record<RevertAction, string> = {
@@ -71,13 +71,76 @@ export function revertDoneSummary(r: RevertResponse): string {
   return failed > 0 ? `${text}; ${failed} could not be written` : text;
 }
 
-/** A patch line's class in the preview: added, removed, hunk header, file header or context. */
-export function patchLineClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff --git')) return 'pl-file';
-  if (line.startsWith('@@')) return 'pl-hunk';
-  if (line.startsWith('+')) return 'pl-add';
-  if (line.startsWith('-')) return 'pl-del';
-  return 'pl-ctx';
+/** What the patch viewer needs to know of a revert's patch, read from the patch itself. */
+export function revertPatchFacts(f: RevertFile): {
+  path: string;
+  oldPath: string | null;
+  changeType: ChangeType;
+  additions: number;
+  deletions: number;
+} {
+  const patch = f.patch ?? '';
+  let additions = 0;
+  let deletions = 0;
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('@@')) inHunk = true;
+    else if (line.startsWith('diff --git')) inHunk = false;
+    else if (inHunk && line.startsWith('+')) additions++;
+    else if (inHunk && line.startsWith('-')) deletions++;
+  }
+  // The revert goes from what stands now (the run's end, at `path`) back to the start (`old_path`).
+  const changeType: ChangeType = /^new file mode /m.test(patch)
+    ? 'added'
+    : /^deleted file mode /m.test(patch)
+      ? 'deleted'
+      : /^rename from /m.test(patch)
+        ? 'renamed'
+        : 'modified';
+  return {
+    path: f.old_path ?? f.path,
+    oldPath: changeType === 'renamed' ? f.path : null,
+    changeType,
+    additions,
+    deletions,
+  };
+}
+
+/** Lines of context kept around each conflict. */
+const CONFLICT_CONTEXT = 3;
+
+/**
+ * A conflicting merge as the preview shows it: each conflict (from `<<<<<<<` to `>>>>>>>`, both
+ * sides) with a few lines around it; the unchanged stretches between are one `⋯ N lines` line.
+ */
+export function conflictExcerpt(merged: string): string {
+  const lines = merged.replace(/\n$/, '').split('\n');
+  const keep = new Array<boolean>(lines.length).fill(false);
+  let open = -1;
+  lines.forEach((l, i) => {
+    if (l.startsWith('<<<<<<< ')) open = i;
+    if (l.startsWith('>>>>>>> ') && open !== -1) {
+      for (let k = Math.max(0, open - CONFLICT_CONTEXT); k <= Math.min(lines.length - 1, i + CONFLICT_CONTEXT); k++)
+        keep[k] = true;
+      open = -1;
+    }
+  });
+  if (!keep.includes(true)) return merged;
+  const out: string[] = [];
+  let skipped = 0;
+  const flush = () => {
+    if (skipped > 0) out.push(`⋯ ${skipped} unchanged ${skipped === 1 ? 'line' : 'lines'}`);
+    skipped = 0;
+  };
+  lines.forEach((l, i) => {
+    if (!keep[i]) skipped++;
+    else {
+      flush();
+      out.push(l);
+    }
+  });
+  flush();
+  return out.join('\n') + '\n';
 }
 
 /** A byte count for people: `0 B`, `1.5 KiB`, `12.3 MiB`, `1 GiB`. */
