@@ -51,6 +51,8 @@ export default defineConfig({
     server(env.RUNDIFF_E2E_LIMITS_PORT, 'limits.db', {
       RUNDIFF_MAX_CHANGED_FILES: '3',
       RUNDIFF_MAX_FILE_PATCH_BYTES: '200',
+      // A patch opened from the kept contents is bounded too: a cut one still says so.
+      RUNDIFF_MAX_OPENED_PATCH_BYTES: '1000',
     }),
     server(env.RUNDIFF_E2E_TOKEN_PORT, 'token.db', { RUNDIFF_TOKEN: env.RUNDIFF_E2E_TOKEN }),
   ],
