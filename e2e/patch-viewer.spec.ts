@@ -221,7 +221,7 @@ test('a patch at the per-file cap waits for Load diff, then shows its first line
     await expect(patch.locator('tr.pl-add').first()).toContainText('export const value0 =');
     expect(requests).toHaveLength(1);
     await expect(patch).toHaveAttribute('data-rendered', 'true');
-    // The file is past the cap: the stored patch stops at a line boundary and says so.
+    // The file is past the per-file cap, so its stored patch was cut; it opens whole, from the kept contents.
     const fileId = await big.getAttribute('data-file-id');
     const stored = (await (
       await fetch(
@@ -263,8 +263,9 @@ test('a patch at the per-file cap waits for Load diff, then shows its first line
           ),
       )
       .toBeGreaterThan(10);
-    // ...and scrolling to its end brings its last line in, with the truncation note under it.
-    await patch.getByTestId('patch-truncated').scrollIntoViewIfNeeded();
+    // ...and scrolling to its end brings its last line in: the whole file, no truncation note.
+    await expect(patch.getByTestId('patch-truncated')).toHaveCount(0);
+    await patch.evaluate((el: { scrollIntoView(o: object): void }) => el.scrollIntoView({ block: 'end' }));
     await expect(patch.locator('tr.pl-add').last()).toContainText(added.at(-1)!.slice(1));
     await expect(patch.locator('tr.pl-add').last()).toBeInViewport();
     await expect(patch).toHaveAttribute('data-highlighted', 'true', { timeout: 30_000 });
