@@ -37,6 +37,29 @@ describe('git status as the stat source', () => {
     expect(rows(viaWalk.delta)).toEqual([]);
   });
 
+  test('a submodule a clone did not check out is a folder to skip: no degraded run, every change exact', async () => {
+    const sub = createTempRepo({ files: { 'lib.txt': 'lib\n' } });
+    onTestFinished(() => sub.cleanup());
+    const upstream = createTempRepo({ files: { 'a.txt': 'a\n' } });
+    onTestFinished(() => upstream.cleanup());
+    upstream.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'libs/sub');
+    upstream.commit('add the submodule');
+    const parent = createTempDir('rundiff-clone-');
+    onTestFinished(() => fs.rmSync(parent, { recursive: true, force: true }));
+    const dir = path.join(parent, 'clone');
+    upstream.git('clone', '-q', upstream.dir, dir);
+    // Positive control: the clone has the submodule's folder, empty, as a normal clone leaves it.
+    expect(fs.readdirSync(path.join(dir, 'libs/sub'))).toEqual([]);
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'untracked at the start\n');
+    const { start, delta } = await runChange(engine, dir, () => {
+      fs.writeFileSync(path.join(dir, 'a.txt'), 'a changed\n');
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'untracked, then edited\n');
+    });
+    expect(start).toMatchObject({ truncated: false, truncated_reasons: [] });
+    expect(delta).toMatchObject({ truncated: false, truncated_reasons: [] });
+    expect(rows(delta)).toEqual(['M a.txt +1 -1', 'M notes.txt +1 -1']);
+  });
+
   test('edits to assume-unchanged and skip-worktree files are found, although git status does not show them', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
     onTestFinished(() => repo.cleanup());

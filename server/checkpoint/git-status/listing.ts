@@ -128,6 +128,20 @@ function isFolder(root: string, rel: PathKey): boolean {
   }
 }
 
+/**
+ * True when the folder holds a `.git` (a folder, or the file a checked-out submodule has). A
+ * submodule a clone did not check out is an empty folder without one: git lists nothing in it and
+ * reports nothing written there, so it is a folder to skip, not a repository that failed.
+ */
+function hasGitEntry(root: string, rel: PathKey): boolean {
+  try {
+    fs.lstatSync(path.join(root, Buffer.from(rel, 'latin1').toString(), '.git'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Lists the workspace's repository and, level by level, the repositories nested in it. */
 export async function listWorkspace(ctx: ListingContext): Promise<GitStatusListing> {
   const reasons: TruncatedReason[] = [];
@@ -143,7 +157,8 @@ export async function listWorkspace(ctx: ListingContext): Promise<GitStatusListi
         addReason(reasons, 'scan_files');
         continue;
       }
-      if (!isFolder(ctx.root, rel)) continue; // a submodule that is not checked out
+      // A submodule that is not checked out (no folder, or a folder without .git): nothing to list.
+      if (!isFolder(ctx.root, rel) || !hasGitEntry(ctx.root, rel)) continue;
       try {
         const area = await nestedRepoArea(ctx.root, rel, ctx.timeoutMs);
         if (!area) {
