@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parsePatch } from './lines.ts';
-import { binarySizes, bodyLines, formatSize, headerLabels, patchChangeType, readHeader } from './header.ts';
+import {
+  binarySizes,
+  bodyLines,
+  formatSize,
+  headerLabels,
+  lineEndingLabel,
+  patchChangeType,
+  readHeader,
+} from './header.ts';
 
 const patch = (...lines: string[]) => parsePatch(lines.join('\n') + '\n');
 
@@ -164,5 +172,19 @@ describe('binary sizes', () => {
     );
     expect(binarySizes({ change_type: 'added', size_before: null, size_after: 2048 })).toBe('binary: new, 2.0 KiB');
     expect(binarySizes({ change_type: 'deleted', size_before: 10, size_after: null })).toBe('binary: 10 B, deleted');
+  });
+});
+
+describe('a change of line endings only', () => {
+  const head = 'diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n+++ b/x\n';
+  it('is labelled LF → CRLF or CRLF → LF when every changed line only changed its ending', () => {
+    expect(lineEndingLabel(`${head}@@ -1,2 +1,2 @@\n-a\n-b\n+a\r\n+b\r\n`)).toBe('line endings LF → CRLF');
+    expect(lineEndingLabel(`${head}@@ -1,3 +1,3 @@\n-a\r\n+a\n x\n-b\r\n+b\n`)).toBe('line endings CRLF → LF');
+    expect(lineEndingLabel(`${head}@@ -1,2 +1,2 @@\n-a\n+a\r\n-b\r\n+b\n`)).toBe('line endings changed');
+  });
+  it('is not labelled when any line changed its text too', () => {
+    expect(lineEndingLabel(`${head}@@ -1,2 +1,2 @@\n-a\n-b\n+a\r\n+B\r\n`)).toBeNull();
+    expect(lineEndingLabel(`${head}@@ -1 +1,2 @@\n-a\n+a\r\n+more\n`)).toBeNull();
+    expect(lineEndingLabel(`${head}@@ -1 +1 @@\n-a\n+b\n`)).toBeNull();
   });
 });

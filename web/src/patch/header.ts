@@ -110,6 +110,52 @@ export function patchChangeType(lines: readonly PatchLine[], oldPath: string | n
   return 'modified';
 }
 
+/**
+ * `line endings LF → CRLF` (or `CRLF → LF`) when every changed line of the patch is the same line
+ * with only its line ending changed, as git's `--ws-error-highlight` would show it; null otherwise.
+ * Read from the raw patch: the viewer's lines drop the `\r`.
+ */
+export function lineEndingLabel(patch: string): string | null {
+  const dels: string[] = [];
+  const adds: string[] = [];
+  let changed = false;
+  let toCrlf = 0;
+  let toLf = 0;
+  const flush = (): boolean => {
+    if (dels.length !== adds.length) return false;
+    for (let i = 0; i < dels.length; i++) {
+      const d = dels[i]!;
+      const a = adds[i]!;
+      if (d === a || d.replace(/\r$/, '') !== a.replace(/\r$/, '')) return false;
+      if (a.endsWith('\r')) toCrlf++;
+      else toLf++;
+      changed = true;
+    }
+    dels.length = 0;
+    adds.length = 0;
+    return true;
+  };
+  let inHunk = false;
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('@@')) {
+      if (!flush()) return null;
+      inHunk = true;
+    } else if (line.startsWith('diff --git')) {
+      if (!flush()) return null;
+      inHunk = false;
+    } else if (!inHunk) continue;
+    else if (line.startsWith('-')) dels.push(line.slice(1));
+    else if (line.startsWith('+')) adds.push(line.slice(1));
+    else if (!flush()) return null;
+  }
+  if (!flush() || !changed) return null;
+  return toCrlf > 0 && toLf > 0
+    ? 'line endings changed'
+    : toCrlf > 0
+      ? 'line endings LF → CRLF'
+      : 'line endings CRLF → LF';
+}
+
 /** The lines the viewer shows: git's header lines are replaced by `headerLabels`. */
 export function bodyLines(lines: readonly PatchLine[]): PatchLine[] {
   return lines.filter((l) => l.kind !== 'meta');
