@@ -3,7 +3,7 @@ import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
-import { createGate, type Gate } from './gate.ts';
+import { createGate, type Gate } from './sql/gate.ts';
 import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
 import { createOutboxStore } from './outbox.ts';

@@ -1,14 +1,7 @@
 import pg from 'pg';
+import { inTransaction, retriedTransaction, type Queryable } from '../sql/postgres.ts';
 
-/** Anything that runs a query: the pool (each call on any free connection) or one held client. */
-export interface Queryable {
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(
-    text: string,
-    values?: unknown[],
-  ): Promise<pg.QueryResult<R>>;
-  /** Inside a transaction: the sessions whose write clock it already moved. */
-  bumped?: Set<string>;
-}
+export { inTransaction, retriedTransaction, STEP_ATTEMPTS, TYPES, type Queryable } from '../sql/postgres.ts';
 
 /**
  * Where a module's statements run. `atomic` makes a multi-statement step all-or-nothing: its own
@@ -23,17 +16,6 @@ export interface Exec {
    */
   read<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
 }
-
-// Numbers come back as JS numbers, as SQLite's do: BIGINT (times, sizes, counts) and NUMERIC (SUM of
-// BIGINT) are far below 2^53 here, and a string where a number is expected would change the answers.
-const INT8 = 20;
-const NUMERIC = 1700;
-export const TYPES = {
-  getTypeParser(oid: number, format?: string) {
-    if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
-    return pg.types.getTypeParser(oid, format as 'text');
-  },
-} as unknown as pg.CustomTypesConfig;
 
 let savepoints = 0;
 
@@ -50,57 +32,6 @@ export async function inSavepoint<T>(client: Queryable, fn: () => Promise<T>): P
     // A clock move undone with the savepoint must be made again by the next write.
     client.bumped?.clear();
     throw err;
-  }
-}
-
-/** Runs `fn` in a transaction on a client of `pool`; the client goes back to the pool either way. */
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  fn: (client: pg.PoolClient) => Promise<T>,
-  begin = 'BEGIN',
-): Promise<T> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
-    await client.query(begin);
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (err) {
-    try {
-      await client.query('ROLLBACK');
-    } catch {
-      // The connection itself failed: do not hand it to the next caller.
-      broken = true;
-    }
-    throw err;
-  } finally {
-    client.release(broken);
-  }
-}
-
-/**
- * SQLSTATEs after which the same step, run again from the start, can succeed: a deadlock (two steps
- * took the same rows in opposite orders; PostgreSQL aborted one) and a serialization failure.
- */
-const RETRYABLE = new Set(['40P01', '40001']);
-/** Runs of one step at most, the first included. */
-export const STEP_ATTEMPTS = 3;
-
-/**
- * A store step in its own transaction, run again when PostgreSQL aborted it for a deadlock or a
- * serialization failure (after a short random pause, so the two do not meet again). Only for
- * steps whose effects are all in the database: a step's own code runs once per attempt.
- */
-export async function retriedTransaction<T>(pool: pg.Pool, fn: (client: Queryable) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await inTransaction(pool, fn);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (attempt >= STEP_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
-    }
   }
 }
 
