@@ -7,6 +7,8 @@ export const SQLITE: Dialect = {
   indexedBy: (index) => `INDEXED BY ${index}`,
   likeFolded: (column) => `${column} LIKE ? ESCAPE '\\'`,
   likeValue: (pattern) => pattern,
+  joinInOrder: 'CROSS JOIN',
+  forUpdate: '',
 };
 
 export const POSTGRES: Dialect = {
@@ -17,4 +19,16 @@ export const POSTGRES: Dialect = {
   // SQLite's LIKE folds ASCII letters only; lower() under the columns' "C" collation does the same.
   likeFolded: (column) => `lower(${column}) LIKE ? ESCAPE '\\'`,
   likeValue: (pattern) => pattern.replace(/[A-Z]/g, (c) => c.toLowerCase()),
+  joinInOrder: 'JOIN',
+  forUpdate: ' FOR UPDATE',
 };
+
+/** `build` once per dialect: statement texts that name a dialect's pieces are built on first use. */
+export function perDialect<T>(build: (d: Dialect) => T): (d: Dialect) => T {
+  const built = new Map<string, T>();
+  return (d) => {
+    let t = built.get(d.name);
+    if (t === undefined) built.set(d.name, (t = build(d)));
+    return t;
+  };
+}

@@ -23,6 +23,13 @@ export interface Dialect {
   likeFolded(column: string): string;
   /** The pattern for `likeFolded`. */
   likeValue(pattern: string): string;
+  /**
+   * A join whose left side stays the outer loop: SQLite's `CROSS JOIN` (its planner keeps the order
+   * written), a plain `JOIN` on PostgreSQL. Takes an `ON` clause on both.
+   */
+  readonly joinInOrder: string;
+  /** ` FOR UPDATE` after a SELECT whose rows the step writes next (other writers wait); SQLite's writers never overlap. */
+  readonly forUpdate: string;
 }
 
 /**
