@@ -5,7 +5,6 @@ import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
 import { createIngestStore } from './ingest.ts';
-import { createMessageStore } from './messages.ts';
 import { createOutboxStore } from './outbox.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
@@ -18,7 +17,6 @@ import type {
   ChangesApi,
   ContentsApi,
   IngestApi,
-  MessagesApi,
   OutboxApi,
   ReviewsApi,
   RunsApi,
@@ -50,7 +48,6 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
 function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
-    messages: createMessageStore(db, clock),
     runs: createRunStore(db, clock),
     changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
@@ -78,7 +75,6 @@ function bind<Api>(mod: object, run: Runner): Api {
 
 function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
-    messages: bind<MessagesApi>(m.messages, run),
     runs: bind<RunsApi>(m.runs, run),
     changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),

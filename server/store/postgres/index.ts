@@ -8,7 +8,6 @@ import { createPgChanges } from './changes.ts';
 import { createPgContents } from './contents.ts';
 import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
-import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
 import { createPgRuns } from './runs.ts';
@@ -28,7 +27,6 @@ export interface PostgresStoreOptions {
 /** The modules over one executor: the pool at the top level, a held client inside a transaction. */
 function modules(x: Exec): ReturnType<EngineModules> {
   return {
-    messages: createPgMessages(x),
     runs: createPgRuns(x),
     changes: createPgChanges(x),
     contents: createPgContents(x),
