@@ -7,7 +7,6 @@ import type { Db } from './database.ts';
 import { createIngestStore } from './ingest.ts';
 import { createOutboxStore } from './outbox.ts';
 import { createReviewStore } from './reviews.ts';
-import { createRunStore } from './runs.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
@@ -19,7 +18,6 @@ import type {
   IngestApi,
   OutboxApi,
   ReviewsApi,
-  RunsApi,
   Store,
   ViewedApi,
 } from './types.ts';
@@ -48,7 +46,6 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
 function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
-    runs: createRunStore(db, clock),
     changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     viewed: createViewedStore(db),
@@ -75,7 +72,6 @@ function bind<Api>(mod: object, run: Runner): Api {
 
 function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
-    runs: bind<RunsApi>(m.runs, run),
     changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),
     viewed: bind<ViewedApi>(m.viewed, run),

@@ -10,7 +10,6 @@ import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
-import { createPgRuns } from './runs.ts';
 import { createPgViewed } from './viewed.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
@@ -27,7 +26,6 @@ export interface PostgresStoreOptions {
 /** The modules over one executor: the pool at the top level, a held client inside a transaction. */
 function modules(x: Exec): ReturnType<EngineModules> {
   return {
-    runs: createPgRuns(x),
     changes: createPgChanges(x),
     contents: createPgContents(x),
     viewed: createPgViewed(x),
