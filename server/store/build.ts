@@ -2,11 +2,12 @@ import { createMessageStore } from './messages.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
+import { createViewedStore } from './viewed.ts';
 import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'messages' | 'runs';
+type Shared = 'sessions' | 'messages' | 'runs' | 'viewed';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -35,6 +36,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     sessions: createSessionStore(q, clock, kept),
     messages: createMessageStore(q, clock),
     runs: createRunStore(q, clock),
+    viewed: createViewedStore(q),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

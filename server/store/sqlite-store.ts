@@ -19,9 +19,7 @@ import type {
   OutboxApi,
   ReviewsApi,
   Store,
-  ViewedApi,
 } from './types.ts';
-import { createViewedStore } from './viewed.ts';
 import { createWriteClock, type SyncWriteClock } from './write-clock.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
@@ -48,7 +46,6 @@ function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
     changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
-    viewed: createViewedStore(db),
     reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
     callLog: createCallLogStore(db),
     catalog: createCatalogStore(db),
@@ -74,7 +71,6 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
     changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),
-    viewed: bind<ViewedApi>(m.viewed, run),
     reviews: bind<ReviewsApi>(m.reviews, run),
     callLog: bind<CallLogApi>(m.callLog, run),
     catalog: bind<CatalogApi>(m.catalog, run),

@@ -10,7 +10,6 @@ import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
-import { createPgViewed } from './viewed.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
 
@@ -28,7 +27,6 @@ function modules(x: Exec): ReturnType<EngineModules> {
   return {
     changes: createPgChanges(x),
     contents: createPgContents(x),
-    viewed: createPgViewed(x),
     reviews: createPgReviews(x),
     callLog: createCallLog(x),
     catalog: createCatalog(x),
