@@ -1,3 +1,5 @@
+import { createCallLogStore } from './call-log.ts';
+import { createCatalogStore } from './catalog.ts';
 import { createMessageStore } from './messages.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
@@ -7,7 +9,7 @@ import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'messages' | 'runs' | 'viewed';
+type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -37,6 +39,8 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     messages: createMessageStore(q, clock),
     runs: createRunStore(q, clock),
     viewed: createViewedStore(q),
+    callLog: createCallLogStore(q),
+    catalog: createCatalogStore(q),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

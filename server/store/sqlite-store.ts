@@ -1,6 +1,4 @@
 import { buildStore, type EngineModules } from './build.ts';
-import { createCallLogStore } from './call-log.ts';
-import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
@@ -10,16 +8,7 @@ import { createReviewStore } from './reviews.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
-import type {
-  CallLogApi,
-  CatalogApi,
-  ChangesApi,
-  ContentsApi,
-  IngestApi,
-  OutboxApi,
-  ReviewsApi,
-  Store,
-} from './types.ts';
+import type { ChangesApi, ContentsApi, IngestApi, OutboxApi, ReviewsApi, Store } from './types.ts';
 import { createWriteClock, type SyncWriteClock } from './write-clock.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
@@ -47,8 +36,6 @@ function createSyncModules(db: Db, clock: SyncWriteClock) {
     changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
-    callLog: createCallLogStore(db),
-    catalog: createCatalogStore(db),
     outbox: createOutboxStore(db),
     ingest: createIngestStore(db, clock),
   };
@@ -72,8 +59,6 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
     changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),
     reviews: bind<ReviewsApi>(m.reviews, run),
-    callLog: bind<CallLogApi>(m.callLog, run),
-    catalog: bind<CatalogApi>(m.catalog, run),
     ingest: bind<IngestApi>(m.ingest, run),
     outbox: bind<OutboxApi>(m.outbox, run),
   };
