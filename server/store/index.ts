@@ -8,7 +8,7 @@ import type { Store } from './types.ts';
 export { openDatabase, applyPragmas, MIGRATIONS_DIR, type Db } from './database.ts';
 export { applyMigrations, readMigrations, type Migration } from './migrate.ts';
 export { createStore, type SqliteStore } from './sqlite-store.ts';
-export { createGate, type Gate } from './gate.ts';
+export { createGate, type Gate } from './sql/gate.ts';
 export type {
   CallLogApi,
   CatalogApi,

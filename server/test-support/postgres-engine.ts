@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { onTestFinished } from 'vitest';
-import { openPostgresStore } from '../store/postgres/index.ts';
+import { applyPgMigrations, openPostgresStore } from '../store/postgres/index.ts';
+import { createPostgresExecutor, TYPES } from '../store/sql/postgres.ts';
+import type { Executor } from '../store/sql/types.ts';
 import type { Store } from '../store/types.ts';
 import { createTestDatabase, postgresBinDir } from './postgres.ts';
 
@@ -22,6 +24,21 @@ export async function openPostgresTestStore(): Promise<Store> {
     await db.drop();
   });
   return store;
+}
+
+/** The store's executor over a fresh migrated database of its own, closed and removed when the test ends. */
+export async function openPostgresTestExecutor(): Promise<Executor> {
+  const db = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: db.url, max: 4, types: TYPES });
+  // The database is dropped with its connections ended: an idle one's end is no test failure.
+  pool.on('error', () => {});
+  await applyPgMigrations(pool);
+  const sql = createPostgresExecutor(pool);
+  onTestFinished(async () => {
+    await sql.close();
+    await db.drop();
+  });
+  return sql;
 }
 
 /** The rows `sql` selects in a PostgreSQL store a test opened (through a connection of its own). */

@@ -1,8 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, onTestFinished } from 'vitest';
-import { openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
-import { countPostgresRows, openPostgresTestStore, postgresAvailable, selectPostgresRows } from './postgres-engine.ts';
+import { openDatabase, openStore, type SqliteStore, type Store, type StoreEngine } from '../store/index.ts';
+import { createSqliteExecutor } from '../store/sql/sqlite.ts';
+import type { Executor } from '../store/sql/types.ts';
+import {
+  countPostgresRows,
+  openPostgresTestExecutor,
+  openPostgresTestStore,
+  postgresAvailable,
+  selectPostgresRows,
+} from './postgres-engine.ts';
 import { createTempDir } from './temp-repo.ts';
 
 /**
@@ -16,6 +24,8 @@ export interface EngineUnderTest {
   open(): Promise<Store>;
   /** Rows in one table (tests check what a step stored or removed). */
   count(store: Store, table: string): Promise<number>;
+  /** The executor the store's modules run on, over a fresh empty migrated database, closed when the test finishes. */
+  openSql(): Promise<Executor>;
 }
 
 /** The SQLite connection behind a store, for tests of SQLite itself (pragmas, query plans). */
@@ -39,12 +49,22 @@ const sqlite: EngineUnderTest = {
     const row = sqliteDb(store).prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number };
     return Promise.resolve(row.n);
   },
+  openSql() {
+    const dir = createTempDir();
+    const sql = createSqliteExecutor(openDatabase(path.join(dir, 'rundiff.db')));
+    onTestFinished(async () => {
+      await sql.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    return Promise.resolve(sql);
+  },
 };
 
 const postgres: EngineUnderTest = {
   name: 'postgres',
   open: openPostgresTestStore,
   count: countPostgresRows,
+  openSql: openPostgresTestExecutor,
 };
 
 /** Every engine available to this test run: SQLite, and PostgreSQL where its programs are installed. */
