@@ -151,6 +151,10 @@ export const SESSION_NO_LONGER_FOLLOWED =
 export const hookBodyOverLimit = (bytes: number): string =>
   `the hook payload was over the body limit (${bytes} bytes); the tool's answer was not read`;
 
+/** The error a tool call gets when its `tool.completed` bridge event was over the body limit. */
+export const bridgeBodyOverLimit = (bytes: number): string =>
+  `the tool.completed event was over the body limit (${bytes} bytes); the tool's answer was not read`;
+
 export interface FileSummary {
   id: string;
   path: string;

@@ -235,9 +235,10 @@ export function createApp(deps: AppDeps): Express {
       ...(deps.reviews ? { reviews: deps.reviews } : {}),
     }),
   );
+  // Before the shared body parser too: an over-limit tool.completed still closes its tool call.
+  api.use(bridgeRouter({ recorder: deps.recorder, parseBody, log }));
   api.use(parseBody);
   api.use(healthRouter(deps.contentStats));
-  api.use(bridgeRouter(deps.recorder));
   api.use(sessionsRouter(deps.history, deps.recorder));
   // A change's kept contents are written just after its answer: the routes that read them wait
   // for that write instead of answering from a partial store (a comment's lines, a patch without
