@@ -265,6 +265,11 @@ function runPostgres(socketPath: string): Promise<TestPostgres> {
   }));
 }
 
+/** The run leaves PostgreSQL out (`RUNDIFF_TEST_POSTGRES=off`, set by `npm run test:quick`). */
+export function postgresOff(): boolean {
+  return process.env.RUNDIFF_TEST_POSTGRES === 'off';
+}
+
 let shared: Promise<TestPostgres> | null = null;
 
 /**
@@ -272,6 +277,8 @@ let shared: Promise<TestPostgres> | null = null;
  * is started on first use and removed when the run (or the process) ends.
  */
 export function sharedPostgres(): Promise<TestPostgres> {
+  if (postgresOff())
+    return Promise.reject(new Error('this test needs PostgreSQL, which RUNDIFF_TEST_POSTGRES=off leaves out'));
   const run = process.env[POSTGRES_RUN_ENV];
   shared ??= (run ? runPostgres(run) : startPostgres()).catch((err: unknown) => {
     shared = null;
