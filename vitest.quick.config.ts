@@ -28,7 +28,7 @@ function testFiles(dir: string): string[] {
 /** Whether `file` imports one of NEEDS (its relative import specifiers, resolved) or runs the CLI. */
 function needsMore(file: string): boolean {
   const text = fs.readFileSync(file, 'utf8');
-  if (text.includes('bin/rundiff.js')) return true;
+  if (/bin\/rundiff\.js|'bin', 'rundiff\.js'/.test(text)) return true;
   for (const m of text.matchAll(/from\s+'(\.{1,2}\/[^']+)'/g))
     if (NEEDS.includes(path.resolve(path.dirname(file), m[1]!))) return true;
   return false;
