@@ -44,6 +44,9 @@ export default mergeConfig(
   defineConfig({
     test: {
       exclude: ['**/node_modules/**', ...leftOut],
+      // The test files share their worker processes instead of one fresh process each (the full
+      // suite keeps them apart); measured to pass and to save about a fifth of the CPU.
+      isolate: false,
       // The store suites' PostgreSQL half, and a clear failure if a test still asks for it.
       env: { RUNDIFF_TEST_POSTGRES: 'off' },
     },
