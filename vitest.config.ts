@@ -9,5 +9,7 @@ export default defineConfig({
     // Tests spawn git and servers; two workers match the machines' two cores.
     pool: 'forks',
     maxWorkers: 2,
+    // One throwaway PostgreSQL for the run, started when a test first asks for it.
+    globalSetup: ['server/test-support/postgres-run.ts'],
   },
 });

@@ -92,6 +92,21 @@ describe('several replicas on one PostgreSQL database', () => {
     for (const content of contents)
       await send({ type: 'message', session_id: sessionId, role: 'assistant', content, run_id: 'r1' });
     await send({ type: 'run.completed', session_id: sessionId, run_id: 'r1' });
+    // A request's events are all emitted before its answer, and each replica hands them on in
+    // emit order: once this later request's event reached a socket, every event of the run has.
+    const last = 'ordered, all sent';
+    await send({ type: 'session.upsert', session_id: sessionId, title: last });
+    const allArrived = (c: TestClient) =>
+      vi.waitFor(
+        () =>
+          expect(
+            c.events.some(
+              (e) =>
+                e.event === 'session.updated' && (e.payload as { session: { title: string } }).session.title === last,
+            ),
+          ).toBe(true),
+        { timeout: 15_000, interval: 10 },
+      );
 
     const story = (c: TestClient) =>
       c.events.map((e) =>
@@ -101,7 +116,8 @@ describe('several replicas on one PostgreSQL database', () => {
       );
     await onA.waitFor('run.completed', 1, 15_000);
     await onB.waitFor('run.completed', 1, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await allArrived(onA);
+    await allArrived(onB);
     expect(story(onA)).toContain('message three');
     expect(story(onB)).toEqual(story(onA));
   });
@@ -122,20 +138,34 @@ describe('several replicas on one PostgreSQL database', () => {
     for (let round = 1; round <= 4; round++) {
       const pool = new pg.Pool({ connectionString: db.url });
       try {
-        const ended = await pool.query(
-          'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        const ended = await pool.query<{ pid: number }>(
+          'SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
         );
         expect(ended.rows.length).toBeGreaterThanOrEqual(2);
+        // Each replica has handled the end of its connections once its listening one is back: a
+        // new connection whose last statement is LISTEN (the adapter reconnects 1-3 s after an end).
+        const gone = ended.rows.map((r) => r.pid);
+        await vi.waitFor(
+          async () => {
+            const back = await pool.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %' AND NOT (pid = ANY($1))",
+              [gone],
+            );
+            expect(back.rows[0]!.n).toBeGreaterThanOrEqual(2);
+          },
+          { timeout: 15_000, interval: 50 },
+        );
       } finally {
         await pool.end();
       }
-      await new Promise((resolve) => setTimeout(resolve, 300));
       for (const s of [a, b]) expect((await fetch(`${s.url}/api/health`)).status).toBe(200);
       // The store's pool opens new connections; the listening one comes back within a few seconds.
       const seen = onB.names().filter((e) => e === 'message.created').length;
       await vi.waitFor(
         async () => {
           await send({ type: 'message', session_id: sessionId, role: 'user', content: `after ${++n}` });
+          // What this attempt waits for: the message on B (lost if the listener is not back yet).
+          await onB.waitFor('message.created', seen + 1, 2_000).catch(() => undefined);
           expect(onB.names().filter((e) => e === 'message.created').length).toBeGreaterThan(seen);
         },
         { timeout: 20_000, interval: 1_000 },

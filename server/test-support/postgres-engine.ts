@@ -4,7 +4,7 @@ import { applyPgMigrations, openPostgresStore } from '../store/postgres/index.ts
 import { createPostgresExecutor, TYPES } from '../store/sql/postgres.ts';
 import type { Executor } from '../store/sql/types.ts';
 import type { Store } from '../store/types.ts';
-import { createTestDatabase, postgresBinDir } from './postgres.ts';
+import { createTestDatabase, postgresBinDir, postgresOff } from './postgres.ts';
 
 /** The database URL of each PostgreSQL store a test opened, so a test can read its rows. */
 const urls = new WeakMap<Store, string>();
@@ -62,9 +62,11 @@ export async function countPostgresRows(store: Store, table: string): Promise<nu
 
 /**
  * Whether the PostgreSQL engine runs in this test run: when Debian's server programs are installed
- * (CI installs them). On CI their absence fails the run instead of skipping the engine.
+ * (CI installs them) and the run does not leave it out (`RUNDIFF_TEST_POSTGRES=off`, the quick
+ * run). On CI their absence fails the run instead of skipping the engine.
  */
 export function postgresAvailable(): boolean {
+  if (postgresOff()) return false;
   try {
     postgresBinDir();
     return true;

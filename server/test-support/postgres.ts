@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,9 +13,9 @@ import pg from 'pg';
  * off (the data is thrown away). PostgreSQL refuses to run as root, so as root it runs as the
  * `postgres` user through `runuser` with the folder given to that user.
  *
- * A start (initdb + first connection) takes about 1.5 s on a two-core machine, so each test process
- * shares one server (`sharedPostgres`) and each test file or suite takes its own database from it
- * (`createTestDatabase`). The server and its folder are removed at stop, and at process exit when a
+ * A start (initdb + first connection) takes about 1.5 s on a two-core machine, so a test run shares
+ * one server (`sharedPostgres`, started by the run's global setup `postgres-run.ts`) and each test
+ * file or suite takes its own database from it (`createTestDatabase`). The server and its folder are removed at stop, and at process exit when a
  * test forgot (or failed before) stopping it.
  */
 export interface TestPostgres {
@@ -228,11 +229,58 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Te
   }
 }
 
+/**
+ * Set by the test run's global setup (`postgres-run.ts`): the unix socket where a test process
+ * asks for the run's one server.
+ */
+export const POSTGRES_RUN_ENV = 'RUNDIFF_TEST_POSTGRES_RUN';
+
+/** What a test process learns of the run's server. */
+export interface RunPostgres {
+  dir: string;
+  port: number;
+  pid: number;
+}
+
+/** The run's server, started by the runner on the first request; the runner stops it, not `stop()`. */
+function runPostgres(socketPath: string): Promise<TestPostgres> {
+  return new Promise<RunPostgres>((resolve, reject) => {
+    const req = http.get({ socketPath, path: '/' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        if (res.statusCode === 200) resolve(JSON.parse(body) as RunPostgres);
+        else reject(new Error(`the test run's PostgreSQL did not start: ${body}`));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  }).then(({ dir, port, pid }) => ({
+    dir,
+    port,
+    pid,
+    url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
+    stop: () => Promise.resolve(),
+  }));
+}
+
+/** The run leaves PostgreSQL out (`RUNDIFF_TEST_POSTGRES=off`, set by `npm run test:quick`). */
+export function postgresOff(): boolean {
+  return process.env.RUNDIFF_TEST_POSTGRES === 'off';
+}
+
 let shared: Promise<TestPostgres> | null = null;
 
-/** One server per test process, started on first use and removed when the process exits. */
+/**
+ * One server per test run when the run's global setup offers it, else one per test process; either
+ * is started on first use and removed when the run (or the process) ends.
+ */
 export function sharedPostgres(): Promise<TestPostgres> {
-  shared ??= startPostgres().catch((err: unknown) => {
+  if (postgresOff())
+    return Promise.reject(new Error('this test needs PostgreSQL, which RUNDIFF_TEST_POSTGRES=off leaves out'));
+  const run = process.env[POSTGRES_RUN_ENV];
+  shared ??= (run ? runPostgres(run) : startPostgres()).catch((err: unknown) => {
     shared = null;
     throw err;
   });
