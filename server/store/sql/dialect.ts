@@ -7,6 +7,8 @@ export const SQLITE: Dialect = {
   indexedBy: (index) => `INDEXED BY ${index}`,
   likeFolded: (column) => `${column} LIKE ? ESCAPE '\\'`,
   likeValue: (pattern) => pattern,
+  offset: (n) => `LIMIT -1 OFFSET ${n}`,
+  rowLock: () => '',
 };
 
 export const POSTGRES: Dialect = {
@@ -17,4 +19,6 @@ export const POSTGRES: Dialect = {
   // SQLite's LIKE folds ASCII letters only; lower() under the columns' "C" collation does the same.
   likeFolded: (column) => `lower(${column}) LIKE ? ESCAPE '\\'`,
   likeValue: (pattern) => pattern.replace(/[A-Z]/g, (c) => c.toLowerCase()),
+  offset: (n) => `OFFSET ${n}`,
+  rowLock: (mode) => (mode === 'update' ? ' FOR UPDATE' : ' FOR SHARE'),
 };

@@ -23,6 +23,14 @@ export interface Dialect {
   likeFolded(column: string): string;
   /** The pattern for `likeFolded`. */
   likeValue(pattern: string): string;
+  /** Every row after the first `n` (a placeholder or a number): SQLite's `LIMIT -1 OFFSET n`, PostgreSQL's `OFFSET n`. */
+  offset(n: string): string;
+  /**
+   * The end of a SELECT whose rows this transaction is about to write (`update`) or to reference
+   * (`share`): PostgreSQL's ` FOR UPDATE` / ` FOR SHARE`, locked until the transaction ends;
+   * nothing on SQLite, where one writer holds the whole database.
+   */
+  rowLock(mode: 'update' | 'share'): string;
 }
 
 /**
