@@ -1,9 +1,13 @@
+import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
 import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
+/** The modules written once, over the executor. */
+type Shared = 'sessions';
+
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
-export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock'>;
+export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
 
 /** The write clock as callers see it, reading and bumping where `q` runs. */
 function boundClock(clock: WriteClock, q: Sql): StoreClock {
@@ -23,8 +27,10 @@ function boundClock(clock: WriteClock, q: Sql): StoreClock {
  * top level, and `transaction(fn)` handing `fn` the same modules bound to the transaction.
  */
 export function buildStore(sql: Executor, clock: WriteClock, engineModules: EngineModules): Store {
+  const kept = createSessionsKept();
   const modules = (q: Sql): StoreTx => ({
     ...engineModules(q),
+    sessions: createSessionStore(q, clock, kept),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

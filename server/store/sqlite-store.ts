@@ -1,4 +1,4 @@
-import { buildStore } from './build.ts';
+import { buildStore, type EngineModules } from './build.ts';
 import { createCallLogStore } from './call-log.ts';
 import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
@@ -9,7 +9,6 @@ import { createMessageStore } from './messages.ts';
 import { createOutboxStore } from './outbox.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
-import { createSessionStore } from './sessions.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
@@ -23,7 +22,6 @@ import type {
   OutboxApi,
   ReviewsApi,
   RunsApi,
-  SessionsApi,
   Store,
   StoreTx,
   ViewedApi,
@@ -53,7 +51,6 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
 function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
-    sessions: createSessionStore(db, clock),
     messages: createMessageStore(db, clock),
     runs: createRunStore(db, clock),
     changes: createChangeStore(db, clock),
@@ -80,9 +77,8 @@ function bind<Api>(mod: object, run: Runner): Api {
   return out as Api;
 }
 
-function bindAll(m: SyncModules, run: Runner): Omit<StoreTx, 'transaction' | 'clock'> {
+function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
-    sessions: bind<SessionsApi>(m.sessions, run),
     messages: bind<MessagesApi>(m.messages, run),
     runs: bind<RunsApi>(m.runs, run),
     changes: bind<ChangesApi>(m.changes, run),

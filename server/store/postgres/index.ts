@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { ToolCallRecord } from '../../../shared/index.ts';
-import type { CallLogApi, CatalogApi, Store, StoreTx } from '../types.ts';
-import { buildStore } from '../build.ts';
+import type { CallLogApi, CatalogApi, Store } from '../types.ts';
+import { buildStore, type EngineModules } from '../build.ts';
 import { createPostgresClock } from '../sql/clock.ts';
 import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
 import { createPgChanges } from './changes.ts';
@@ -12,7 +12,6 @@ import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
 import { createPgRuns } from './runs.ts';
-import { createPgSessions } from './sessions.ts';
 import { createPgViewed } from './viewed.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
@@ -27,9 +26,8 @@ export interface PostgresStoreOptions {
 }
 
 /** The modules over one executor: the pool at the top level, a held client inside a transaction. */
-function modules(x: Exec): Omit<StoreTx, 'transaction' | 'clock'> {
+function modules(x: Exec): ReturnType<EngineModules> {
   return {
-    sessions: createPgSessions(x),
     messages: createPgMessages(x),
     runs: createPgRuns(x),
     changes: createPgChanges(x),

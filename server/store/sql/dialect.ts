@@ -2,6 +2,7 @@ import type { Dialect } from './types.ts';
 
 export const SQLITE: Dialect = {
   name: 'sqlite',
+  blocking: true,
   greatest: (a, b) => `MAX(${a}, ${b})`,
   least: (a, b) => `MIN(${a}, ${b})`,
   indexedBy: (index) => `INDEXED BY ${index}`,
@@ -13,6 +14,7 @@ export const SQLITE: Dialect = {
 
 export const POSTGRES: Dialect = {
   name: 'postgres',
+  blocking: false,
   greatest: (a, b) => `GREATEST(${a}, ${b})`,
   least: (a, b) => `LEAST(${a}, ${b})`,
   indexedBy: () => '',

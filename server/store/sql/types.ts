@@ -10,6 +10,11 @@ export type Param = string | number | bigint | Buffer | Uint8Array | null;
 /** The SQL that differs between the engines, one place each. */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
+  /**
+   * Statements run on this process's thread (SQLite): a costly read blocks the event loop, so its
+   * answer is worth keeping between calls. On PostgreSQL it runs on the server, side by side.
+   */
+  readonly blocking: boolean;
   /** The larger of two values: SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`. */
   greatest(a: string, b: string): string;
   /** The smaller of two values: SQLite's two-argument `MIN`, PostgreSQL's `LEAST`. */
