@@ -5,22 +5,20 @@ import type {
   WorkspaceCount,
   WorkspacesResponse,
 } from '../../shared/index.ts';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from './database.ts';
-import type { WriteClock } from './write-clock.ts';
-
-/** A session's row is its DTO: the counts are computed by the query. */
-type SessionRow = Session;
+import type { WriteClock } from './sql/clock.ts';
+import { perDialect, SQLITE } from './sql/dialect.ts';
+import type { Dialect, Param, Sql } from './sql/types.ts';
+import type { SessionsApi } from './types.ts';
 
 // The counts are derived, so they can never drift from the rows they count.
 // changed_count: a path changed by several runs counts once, read from the session/path index alone
 // (run-level change ids are exactly those starting "run:", so no join to the change rows);
 // files a change did not store cannot be told apart, so its omitted_count is added as it is.
-// The index is named: correlated to the outer row, SQLite's planner otherwise picks the
+// SQLite is told the index: correlated to the outer row, its planner otherwise picks the
 // (session_id, change_id) index for the change_id range and reads every file row through a temp
 // b-tree, 5-10x slower for a session of 10,000 stored files.
-const CHANGED_COUNT = `(SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
-     INDEXED BY idx_workspace_run_change_files_session_path
+const changedCount = (d: Dialect) => `(SELECT COUNT(DISTINCT f.path) FROM workspace_run_change_files f
+     ${d.indexedBy('idx_workspace_run_change_files_session_path')}
      WHERE f.session_id = s.id AND f.change_id >= 'run:' AND f.change_id < 'run;')
   + (SELECT COALESCE(SUM(c.omitted_count), 0) FROM workspace_run_changes c
      WHERE c.session_id = s.id AND c.source <> 'tool')`;
@@ -30,25 +28,28 @@ const ROW_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
   (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id AND r.status = 'running') AS running_run_count,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.started_at DESC, r.seq DESC LIMIT 1)
     AS last_run_status`;
-export const SESSION_COLUMNS = `${ROW_COLUMNS}, ${CHANGED_COUNT} AS changed_count`;
+
+const TEXTS = perDialect((d) => {
+  const columns = `${ROW_COLUMNS}, ${changedCount(d)} AS changed_count`;
+  return {
+    columns,
+    get: `SELECT ${columns} FROM sessions s WHERE s.id = ?`,
+    getKept: `SELECT ${ROW_COLUMNS} FROM sessions s WHERE s.id = ?`,
+    touch: `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?, NULL, NULL, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET updated_at = ${d.greatest('sessions.updated_at', 'excluded.updated_at')}`,
+    upsert: `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET
+       title = CASE WHEN ? = 1 THEN excluded.title ELSE sessions.title END,
+       workspace = CASE WHEN ? = 1 THEN excluded.workspace ELSE sessions.workspace END,
+       updated_at = ${d.greatest('sessions.updated_at', 'excluded.updated_at')}`,
+  };
+});
+
+/** The columns of a session's row as SQLite reads them (its query plan is checked). */
+export const SESSION_COLUMNS = TEXTS(SQLITE).columns;
 
 /** Sessions whose changed_count is kept between reads of their row. */
 const MAX_KEPT_TOTALS = 1024;
-
-function toSession(row: SessionRow): Session {
-  return {
-    id: row.id,
-    title: row.title,
-    workspace: row.workspace,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    run_count: row.run_count,
-    changed_count: row.changed_count,
-    failed_run_count: row.failed_run_count,
-    running_run_count: row.running_run_count,
-    last_run_status: row.last_run_status,
-  };
-}
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
 export function likePattern(text: string): string {
@@ -63,29 +64,30 @@ const STATUS_CLAUSES: Record<SessionStatusFilter, string> = {
   none: `NOT EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id)`,
 };
 
-/** The WHERE clauses and named parameters a filter adds; the shape keys the prepared statements. */
-function filterSql(filter: SessionFilter): { clauses: string[]; params: Record<string, string | number> } {
+/** The clauses a filter adds (` AND ...`) and their values, in order. */
+function filterSql(d: Dialect, filter: SessionFilter): { sql: string; values: Param[] } {
   const clauses: string[] = [];
-  const params: Record<string, string | number> = {};
+  const values: Param[] = [];
   if (filter.q !== undefined && filter.q !== '') {
     // LIKE folds ASCII case; ESCAPE makes the pattern's own % and _ literal.
-    clauses.push(`(s.title LIKE @q ESCAPE '\\' OR s.workspace LIKE @q ESCAPE '\\')`);
-    params.q = likePattern(filter.q);
+    const pattern = d.likeValue(likePattern(filter.q));
+    clauses.push(`(${d.likeFolded('s.title')} OR ${d.likeFolded('s.workspace')})`);
+    values.push(pattern, pattern);
   }
   if (filter.status !== undefined) clauses.push(STATUS_CLAUSES[filter.status]);
   if (filter.workspace !== undefined) {
-    clauses.push('s.workspace = @workspace');
-    params.workspace = filter.workspace;
+    clauses.push('s.workspace = ?');
+    values.push(filter.workspace);
   }
   if (filter.from !== undefined) {
-    clauses.push('s.updated_at >= @from');
-    params.from = filter.from;
+    clauses.push('s.updated_at >= ?');
+    values.push(filter.from);
   }
   if (filter.to !== undefined) {
-    clauses.push('s.created_at <= @to');
-    params.to = filter.to;
+    clauses.push('s.created_at <= ?');
+    values.push(filter.to);
   }
-  return { clauses, params };
+  return { sql: clauses.map((c) => ` AND ${c}`).join(''), values };
 }
 
 export interface SessionPage {
@@ -93,131 +95,126 @@ export interface SessionPage {
   next_before: number | null;
 }
 
-export function createSessionStore(db: Db, clock: WriteClock) {
-  const getStmt = db.prepare<[string], Omit<SessionRow, 'changed_count'>>(
-    `SELECT ${ROW_COLUMNS} FROM sessions s WHERE s.id = ?`,
-  );
-  const changedCountStmt = db
-    .prepare<[string], number>(`SELECT ${CHANGED_COUNT} AS changed_count FROM sessions s WHERE s.id = ?`)
-    .pluck();
-  // The distinct-path total reads every stored file row's index entry (about 1 ms per 10,000), and a
-  // session's row is read on every event of its runs; the total only moves when its changes do.
-  const changedCounts = new Map<string, { version: string; count: number }>();
-  function changedCount(id: string): number {
-    const version = clock.partVersion(id, 'changes');
-    const kept = changedCounts.get(id);
-    changedCounts.delete(id);
-    const count = kept?.version === version ? kept.count : (changedCountStmt.get(id) ?? 0);
-    changedCounts.set(id, { version, count });
-    if (changedCounts.size > MAX_KEPT_TOTALS) changedCounts.delete(changedCounts.keys().next().value!);
-    return count;
-  }
-  const existsStmt = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM sessions WHERE id = ?');
-  const touchStmt = db.prepare<[string, number, number]>(
-    `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (?, NULL, NULL, ?, ?)
-     ON CONFLICT(id) DO UPDATE SET updated_at = MAX(updated_at, excluded.updated_at)`,
-  );
-  const upsertStmt = db.prepare(
-    `INSERT INTO sessions (id, title, workspace, created_at, updated_at) VALUES (@id, @title, @workspace, @now, @now)
-     ON CONFLICT(id) DO UPDATE SET
-       title = CASE WHEN @set_title THEN excluded.title ELSE title END,
-       workspace = CASE WHEN @set_workspace THEN excluded.workspace ELSE workspace END,
-       updated_at = MAX(updated_at, excluded.updated_at)`,
-  );
-  // The most used first, one past the bound to tell whether some were left out.
-  const workspacesStmt = db.prepare<[number], WorkspaceCount>(
-    `SELECT workspace, COUNT(*) AS session_count FROM sessions WHERE workspace IS NOT NULL
-     GROUP BY workspace ORDER BY session_count DESC, workspace LIMIT ?`,
-  );
-  const adoptStmt = db.prepare<[string, string]>(
-    'UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL',
-  );
-  type PageStatements = {
-    page: Statement<Record<string, string | number>, SessionRow>;
-    ties: Statement<Record<string, string | number>, SessionRow>;
-    older: Statement<Record<string, string | number>, { one: number }>;
-  };
-  // One set of statements per combination of filters (at most 2^5), prepared on first use.
-  const pageStatements = new Map<string, PageStatements>();
-  function statementsFor(clauses: string[]): PageStatements {
-    const key = clauses.join('\n');
-    let found = pageStatements.get(key);
-    if (!found) {
-      const and = clauses.map((c) => ` AND ${c}`).join('');
-      found = {
-        page: db.prepare(
-          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at < @before${and}
-           ORDER BY s.updated_at DESC, s.id DESC LIMIT @limit`,
-        ),
-        ties: db.prepare(
-          `SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.updated_at = @at AND s.id < @id${and} ORDER BY s.id DESC`,
-        ),
-        older: db.prepare(`SELECT 1 AS one FROM sessions s WHERE s.updated_at < @at${and} LIMIT 1`),
-      };
-      pageStatements.set(key, found);
-    }
-    return found;
-  }
-  const deleteStmt = db.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
+/** What the sessions module keeps between calls (one per store, shared by its transactions). */
+export interface SessionsKept {
+  changedCounts: Map<string, { version: string; count: number }>;
+}
 
+export const createSessionsKept = (): SessionsKept => ({ changedCounts: new Map() });
+
+export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKept): SessionsApi {
+  const t = TEXTS(sql.dialect);
+  const { changedCounts } = kept;
   return {
-    get(id: string): Session | null {
-      const row = getStmt.get(id);
-      return row ? toSession({ ...row, changed_count: changedCount(id) }) : null;
+    // The distinct-path total reads every stored file row's index entry (about 1 ms per 10,000 on
+    // SQLite), and a session's row is read on every event of its runs; the total only moves when its
+    // changes do, so SQLite keeps it by the changes' clock.
+    get: (id) =>
+      sql.dialect.blocking
+        ? sql.read(async (q) => {
+            const version = await clock.partVersion(q, id, 'changes');
+            const known = changedCounts.get(id);
+            changedCounts.delete(id);
+            const keep = known?.version === version;
+            const row = await q.get<Omit<Session, 'changed_count'> & { changed_count?: number }>(
+              keep ? t.getKept : t.get,
+              [id],
+            );
+            if (!row) return null;
+            const count = row.changed_count ?? known!.count;
+            changedCounts.set(id, { version, count });
+            if (changedCounts.size > MAX_KEPT_TOTALS) changedCounts.delete(changedCounts.keys().next().value!);
+            return toSession({ ...row, changed_count: count });
+          })
+        : sql.get<Session>(t.get, [id]).then((row) => (row ? toSession(row) : null)),
+    async exists(id) {
+      return (await sql.get('SELECT 1 AS one FROM sessions WHERE id = ?', [id])) !== undefined;
     },
-    exists(id: string): boolean {
-      return existsStmt.get(id) !== undefined;
-    },
-    /** Creates the session when an event first names it; otherwise moves its `updated_at` forward. */
-    touch(id: string, now: number): void {
-      clock.bump(id, 'session');
-      touchStmt.run(id, now, now);
-    },
-    /** `session.upsert`: only the fields given are changed. */
-    upsert(id: string, fields: { title?: string; workspace?: string }, now: number): void {
-      clock.bump(id, 'session');
-      upsertStmt.run({
-        id,
-        title: fields.title ?? null,
-        workspace: fields.workspace ?? null,
-        set_title: fields.title === undefined ? 0 : 1,
-        set_workspace: fields.workspace === undefined ? 0 : 1,
-        now,
-      });
-    },
+    touch: (id, now) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, id, 'session');
+        await q.run(t.touch, [id, now, now]);
+      }),
+    upsert: (id, fields, now) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, id, 'session');
+        await q.run(t.upsert, [
+          id,
+          fields.title ?? null,
+          fields.workspace ?? null,
+          now,
+          now,
+          fields.title === undefined ? 0 : 1,
+          fields.workspace === undefined ? 0 : 1,
+        ]);
+      }),
     /** A session without a workspace takes the first one a run names (the git tools use it as default). */
-    adoptWorkspace(id: string, workspace: string): void {
-      clock.bump(id, 'session');
-      adoptStmt.run(workspace, id);
-    },
+    adoptWorkspace: (id, workspace) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, id, 'session');
+        await q.run('UPDATE sessions SET workspace = ? WHERE id = ? AND workspace IS NULL', [workspace, id]);
+      }),
     /**
-     * Newest `updated_at` first, only sessions matching every given filter. Sessions sharing the boundary `updated_at` all go on this page, so a
-     * `before = next_before` cursor never skips one (a page may exceed `limit` by those ties).
+     * Newest `updated_at` first, only sessions matching every given filter. Sessions sharing the
+     * boundary `updated_at` all go on this page, so a `before = next_before` cursor never skips one
+     * (a page may exceed `limit` by those ties).
      */
-    page(limit: number, before: number | null, filter: SessionFilter = {}): SessionPage {
-      const { clauses, params } = filterSql(filter);
-      const st = statementsFor(clauses);
-      const rows = st.page.all({ ...params, before: before ?? Number.MAX_SAFE_INTEGER, limit });
-      const last = rows[rows.length - 1];
-      if (!last || rows.length < limit) return { sessions: rows.map(toSession), next_before: null };
-      rows.push(...st.ties.all({ ...params, at: last.updated_at, id: last.id }));
-      const more = st.older.get({ ...params, at: last.updated_at }) !== undefined;
-      return { sessions: rows.map(toSession), next_before: more ? last.updated_at : null };
-    },
+    page: (limit, before, filter = {}) =>
+      sql.read(async (q) => {
+        const f = filterSql(q.dialect, filter);
+        const rows = await q.all<Session>(
+          `SELECT ${t.columns} FROM sessions s WHERE s.updated_at < ?${f.sql}
+           ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`,
+          [before ?? Number.MAX_SAFE_INTEGER, ...f.values, limit],
+        );
+        const last = rows[rows.length - 1];
+        if (!last || rows.length < limit) return { sessions: rows.map(toSession), next_before: null };
+        rows.push(
+          ...(await q.all<Session>(
+            `SELECT ${t.columns} FROM sessions s WHERE s.updated_at = ? AND s.id < ?${f.sql} ORDER BY s.id DESC`,
+            [last.updated_at, last.id, ...f.values],
+          )),
+        );
+        const older = await q.get(`SELECT 1 AS one FROM sessions s WHERE s.updated_at < ?${f.sql} LIMIT 1`, [
+          last.updated_at,
+          ...f.values,
+        ]);
+        return { sessions: rows.map(toSession), next_before: older !== undefined ? last.updated_at : null };
+      }),
     /** Distinct workspaces of the stored sessions with their session counts, in path order; at most `max`. */
-    workspaces(max: number): WorkspacesResponse {
-      const rows = workspacesStmt.all(max + 1);
+    async workspaces(max): Promise<WorkspacesResponse> {
+      // The most used first, one past the bound to tell whether some were left out.
+      const rows = await sql.all<WorkspaceCount>(
+        `SELECT workspace, COUNT(*) AS session_count FROM sessions WHERE workspace IS NOT NULL
+         GROUP BY workspace ORDER BY session_count DESC, workspace LIMIT ?`,
+        [max + 1],
+      );
       const kept = rows
         .slice(0, max)
         .sort((a, b) => (a.workspace < b.workspace ? -1 : a.workspace > b.workspace ? 1 : 0));
       return { workspaces: kept, truncated: rows.length > max };
     },
     /** Removes the session; its messages, runs, tool calls and changes go with it (cascade). */
-    delete(id: string): boolean {
-      clock.bump(id);
-      return deleteStmt.run(id).changes > 0;
-    },
+    delete: (id) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, id);
+        return (await q.run('DELETE FROM sessions WHERE id = ?', [id])) > 0;
+      }),
   };
 }
 
-export type SessionStore = ReturnType<typeof createSessionStore>;
+/** The DTO's fields in their served order. */
+function toSession(row: Session): Session {
+  return {
+    id: row.id,
+    title: row.title,
+    workspace: row.workspace,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    run_count: row.run_count,
+    changed_count: row.changed_count,
+    failed_run_count: row.failed_run_count,
+    running_run_count: row.running_run_count,
+    last_run_status: row.last_run_status,
+  };
+}

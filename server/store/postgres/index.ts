@@ -1,16 +1,17 @@
 import pg from 'pg';
 import type { ToolCallRecord } from '../../../shared/index.ts';
-import type { CallLogApi, CatalogApi, Store, StoreTx } from '../types.ts';
+import type { CallLogApi, CatalogApi, Store } from '../types.ts';
+import { buildStore, type EngineModules } from '../build.ts';
+import { createPostgresClock } from '../sql/clock.ts';
+import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
 import { createPgChanges } from './changes.ts';
-import { createPgClock } from './clock.ts';
 import { createPgContents } from './contents.ts';
-import { clientExec, inSavepoint, inTransaction, poolExec, TYPES, type Exec, type Queryable } from './exec.ts';
+import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
 import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
 import { createPgReviews } from './reviews.ts';
 import { createPgRuns } from './runs.ts';
-import { createPgSessions } from './sessions.ts';
 import { createPgViewed } from './viewed.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
@@ -22,6 +23,23 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
   /** Waiting longer for a free connection fails the step (ms). Default 10,000. */
   connectTimeoutMs?: number;
+}
+
+/** The modules over one executor: the pool at the top level, a held client inside a transaction. */
+function modules(x: Exec): ReturnType<EngineModules> {
+  return {
+    messages: createPgMessages(x),
+    runs: createPgRuns(x),
+    changes: createPgChanges(x),
+    contents: createPgContents(x),
+    viewed: createPgViewed(x),
+    reviews: createPgReviews(x),
+    callLog: createCallLog(x),
+    catalog: createCatalog(x),
+    ingest: createPgIngest(x),
+    // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
+    outbox: null,
+  };
 }
 
 function createCallLog(x: Exec): CallLogApi {
@@ -86,43 +104,6 @@ function createCatalog(x: Exec): CatalogApi {
   };
 }
 
-/** The modules over one executor: the pool at the top level, a held client inside a transaction. */
-function modules(x: Exec, transaction: StoreTx['transaction']): StoreTx {
-  return {
-    sessions: createPgSessions(x),
-    messages: createPgMessages(x),
-    runs: createPgRuns(x),
-    changes: createPgChanges(x),
-    contents: createPgContents(x),
-    viewed: createPgViewed(x),
-    reviews: createPgReviews(x),
-    callLog: createCallLog(x),
-    catalog: createCatalog(x),
-    ingest: createPgIngest(x),
-    // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
-    outbox: null,
-    clock: createPgClock(x.q),
-    transaction,
-  };
-}
-
-/**
- * The modules bound to the transaction open on `client`. Once it has ended they refuse every call:
- * the client is back in the pool, and a late write would land in someone else's work.
- */
-function bound(client: pg.PoolClient): { tx: StoreTx; end(): void } {
-  let ended = false;
-  const guarded: Queryable = {
-    bumped: new Set(),
-    query: (text, values) =>
-      ended
-        ? Promise.reject(new Error("a transaction's store was used after the transaction ended"))
-        : client.query(text, values),
-  };
-  const tx: StoreTx = modules(clientExec(guarded), (fn) => inSavepoint(guarded, () => fn(tx)));
-  return { tx, end: () => (ended = true) };
-}
-
 /**
  * The store on a PostgreSQL database (`postgres://...`): a bounded pool, the migrations applied
  * first (replicas take turns), every multi-statement step in its own transaction.
@@ -149,72 +130,6 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     await pool.end();
     throw err;
   }
-  let open = 0;
-  let closing: Promise<void> | null = null;
-  const idle: (() => void)[] = [];
-  // Order within this process, as on SQLite: a transaction runs after everything queued before it,
-  // and a call made while a transaction is open or waiting runs after it, in the order made. With
-  // nothing queued a call runs at once (calls run side by side on the pool's connections).
-  let queue: Promise<unknown> = Promise.resolve();
-  let queued = 0;
-  function enqueue<T>(op: () => Promise<T>): Promise<T> {
-    queued++;
-    const turn = queue.then(op);
-    queue = turn.catch(() => undefined);
-    return turn.finally(() => queued--);
-  }
-  const gated = <M extends object>(m: M): M => {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(m))
-      out[k] =
-        typeof v === 'function'
-          ? (...args: unknown[]) => {
-              const call = () => (v as (...a: unknown[]) => Promise<unknown>)(...args);
-              return queued === 0 ? call() : enqueue(call);
-            }
-          : v;
-    return out as M;
-  };
-  const plain = modules(poolExec(pool), (fn) => {
-    open++;
-    return enqueue(() =>
-      inTransaction(pool, async (client) => {
-        const b = bound(client);
-        try {
-          return await fn(b.tx);
-        } finally {
-          b.end();
-        }
-      }),
-    ).finally(() => {
-      open--;
-      if (open === 0) idle.splice(0).forEach((r) => r());
-    });
-  });
-  const top: StoreTx = {
-    sessions: gated(plain.sessions),
-    messages: gated(plain.messages),
-    runs: gated(plain.runs),
-    changes: gated(plain.changes),
-    contents: gated(plain.contents),
-    viewed: gated(plain.viewed),
-    reviews: gated(plain.reviews),
-    callLog: gated(plain.callLog),
-    catalog: gated(plain.catalog),
-    ingest: gated(plain.ingest),
-    outbox: null,
-    clock: gated(plain.clock),
-    transaction: plain.transaction,
-  };
-  return {
-    engine: 'postgres',
-    ...top,
-    close() {
-      closing ??= (async () => {
-        if (open > 0) await new Promise<void>((r) => idle.push(r));
-        await pool.end();
-      })();
-      return closing;
-    },
-  };
+  const sql = createPostgresExecutor(pool);
+  return buildStore(sql, createPostgresClock(), (q) => modules(legacyExecOf(q)));
 }

@@ -88,8 +88,8 @@ describeEachEngine('the store executor', (engine) => {
     ]);
     expect(await q.all(`SELECT id FROM t ORDER BY id ${d.offset('?')}`, [4])).toEqual([]);
     const locked = await q.atomic(async (a) => ({
-      update: await a.get(`SELECT n FROM t WHERE id = ?${d.rowLock('update')}`, [2]),
-      share: await a.all(`SELECT id FROM t WHERE id IN (?, ?)${d.rowLock('share')}`, [1, 4]),
+      update: await a.get(`SELECT n FROM t WHERE id = ?${d.forUpdate}`, [2]),
+      share: await a.all(`SELECT id FROM t WHERE id IN (?, ?)${d.forShare}`, [1, 4]),
     }));
     expect(locked).toEqual({ update: { n: 20 }, share: [{ id: 1 }, { id: 4 }] });
   });

@@ -128,7 +128,10 @@ export function createSqliteExecutor(db: Db, opts: { gate?: Gate } = {}): Sqlite
     const name = `rundiff_sp${++savepoints}`;
     return within(fn, memo, {
       open: () => db.exec(`SAVEPOINT ${name}`),
-      close: () => db.exec(`RELEASE ${name}`),
+      // The transaction holding it can only have ended meanwhile without the gate (a test's).
+      close: () => {
+        if (db.inTransaction) db.exec(`RELEASE ${name}`);
+      },
       undo: () => {
         db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
         // What a writer noted in the undone part must be done again by the next write.
@@ -166,7 +169,10 @@ export function createSqliteExecutor(db: Db, opts: { gate?: Gate } = {}): Sqlite
     return gate.tryAcquire() ? go() : gate.acquire().then(go);
   }
 
-  const own = <T>(fn: (q: Sql) => Promise<T>) => holding(() => within(fn, new Set(), transactionSteps));
+  // A step at the top level is a transaction of its own; were one open all the same (a test's gate
+  // that lets another flow in), a savepoint inside it, as a plain statement would run inside it.
+  const own = <T>(fn: (q: Sql) => Promise<T>) =>
+    holding(() => (db.inTransaction ? savepoint(fn, new Set()) : within(fn, new Set(), transactionSteps)));
   const top: SqliteExecutor = {
     dialect: SQLITE,
     step: null,
@@ -185,7 +191,7 @@ export function createSqliteExecutor(db: Db, opts: { gate?: Gate } = {}): Sqlite
           live = false;
         }
       }),
-    transaction: own,
+    transaction: (fn) => holding(() => within(fn, new Set(), transactionSteps)),
     close: () =>
       gate.run(() => {
         if (db.open) db.close();

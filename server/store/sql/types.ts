@@ -10,6 +10,11 @@ export type Param = string | number | bigint | Buffer | Uint8Array | null;
 /** The SQL that differs between the engines, one place each. */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
+  /**
+   * Statements run on this process's thread (SQLite): a costly read blocks the event loop, so its
+   * answer is worth keeping between calls. On PostgreSQL it runs on the server, side by side.
+   */
+  readonly blocking: boolean;
   /** The larger of two values: SQLite's two-argument `MAX`, PostgreSQL's `GREATEST`. */
   greatest(a: string, b: string): string;
   /** The smaller of two values: SQLite's two-argument `MIN`, PostgreSQL's `LEAST`. */
@@ -23,14 +28,20 @@ export interface Dialect {
   likeFolded(column: string): string;
   /** The pattern for `likeFolded`. */
   likeValue(pattern: string): string;
+  /**
+   * A join whose left side stays the outer loop: SQLite's `CROSS JOIN` (its planner keeps the order
+   * written), a plain `JOIN` on PostgreSQL. Takes an `ON` clause on both.
+   */
+  readonly joinInOrder: string;
+  /** ` FOR UPDATE` after a SELECT whose rows the step writes next (other writers wait); SQLite's writers never overlap. */
+  readonly forUpdate: string;
   /** Every row after the first `n` (a placeholder or a number): SQLite's `LIMIT -1 OFFSET n`, PostgreSQL's `OFFSET n`. */
   offset(n: string): string;
   /**
-   * The end of a SELECT whose rows this transaction is about to write (`update`) or to reference
-   * (`share`): PostgreSQL's ` FOR UPDATE` / ` FOR SHARE`, locked until the transaction ends;
-   * nothing on SQLite, where one writer holds the whole database.
+   * ` FOR SHARE` after a SELECT of rows the step is about to reference (a writer elsewhere that
+   * would delete them waits, or skips them); SQLite's writers never overlap.
    */
-  rowLock(mode: 'update' | 'share'): string;
+  readonly forShare: string;
 }
 
 /**
