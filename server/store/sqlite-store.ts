@@ -1,7 +1,6 @@
 import { buildStore, type EngineModules } from './build.ts';
 import { createCallLogStore } from './call-log.ts';
 import { createCatalogStore } from './catalog.ts';
-import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
 import { createIngestStore } from './ingest.ts';
@@ -15,7 +14,6 @@ import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
 import type {
   CallLogApi,
   CatalogApi,
-  ChangesApi,
   ContentsApi,
   IngestApi,
   MessagesApi,
@@ -53,7 +51,6 @@ function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
     messages: createMessageStore(db, clock),
     runs: createRunStore(db, clock),
-    changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     viewed: createViewedStore(db),
     reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
@@ -81,7 +78,6 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
     messages: bind<MessagesApi>(m.messages, run),
     runs: bind<RunsApi>(m.runs, run),
-    changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),
     viewed: bind<ViewedApi>(m.viewed, run),
     reviews: bind<ReviewsApi>(m.reviews, run),

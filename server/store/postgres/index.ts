@@ -4,7 +4,6 @@ import type { CallLogApi, CatalogApi, Store } from '../types.ts';
 import { buildStore, type EngineModules } from '../build.ts';
 import { createPostgresClock } from '../sql/clock.ts';
 import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
-import { createPgChanges } from './changes.ts';
 import { createPgContents } from './contents.ts';
 import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
@@ -30,7 +29,6 @@ function modules(x: Exec): ReturnType<EngineModules> {
   return {
     messages: createPgMessages(x),
     runs: createPgRuns(x),
-    changes: createPgChanges(x),
     contents: createPgContents(x),
     viewed: createPgViewed(x),
     reviews: createPgReviews(x),
