@@ -1,11 +1,12 @@
 import { createChangeStore } from './changes.ts';
+import { createReviewStore } from './reviews.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
 import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'changes';
+type Shared = 'sessions' | 'changes' | 'reviews';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -33,6 +34,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     ...engineModules(q),
     sessions: createSessionStore(q, clock, kept),
     changes: createChangeStore(q, clock),
+    reviews: createReviewStore(q, clock),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

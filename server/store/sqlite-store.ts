@@ -6,7 +6,6 @@ import type { Db } from './database.ts';
 import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
 import { createOutboxStore } from './outbox.ts';
-import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
@@ -18,7 +17,6 @@ import type {
   IngestApi,
   MessagesApi,
   OutboxApi,
-  ReviewsApi,
   RunsApi,
   Store,
   StoreTx,
@@ -53,7 +51,6 @@ function createSyncModules(db: Db, clock: SyncWriteClock) {
     runs: createRunStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     viewed: createViewedStore(db),
-    reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
     callLog: createCallLogStore(db),
     catalog: createCatalogStore(db),
     outbox: createOutboxStore(db),
@@ -80,7 +77,6 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
     runs: bind<RunsApi>(m.runs, run),
     contents: bind<ContentsApi>(m.contents, run),
     viewed: bind<ViewedApi>(m.viewed, run),
-    reviews: bind<ReviewsApi>(m.reviews, run),
     callLog: bind<CallLogApi>(m.callLog, run),
     catalog: bind<CatalogApi>(m.catalog, run),
     ingest: bind<IngestApi>(m.ingest, run),

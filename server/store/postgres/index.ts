@@ -9,7 +9,6 @@ import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
 import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
-import { createPgReviews } from './reviews.ts';
 import { createPgRuns } from './runs.ts';
 import { createPgViewed } from './viewed.ts';
 
@@ -31,7 +30,6 @@ function modules(x: Exec): ReturnType<EngineModules> {
     runs: createPgRuns(x),
     contents: createPgContents(x),
     viewed: createPgViewed(x),
-    reviews: createPgReviews(x),
     callLog: createCallLog(x),
     catalog: createCatalog(x),
     ingest: createPgIngest(x),
