@@ -1,12 +1,17 @@
+import { createCallLogStore } from './call-log.ts';
+import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
+import { createMessageStore } from './messages.ts';
 import { createReviewStore } from './reviews.ts';
+import { createRunStore } from './runs.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
+import { createViewedStore } from './viewed.ts';
 import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'changes' | 'reviews';
+type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -33,6 +38,11 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
   const modules = (q: Sql): StoreTx => ({
     ...engineModules(q),
     sessions: createSessionStore(q, clock, kept),
+    messages: createMessageStore(q, clock),
+    runs: createRunStore(q, clock),
+    viewed: createViewedStore(q),
+    callLog: createCallLogStore(q),
+    catalog: createCatalogStore(q),
     changes: createChangeStore(q, clock),
     reviews: createReviewStore(q, clock),
     clock: boundClock(clock, q),

@@ -1,55 +1,59 @@
 import type { Message, MessageRole } from '../../shared/index.ts';
-import type { Db } from './database.ts';
-import type { WriteClock } from './write-clock.ts';
+import type { WriteClock } from './sql/clock.ts';
+import type { Param, Sql } from './sql/types.ts';
+import type { MessagesApi } from './types.ts';
 
 const COLUMNS = 'id, session_id, role, content, run_id, tool_call_id, created_at';
+const values = (m: Message): Param[] => [m.id, m.session_id, m.role, m.content, m.run_id, m.tool_call_id, m.created_at];
 
-export function createMessageStore(db: Db, clock: WriteClock) {
-  const getStmt = db.prepare<[string, string], Message>(
-    `SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id = ?`,
-  );
-  const insertStmt = db.prepare<Message>(
-    `INSERT INTO messages (${COLUMNS}) VALUES (@id, @session_id, @role, @content, @run_id, @tool_call_id, @created_at)`,
-  );
-  const updateStmt = db.prepare<Message>(
-    `UPDATE messages SET role = @role, content = @content, run_id = @run_id, tool_call_id = @tool_call_id,
-       created_at = @created_at WHERE session_id = @session_id AND id = @id`,
-  );
-  const pageStmt = db.prepare<[string, number, number], Message & { seq: number }>(
-    `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = ? AND created_at < ?
-     ORDER BY created_at DESC, seq DESC LIMIT ?`,
-  );
-  const tiesStmt = db.prepare<[string, number, number], Message & { seq: number }>(
-    `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = ? AND created_at = ? AND seq < ? ORDER BY seq DESC`,
-  );
+type PagedRow = Message & { seq: number };
+const strip = ({ seq: _seq, ...m }: PagedRow): Message => m;
 
-  const strip = ({ seq: _seq, ...m }: Message & { seq: number }): Message => m;
-
+export function createMessageStore(sql: Sql, clock: WriteClock): MessagesApi {
   return {
-    get(sessionId: string, id: string): Message | null {
-      return getStmt.get(sessionId, id) ?? null;
+    async get(sessionId, id) {
+      return (
+        (await sql.get<Message>(`SELECT ${COLUMNS} FROM messages WHERE session_id = ? AND id = ?`, [sessionId, id])) ??
+        null
+      );
     },
-    insert(message: Message): void {
-      clock.bump(message.session_id, 'messages');
-      insertStmt.run(message);
-    },
-    update(message: Message): void {
-      clock.bump(message.session_id, 'messages');
-      updateStmt.run(message);
-    },
+    insert: (m) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, m.session_id, 'messages');
+        await q.run(`INSERT INTO messages (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`, values(m));
+      }),
+    update: (m) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, m.session_id, 'messages');
+        await q.run(
+          `UPDATE messages SET role = ?, content = ?, run_id = ?, tool_call_id = ?, created_at = ?
+           WHERE session_id = ? AND id = ?`,
+          [m.role, m.content, m.run_id, m.tool_call_id, m.created_at, m.session_id, m.id],
+        );
+      }),
     /**
      * The newest `limit` messages created before `before` (all when null), returned oldest first.
      * Messages sharing the boundary `created_at` all come along so that paging on the oldest
      * returned `created_at` never skips one.
      */
-    page(sessionId: string, limit: number, before: number | null): Message[] {
-      const rows = pageStmt.all(sessionId, before ?? Number.MAX_SAFE_INTEGER, limit);
-      const last = rows[rows.length - 1];
-      if (last && rows.length === limit) rows.push(...tiesStmt.all(sessionId, last.created_at, last.seq));
-      return rows.reverse().map(strip);
-    },
+    page: (sessionId, limit, before) =>
+      sql.read(async (q) => {
+        const rows = await q.all<PagedRow>(
+          `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = ? AND created_at < ?
+           ORDER BY created_at DESC, seq DESC LIMIT ?`,
+          [sessionId, before ?? Number.MAX_SAFE_INTEGER, limit],
+        );
+        const last = rows[rows.length - 1];
+        if (last && rows.length === limit)
+          rows.push(
+            ...(await q.all<PagedRow>(
+              `SELECT seq, ${COLUMNS} FROM messages WHERE session_id = ? AND created_at = ? AND seq < ? ORDER BY seq DESC`,
+              [sessionId, last.created_at, last.seq],
+            )),
+          );
+        return rows.reverse().map(strip);
+      }),
   };
 }
 
-export type MessageStore = ReturnType<typeof createMessageStore>;
 export type { MessageRole };

@@ -7,9 +7,9 @@ import {
   type ToolCall,
   type UntrackedReason,
 } from '../../shared/index.ts';
-import type { Db } from './database.ts';
-import { pickFields, toInt, type SqliteRow } from './rows.ts';
-import type { WriteClock, WritePart } from './write-clock.ts';
+import type { WriteClock, WritePart } from './sql/clock.ts';
+import type { Param, Sql } from './sql/types.ts';
+import type { RunsApi } from './types.ts';
 
 /**
  * Runs and tool calls: one activity at two scopes, kept in two tables of the same shape (`runs`,
@@ -51,14 +51,6 @@ export interface StartOutcome {
   response: StartResponse;
 }
 
-interface Table<K extends ActivityKind> {
-  name: string;
-  /** The column holding the activity's own id. */
-  id: keyof ActivityRecords[K] & string;
-  /** The DTO's fields in the order they are served. */
-  fields: readonly (keyof ActivityRecords[K] & string)[];
-}
-
 /** The columns of a stored run and of a stored tool call, in their order (every engine names them from here). */
 export const RUN_FIELDS = fieldsOf<Run>()([
   'run_id',
@@ -87,139 +79,118 @@ export const TOOL_CALL_FIELDS = fieldsOf<ToolCall>()([
   'reason',
 ]);
 
-const TABLES: { [K in ActivityKind]: Table<K> } = {
-  run: {
-    name: 'runs',
-    id: 'run_id',
-    fields: RUN_FIELDS,
-  },
-  tool: {
-    name: 'tool_calls',
-    id: 'tool_call_id',
-    fields: TOOL_CALL_FIELDS,
-  },
-};
-
-type ActivityRow = SqliteRow<NewActivity<ActivityKind>, 'tracking'> & {
-  start_response: string | null;
-  complete_response: string | null;
-};
-
-const BOOLEANS: ReadonlySet<string> = new Set(['tracking']);
-
-const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-
 /** The statements of one table, built from its description. */
-function prepareTable<K extends ActivityKind>(db: Db, t: Table<K>) {
-  const columns = t.fields.join(', ');
-  const stored = t.fields.includes('workspace' as never) ? [...t.fields] : [...t.fields, 'workspace'];
-  const key = `session_id = @session_id AND ${t.id} = @id`;
+function tableTexts(name: string, id: string, fields: readonly string[]) {
+  const columns = fields.join(', ');
+  // A tool call's DTO does not carry its workspace; the row does.
+  const stored = fields.includes('workspace') ? [...fields] : [...fields, 'workspace'];
+  const key = `session_id = ? AND ${id} = ?`;
   return {
-    get: db.prepare<{ session_id: string; id: string }, ActivityRow>(
-      `SELECT ${columns}, workspace, start_response, complete_response FROM ${t.name} WHERE ${key}`,
-    ),
-    insert: db.prepare(
-      `INSERT INTO ${t.name} (${stored.join(', ')}) VALUES (${stored.map((c) => `@${c}`).join(', ')})`,
-    ),
-    start: db.prepare(
-      `UPDATE ${t.name} SET tracking = @tracking, reason = @reason, start_response = @response WHERE ${key}`,
-    ),
-    finish: db.prepare(
-      `UPDATE ${t.name} SET status = @status, finished_at = @finished_at, error = @error, tracking = @tracking,
-         reason = @reason, complete_response = @response WHERE ${key}`,
-    ),
-    list: db.prepare<[string], ActivityRow>(
-      `SELECT ${columns} FROM ${t.name} WHERE session_id = ? ORDER BY started_at, seq`,
-    ),
-    toRecord: (row: ActivityRow): ActivityRecords[K] =>
-      pickFields<ActivityRecords[K], keyof ActivityRecords[K]>(row, t.fields, BOOLEANS) as ActivityRecords[K],
+    name,
+    fields,
+    stored,
+    get: `SELECT ${columns}, workspace, start_response, complete_response FROM ${name} WHERE ${key}`,
+    insert: `INSERT INTO ${name} (${stored.join(', ')}) VALUES (${stored.map(() => '?').join(', ')})`,
+    start: `UPDATE ${name} SET tracking = ?, reason = ?, start_response = ? WHERE ${key}`,
+    finish: `UPDATE ${name} SET status = ?, finished_at = ?, error = ?, tracking = ?, reason = ?,
+       complete_response = ? WHERE ${key}`,
+    list: `SELECT ${columns} FROM ${name} WHERE session_id = ? ORDER BY started_at, seq`,
   };
 }
+
+const TABLES: Record<ActivityKind, ReturnType<typeof tableTexts>> = {
+  run: tableTexts('runs', 'run_id', RUN_FIELDS),
+  tool: tableTexts('tool_calls', 'tool_call_id', TOOL_CALL_FIELDS),
+};
+
+const OPEN_CHANGES = Object.values(TABLES)
+  .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = ? AND status = 'running'`)
+  .join(' UNION ALL ');
+const OPEN_EVERYWHERE = Object.values(TABLES)
+  .map((t) => `SELECT session_id, change_id, workspace FROM ${t.name} WHERE status = 'running'`)
+  .join(' UNION ALL ');
 
 /** The part of a session each kind's writes touch (readers keep the other parts' answers). */
 const PART: Record<ActivityKind, WritePart> = { run: 'runs', tool: 'tool_calls' };
 
-export function createRunStore(db: Db, clock: WriteClock) {
-  const tables = { run: prepareTable(db, TABLES.run), tool: prepareTable(db, TABLES.tool) };
-  const openChanges = db.prepare<{ session_id: string }, { change_id: string }>(
-    Object.values(TABLES)
-      .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = @session_id AND status = 'running'`)
-      .join(' UNION ALL '),
-  );
-  const openEverywhere = db.prepare<[], { session_id: string; change_id: string; workspace: string | null }>(
-    Object.values(TABLES)
-      .map((t) => `SELECT session_id, change_id, workspace FROM ${t.name} WHERE status = 'running'`)
-      .join(' UNION ALL '),
-  );
-  // The parameter types of one kind's statements fit every kind; only the record type differs.
-  const of = <K extends ActivityKind>(kind: K) => tables[kind] as unknown as ReturnType<typeof prepareTable<K>>;
+/** The DTO's fields in their served order, the 0/1 `tracking` column read as a boolean. */
+function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>): ActivityRecords[K] {
+  const out: Record<string, unknown> = {};
+  for (const f of TABLES[kind].fields) out[f] = f === 'tracking' ? row[f] === 1 : row[f];
+  return out as unknown as ActivityRecords[K];
+}
 
-  function get<K extends ActivityKind>(kind: K, sessionId: string, id: string): Recorded<ActivityRecords[K]> | null {
-    const t = of(kind);
-    const row = t.get.get({ session_id: sessionId, id });
+const parse = <T>(text: unknown): T | null =>
+  text === null || text === undefined ? null : (JSON.parse(String(text)) as T);
+
+export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
+  async function get<K extends ActivityKind>(
+    kind: K,
+    sessionId: string,
+    id: string,
+  ): Promise<Recorded<ActivityRecords[K]> | null> {
+    const row = await sql.get<Record<string, unknown>>(TABLES[kind].get, [sessionId, id]);
     if (!row) return null;
     return {
-      record: t.toRecord(row),
-      workspace: row.workspace,
+      record: toRecord(kind, row),
+      workspace: (row.workspace as string | null) ?? null,
       startResponse: parse(row.start_response),
       completeResponse: parse(row.complete_response),
     };
   }
 
-  function insert<K extends ActivityKind>(kind: K, a: NewActivity<K>): void {
-    clock.bump(a.session_id, PART[kind]);
-    of(kind).insert.run({ ...a, tracking: toInt(a.tracking) });
+  function insert<K extends ActivityKind>(kind: K, a: NewActivity<K>): Promise<void> {
+    const t = TABLES[kind];
+    const row = a as unknown as Record<string, Param | boolean | undefined>;
+    const values = t.stored.map((c) => (c === 'tracking' ? (a.tracking ? 1 : 0) : ((row[c] as Param) ?? null)));
+    return sql.atomic(async (q) => {
+      clock.bump(q, a.session_id, PART[kind]);
+      await q.run(t.insert, values);
+    });
   }
 
-  function list<K extends ActivityKind>(kind: K, sessionId: string): ActivityRecords[K][] {
-    const t = of(kind);
-    return t.list.all(sessionId).map(t.toRecord);
+  async function list<K extends ActivityKind>(kind: K, sessionId: string): Promise<ActivityRecords[K][]> {
+    const rows = await sql.all<Record<string, unknown>>(TABLES[kind].list, [sessionId]);
+    return rows.map((r) => toRecord(kind, r));
   }
 
   return {
     get,
     insert,
     /** Records the answer given to the start (its checkpoint taken or not). */
-    recordStart(kind: ActivityKind, sessionId: string, id: string, o: StartOutcome): void {
-      clock.bump(sessionId, PART[kind]);
-      of(kind).start.run({
-        session_id: sessionId,
-        id,
-        tracking: toInt(o.tracking),
-        reason: o.reason,
-        response: JSON.stringify(o.response),
-      });
-    },
-    finish(kind: ActivityKind, sessionId: string, id: string, f: Finish): void {
-      clock.bump(sessionId, PART[kind]);
-      of(kind).finish.run({
-        session_id: sessionId,
-        id,
-        status: f.status,
-        finished_at: f.finished_at,
-        error: f.error,
-        tracking: toInt(f.tracking),
-        reason: f.reason,
-        response: JSON.stringify(f.response),
-      });
-    },
+    recordStart: (kind, sessionId, id, o) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, sessionId, PART[kind]);
+        await q.run(TABLES[kind].start, [o.tracking ? 1 : 0, o.reason, JSON.stringify(o.response), sessionId, id]);
+      }),
+    finish: (kind, sessionId, id, f) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, sessionId, PART[kind]);
+        await q.run(TABLES[kind].finish, [
+          f.status,
+          f.finished_at,
+          f.error,
+          f.tracking ? 1 : 0,
+          f.reason,
+          JSON.stringify(f.response),
+          sessionId,
+          id,
+        ]);
+      }),
     /** A session's activities of one kind, in start order. */
     list,
     /** change_ids of the session's runs and tool calls still open (their checkpoints are live). */
-    openChangeIds(sessionId: string): string[] {
-      return openChanges.all({ session_id: sessionId }).map((r) => r.change_id);
+    async openChangeIds(sessionId) {
+      const rows = await sql.all<{ change_id: string }>(OPEN_CHANGES, [sessionId, sessionId]);
+      return rows.map((r) => r.change_id);
     },
     /** Runs and tool calls still open in any session, with their workspaces (a revert must not race them). */
-    openEverywhere(): { session_id: string; change_id: string; workspace: string | null }[] {
-      return openEverywhere.all();
-    },
+    openEverywhere: () => sql.all<{ session_id: string; change_id: string; workspace: string | null }>(OPEN_EVERYWHERE),
     // Typed shorthands for readers that name one kind.
-    getRun: (sessionId: string, runId: string) => get('run', sessionId, runId),
+    getRun: (sessionId, runId) => get('run', sessionId, runId),
     insertRun: (run: Run) => insert('run', run),
-    insertToolCall: (call: NewToolCall) => insert('tool', call),
-    listRuns: (sessionId: string) => list('run', sessionId),
-    listToolCalls: (sessionId: string) => list('tool', sessionId),
+    insertToolCall: (call) => insert('tool', call),
+    listRuns: (sessionId) => list('run', sessionId),
+    listToolCalls: (sessionId) => list('tool', sessionId),
   };
 }
-
-export type RunStore = ReturnType<typeof createRunStore>;

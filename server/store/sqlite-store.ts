@@ -1,28 +1,12 @@
 import { buildStore, type EngineModules } from './build.ts';
-import { createCallLogStore } from './call-log.ts';
-import { createCatalogStore } from './catalog.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
 import { createIngestStore } from './ingest.ts';
-import { createMessageStore } from './messages.ts';
 import { createOutboxStore } from './outbox.ts';
-import { createRunStore } from './runs.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
-import type {
-  CallLogApi,
-  CatalogApi,
-  ContentsApi,
-  IngestApi,
-  MessagesApi,
-  OutboxApi,
-  RunsApi,
-  Store,
-  StoreTx,
-  ViewedApi,
-} from './types.ts';
-import { createViewedStore } from './viewed.ts';
+import type { ContentsApi, IngestApi, OutboxApi, Store } from './types.ts';
 import { createWriteClock, type SyncWriteClock } from './write-clock.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
@@ -47,12 +31,7 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
 function createSyncModules(db: Db, clock: SyncWriteClock) {
   return {
-    messages: createMessageStore(db, clock),
-    runs: createRunStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
-    viewed: createViewedStore(db),
-    callLog: createCallLogStore(db),
-    catalog: createCatalogStore(db),
     outbox: createOutboxStore(db),
     ingest: createIngestStore(db, clock),
   };
@@ -73,12 +52,7 @@ function bind<Api>(mod: object, run: Runner): Api {
 
 function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
-    messages: bind<MessagesApi>(m.messages, run),
-    runs: bind<RunsApi>(m.runs, run),
     contents: bind<ContentsApi>(m.contents, run),
-    viewed: bind<ViewedApi>(m.viewed, run),
-    callLog: bind<CallLogApi>(m.callLog, run),
-    catalog: bind<CatalogApi>(m.catalog, run),
     ingest: bind<IngestApi>(m.ingest, run),
     outbox: bind<OutboxApi>(m.outbox, run),
   };

@@ -1,5 +1,7 @@
-import type { ViewedMark, ViewedResponse, ViewedRow } from '../../shared/index.ts';
-import type { Db } from './database.ts';
+import type { ViewedMark, ViewedRow } from '../../shared/index.ts';
+import { perDialect } from './sql/dialect.ts';
+import type { Sql } from './sql/types.ts';
+import type { ViewedApi } from './types.ts';
 
 /**
  * Viewed marks (migration 0005): one per session and path, naming the file row it was made on. A
@@ -33,94 +35,91 @@ function toMark(r: MarkRow): ViewedMark {
   return m;
 }
 
-export function createViewedStore(db: Db) {
-  const listMarks = db.prepare<[string], MarkRow>(
-    `SELECT path, path_base64, change_id, change_seq, file_id, viewed_at FROM viewed_marks
-     WHERE session_id = ? ORDER BY viewed_at, path, path_base64`,
-  );
+const MARK_COLUMNS = 'path, path_base64, change_id, change_seq, file_id, viewed_at';
+
+const TEXTS = perDialect((d) => ({
   // The path's rows in the marked change and before it: the (session_id, path, change_id) index
-  // finds them per mark, so the cost follows the marks, not the size of the changes (CROSS JOIN
-  // keeps the marks as the outer loop; SQLite would otherwise walk every file row of the session).
-  const listRows = db.prepare<[string], ViewedRow>(
-    `SELECT f.change_id, f.id AS file_id, f.ord FROM viewed_marks m
-     CROSS JOIN workspace_run_change_files f
-       ON f.session_id = m.session_id AND f.path = m.path AND IFNULL(f.path_base64, '') = m.path_base64
+  // finds them per mark, so the cost follows the marks, not the size of the changes (the marks stay
+  // the outer loop; SQLite would otherwise walk every file row of the session).
+  listRows: `SELECT f.change_id, f.id AS file_id, f.ord FROM viewed_marks m
+     ${d.joinInOrder} workspace_run_change_files f
+       ON f.session_id = m.session_id AND f.path = m.path AND COALESCE(f.path_base64, '') = m.path_base64
      JOIN workspace_run_changes c ON c.session_id = f.session_id AND c.change_id = f.change_id
      WHERE m.session_id = ? AND c.seq <= m.change_seq
      ORDER BY f.change_id, f.ord`,
-  );
-  const target = db.prepare<[string, string, string], TargetRow>(
-    `SELECT f.path, IFNULL(f.path_base64, '') AS path_base64, c.seq AS change_seq
+  // Locked where rows can be: a concurrent mark or unmark of the same path waits for this one.
+  markOf: `SELECT ${MARK_COLUMNS} FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?${d.forUpdate}`,
+}));
+
+const TARGET = `SELECT f.path, COALESCE(f.path_base64, '') AS path_base64, c.seq AS change_seq
      FROM workspace_run_change_files f
      JOIN workspace_run_changes c ON c.session_id = f.session_id AND c.change_id = f.change_id
-     WHERE f.session_id = ? AND f.change_id = ? AND f.id = ?`,
-  );
-  const markOf = db.prepare<[string, string, string], MarkRow>(
-    `SELECT path, path_base64, change_id, change_seq, file_id, viewed_at FROM viewed_marks
-     WHERE session_id = ? AND path = ? AND path_base64 = ?`,
-  );
-  const upsert = db.prepare<[string, string, string, string, number, string, number]>(
-    `INSERT INTO viewed_marks (session_id, path, path_base64, change_id, change_seq, file_id, viewed_at)
+     WHERE f.session_id = ? AND f.change_id = ? AND f.id = ?`;
+const UPSERT = `INSERT INTO viewed_marks (session_id, path, path_base64, change_id, change_seq, file_id, viewed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (session_id, path, path_base64) DO UPDATE SET
        change_id = excluded.change_id, change_seq = excluded.change_seq, file_id = excluded.file_id,
-       viewed_at = excluded.viewed_at`,
-  );
-  const remove = db.prepare<[string, string, string]>(
-    'DELETE FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?',
-  );
-  const anyMark = db.prepare<[string], number>('SELECT 1 FROM viewed_marks WHERE session_id = ? LIMIT 1').pluck();
-  // Per mark, two index probes: the change's rows at the path, and its renames away from the path.
-  const reset = db.prepare<{ session: string; change: string }>(
-    `DELETE FROM viewed_marks AS m WHERE m.session_id = @session AND (
+       viewed_at = excluded.viewed_at`;
+// Per mark, two index probes: the change's rows at the path, and its renames away from the path.
+const RESET = `DELETE FROM viewed_marks AS m WHERE m.session_id = ? AND (
        EXISTS (SELECT 1 FROM workspace_run_change_files f
-               WHERE f.session_id = m.session_id AND f.path = m.path AND f.change_id = @change
-                 AND IFNULL(f.path_base64, '') = m.path_base64)
+               WHERE f.session_id = m.session_id AND f.path = m.path AND f.change_id = ?
+                 AND COALESCE(f.path_base64, '') = m.path_base64)
        OR EXISTS (SELECT 1 FROM workspace_run_change_files f
-               WHERE f.session_id = m.session_id AND f.old_path = m.path AND f.change_id = @change
-                 AND IFNULL(f.old_path_base64, '') = m.path_base64))`,
-  );
+               WHERE f.session_id = m.session_id AND f.old_path = m.path AND f.change_id = ?
+                 AND COALESCE(f.old_path_base64, '') = m.path_base64))`;
 
-  function list(sessionId: string): ViewedResponse {
-    return { viewed: listMarks.all(sessionId).map(toMark), rows: listRows.all(sessionId) };
-  }
-
-  const mark = db.transaction((sessionId: string, changeId: string, fileId: string, at: number): MarkOutcome => {
-    const t = target.get(sessionId, changeId, fileId);
-    if (!t) return 'no_such_file';
-    const known = markOf.get(sessionId, t.path, t.path_base64);
-    // A mark made on a later change already covers this row: a stale client must not move it back.
-    if (known && known.change_seq >= t.change_seq) return 'unchanged';
-    upsert.run(sessionId, t.path, t.path_base64, changeId, t.change_seq, fileId, at);
-    return 'changed';
-  });
-
-  const unmark = db.transaction((sessionId: string, changeId: string, fileId: string): MarkOutcome => {
-    const t = target.get(sessionId, changeId, fileId);
-    if (!t) return 'no_such_file';
-    const known = markOf.get(sessionId, t.path, t.path_base64);
-    // Only a mark that covers the row: a mark made on an earlier change does not reach a later row.
-    if (!known || known.change_seq < t.change_seq) return 'unchanged';
-    remove.run(sessionId, t.path, t.path_base64);
-    return 'changed';
-  });
-
+export function createViewedStore(sql: Sql): ViewedApi {
+  const t = TEXTS(sql.dialect);
+  const target = (q: Sql, sessionId: string, changeId: string, fileId: string) =>
+    q.get<TargetRow>(TARGET, [sessionId, changeId, fileId]);
+  const markOf = (q: Sql, sessionId: string, r: TargetRow) =>
+    q.get<MarkRow>(t.markOf, [sessionId, r.path, r.path_base64]);
   return {
     /** The marks of a session and the rows they cover (empty for an unknown session). */
-    list,
+    list: (sessionId) =>
+      sql.read(async (q) => {
+        const marks = await q.all<MarkRow>(
+          `SELECT ${MARK_COLUMNS} FROM viewed_marks WHERE session_id = ? ORDER BY viewed_at, path, path_base64`,
+          [sessionId],
+        );
+        return { viewed: marks.map(toMark), rows: await q.all<ViewedRow>(t.listRows, [sessionId]) };
+      }),
     /** Marks the path of file row `fileId` viewed as of its change. */
-    mark,
+    mark: (sessionId, changeId, fileId, at) =>
+      sql.atomic(async (q): Promise<MarkOutcome> => {
+        const r = await target(q, sessionId, changeId, fileId);
+        if (!r) return 'no_such_file';
+        const known = await markOf(q, sessionId, r);
+        // A mark made on a later change already covers this row: a stale client must not move it back.
+        if (known && known.change_seq >= r.change_seq) return 'unchanged';
+        await q.run(UPSERT, [sessionId, r.path, r.path_base64, changeId, r.change_seq, fileId, at]);
+        return 'changed';
+      }),
     /** Removes the mark covering file row `fileId` (the whole path's mark). */
-    unmark,
+    unmark: (sessionId, changeId, fileId) =>
+      sql.atomic(async (q): Promise<MarkOutcome> => {
+        const r = await target(q, sessionId, changeId, fileId);
+        if (!r) return 'no_such_file';
+        const known = await markOf(q, sessionId, r);
+        // Only a mark that covers the row: a mark made on an earlier change does not reach a later row.
+        if (!known || known.change_seq < r.change_seq) return 'unchanged';
+        await q.run('DELETE FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?', [
+          sessionId,
+          r.path,
+          r.path_base64,
+        ]);
+        return 'changed';
+      }),
     /**
      * Removes the marks of every path the stored change `changeId` touches (its paths and its
      * renames' old paths). Call it in the transaction that stores the change. Returns how many went.
      */
-    resetByChange(sessionId: string, changeId: string): number {
-      if (anyMark.get(sessionId) === undefined) return 0;
-      return reset.run({ session: sessionId, change: changeId }).changes;
-    },
+    resetByChange: (sessionId, changeId) =>
+      sql.atomic(async (q) => {
+        if ((await q.get('SELECT 1 AS one FROM viewed_marks WHERE session_id = ? LIMIT 1', [sessionId])) === undefined)
+          return 0;
+        return q.run(RESET, [sessionId, changeId, changeId]);
+      }),
   };
 }
-
-export type ViewedStore = ReturnType<typeof createViewedStore>;

@@ -1,16 +1,12 @@
 import pg from 'pg';
-import type { ToolCallRecord } from '../../../shared/index.ts';
-import type { CallLogApi, CatalogApi, Store } from '../types.ts';
+import type { Store } from '../types.ts';
 import { buildStore, type EngineModules } from '../build.ts';
 import { createPostgresClock } from '../sql/clock.ts';
 import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
 import { createPgContents } from './contents.ts';
 import type { Exec } from './exec.ts';
 import { createPgIngest } from './ingest.ts';
-import { createPgMessages } from './messages.ts';
 import { applyPgMigrations } from './migrate.ts';
-import { createPgRuns } from './runs.ts';
-import { createPgViewed } from './viewed.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
 
@@ -26,77 +22,10 @@ export interface PostgresStoreOptions {
 /** The modules over one executor: the pool at the top level, a held client inside a transaction. */
 function modules(x: Exec): ReturnType<EngineModules> {
   return {
-    messages: createPgMessages(x),
-    runs: createPgRuns(x),
     contents: createPgContents(x),
-    viewed: createPgViewed(x),
-    callLog: createCallLog(x),
-    catalog: createCatalog(x),
     ingest: createPgIngest(x),
     // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
     outbox: null,
-  };
-}
-
-function createCallLog(x: Exec): CallLogApi {
-  return {
-    async insert(r: ToolCallRecord) {
-      await x.q.query(
-        `INSERT INTO tool_call_log (id, tool, repository, ok, error_code, duration_ms, created_at, arguments,
-           commit_hash, commit_summary) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          r.id,
-          r.tool,
-          r.repository,
-          r.ok ? 1 : 0,
-          r.error_code,
-          r.duration_ms,
-          r.created_at,
-          r.arguments,
-          r.commit?.hash ?? null,
-          r.commit?.summary ?? null,
-        ],
-      );
-    },
-    async prune(keep) {
-      await x.q.query(
-        'DELETE FROM tool_call_log WHERE seq <= (SELECT seq FROM tool_call_log ORDER BY seq DESC LIMIT 1 OFFSET $1)',
-        [keep],
-      );
-    },
-    async page(limit) {
-      const { rows } = await x.q.query<Record<string, unknown>>(
-        `SELECT id, tool, repository, ok, error_code, duration_ms, created_at, arguments, commit_hash, commit_summary
-         FROM tool_call_log ORDER BY created_at DESC, seq DESC LIMIT $1`,
-        [limit],
-      );
-      return rows.map(({ commit_hash, commit_summary, ok, ...r }) => ({
-        ...(r as Omit<ToolCallRecord, 'ok' | 'commit'>),
-        ok: ok === 1,
-        commit:
-          commit_hash !== null && commit_summary !== null
-            ? { hash: commit_hash as string, summary: commit_summary as string }
-            : null,
-      }));
-    },
-  };
-}
-
-function createCatalog(x: Exec): CatalogApi {
-  const workspaces = async (sql: string, max: number) =>
-    (await x.q.query<{ workspace: string }>(sql, [max])).rows.map((r) => r.workspace);
-  return {
-    sessionWorkspaces: (max) =>
-      workspaces(
-        `SELECT workspace FROM sessions WHERE workspace IS NOT NULL GROUP BY workspace
-         ORDER BY MAX(updated_at) DESC LIMIT $1`,
-        max,
-      ),
-    runWorkspaces: (max) =>
-      workspaces(
-        `SELECT workspace FROM runs WHERE workspace IS NOT NULL GROUP BY workspace ORDER BY MAX(started_at) DESC LIMIT $1`,
-        max,
-      ),
   };
 }
 
