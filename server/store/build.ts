@@ -1,6 +1,7 @@
 import { createCallLogStore } from './call-log.ts';
 import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
+import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
@@ -11,7 +12,7 @@ import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews';
+type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews' | 'ingest';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -45,6 +46,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     catalog: createCatalogStore(q),
     changes: createChangeStore(q, clock),
     reviews: createReviewStore(q, clock),
+    ingest: createIngestStore(q, clock),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

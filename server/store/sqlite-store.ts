@@ -1,13 +1,11 @@
 import { buildStore, type EngineModules } from './build.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
-import { createIngestStore } from './ingest.ts';
 import { createOutboxStore } from './outbox.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
-import type { ContentsApi, IngestApi, OutboxApi, Store } from './types.ts';
-import { createWriteClock, type SyncWriteClock } from './write-clock.ts';
+import type { ContentsApi, OutboxApi, Store } from './types.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
 export interface SqliteStore extends Store {
@@ -29,11 +27,10 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 }
 
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
-function createSyncModules(db: Db, clock: SyncWriteClock) {
+function createSyncModules(db: Db) {
   return {
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
     outbox: createOutboxStore(db),
-    ingest: createIngestStore(db, clock),
   };
 }
 
@@ -53,7 +50,6 @@ function bind<Api>(mod: object, run: Runner): Api {
 function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
   return {
     contents: bind<ContentsApi>(m.contents, run),
-    ingest: bind<IngestApi>(m.ingest, run),
     outbox: bind<OutboxApi>(m.outbox, run),
   };
 }
@@ -65,7 +61,7 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
 export function createStore(db: Db, opts: { gate?: Gate } = {}): SqliteStore {
   const sql = createSqliteExecutor(db, opts);
   const counters = createCounters();
-  const sync = createSyncModules(db, createWriteClock(db, counters));
+  const sync = createSyncModules(db);
   const store = buildStore(sql, createSqliteClock(counters), (q) => bindAll(sync, runnerOf(q)));
   return { ...store, engine: 'sqlite', db };
 }

@@ -5,7 +5,6 @@ import { createPostgresClock } from '../sql/clock.ts';
 import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
 import { createPgContents } from './contents.ts';
 import type { Exec } from './exec.ts';
-import { createPgIngest } from './ingest.ts';
 import { applyPgMigrations } from './migrate.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
@@ -23,7 +22,6 @@ export interface PostgresStoreOptions {
 function modules(x: Exec): ReturnType<EngineModules> {
   return {
     contents: createPgContents(x),
-    ingest: createPgIngest(x),
     // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
     outbox: null,
   };
