@@ -5,7 +5,7 @@ import { createOutboxStore } from './outbox.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
-import type { ContentsApi, OutboxApi, Store } from './types.ts';
+import type { ContentsApi, Store } from './types.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
 export interface SqliteStore extends Store {
@@ -30,7 +30,6 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 function createSyncModules(db: Db) {
   return {
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
-    outbox: createOutboxStore(db),
   };
 }
 
@@ -47,10 +46,9 @@ function bind<Api>(mod: object, run: Runner): Api {
   return out as Api;
 }
 
-function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
+function bindAll(m: SyncModules, run: Runner): Omit<ReturnType<EngineModules>, 'outbox'> {
   return {
     contents: bind<ContentsApi>(m.contents, run),
-    outbox: bind<OutboxApi>(m.outbox, run),
   };
 }
 
@@ -62,6 +60,9 @@ export function createStore(db: Db, opts: { gate?: Gate } = {}): SqliteStore {
   const sql = createSqliteExecutor(db, opts);
   const counters = createCounters();
   const sync = createSyncModules(db);
-  const store = buildStore(sql, createSqliteClock(counters), (q) => bindAll(sync, runnerOf(q)));
+  const store = buildStore(sql, createSqliteClock(counters), (q) => ({
+    ...bindAll(sync, runnerOf(q)),
+    outbox: createOutboxStore(q),
+  }));
   return { ...store, engine: 'sqlite', db };
 }
