@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SQLITE } from './dialect.ts';
 import { createGate, type Gate } from './gate.ts';
-import { TX_ENDED, type Executor, type Param, type Sql, type Step } from './types.ts';
+import { TX_ENDED, type Dialect, type Executor, type Param, type Sql, type Step } from './types.ts';
 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
@@ -14,43 +14,235 @@ export interface SqliteExecutor extends Executor {
   readonly db: Db;
 }
 
-// The runner behind each executor: the store's modules not yet written over `Sql` run through it.
-const runners = new WeakMap<Sql, Runner>();
+const ended = (): Promise<never> => Promise.reject(new Error(TX_ENDED));
+
+// better-sqlite3 binds Buffers as BLOBs; another Uint8Array is bound as one too.
+const toBuffer = (p: Param): unknown =>
+  p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p;
+function bindable(params: readonly Param[]): unknown[] {
+  for (const p of params) if (p instanceof Uint8Array && !Buffer.isBuffer(p)) return params.map(toBuffer);
+  return params as unknown[];
+}
+
+class StepState implements Step {
+  pending: Promise<unknown>[] | null = null;
+  constructor(readonly memo: Set<string>) {}
+  defer(statement: Promise<unknown>): void {
+    // Awaited before the commit; a failure meanwhile is the step's own.
+    statement.catch(() => undefined);
+    (this.pending ??= []).push(statement);
+  }
+}
+
+/** The connection's statements, prepared once per text, and its transaction steps. */
+class Connection {
+  private readonly statements = new Map<string, Statement>();
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private savepoints = 0;
+  readonly runManyAtomic: (text: string, rows: readonly (readonly Param[])[]) => number;
+
+  constructor(readonly db: Db) {
+    this.begin = db.prepare('BEGIN');
+    this.commit = db.prepare('COMMIT');
+    this.rollback = db.prepare('ROLLBACK');
+    this.runManyAtomic = db.transaction((text: string, rows: readonly (readonly Param[])[]) =>
+      this.runMany(text, rows),
+    );
+  }
+
+  prepare(text: string): Statement {
+    let s = this.statements.get(text);
+    if (!s) this.statements.set(text, (s = this.db.prepare(text)));
+    return s;
+  }
+  all<R>(text: string, params: readonly Param[] = []): R[] {
+    return this.prepare(text).all(...bindable(params)) as R[];
+  }
+  get<R>(text: string, params: readonly Param[] = []): R | undefined {
+    return this.prepare(text).get(...bindable(params)) as R | undefined;
+  }
+  run(text: string, params: readonly Param[] = []): number {
+    return this.prepare(text).run(...bindable(params)).changes;
+  }
+  runMany(text: string, rows: readonly (readonly Param[])[]): number {
+    const s = this.prepare(text);
+    let n = 0;
+    for (const r of rows) n += s.run(...bindable(r)).changes;
+    return n;
+  }
+
+  /** Runs `fn` in a transaction (BEGIN) or, inside one (`memo` given), a savepoint; `fn`'s executor is live only meanwhile. */
+  async within<T>(fn: (q: Sql) => Promise<T>, memo: Set<string> | null): Promise<T> {
+    const name = memo === null ? null : `rundiff_sp${++this.savepoints}`;
+    if (name === null) this.begin.run();
+    else this.db.exec(`SAVEPOINT ${name}`);
+    const step = new StepState(memo ?? new Set());
+    const q = new Held(this, step, true);
+    let result: T;
+    try {
+      result = await fn(q);
+      if (step.pending) await Promise.all(step.pending);
+    } catch (err) {
+      this.undo(q, step, name);
+      throw err;
+    }
+    q.live = false;
+    try {
+      // The transaction holding a savepoint can only have ended meanwhile without the gate (a test's).
+      if (name === null) this.commit.run();
+      else if (this.db.inTransaction) this.db.exec(`RELEASE ${name}`);
+    } catch (err) {
+      this.undo(q, step, name);
+      throw err;
+    }
+    return result;
+  }
+
+  private undo(q: Held, step: StepState, savepoint: string | null): void {
+    q.live = false;
+    // A failed statement (a full disk) may already have rolled the whole transaction back.
+    if (!this.db.inTransaction) return;
+    if (savepoint === null) this.rollback.run();
+    else {
+      this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+      // What a writer noted in the undone part must be done again by the next write.
+      step.memo.clear();
+    }
+  }
+}
+
+/** The executor while this flow holds the gate: statements run at once; `inTx`: a transaction is open. */
+class Held implements Sql {
+  readonly dialect: Dialect = SQLITE;
+  live = true;
+  constructor(
+    private readonly c: Connection,
+    readonly step: StepState | null,
+    private readonly inTx: boolean,
+  ) {}
+  /** Runs synchronous code where this executor runs its statements. */
+  direct<T>(op: () => T): Promise<T> {
+    if (!this.live) return ended();
+    try {
+      return Promise.resolve(op());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+  all<R>(text: string, params?: readonly Param[]): Promise<R[]> {
+    if (!this.live) return ended();
+    try {
+      return Promise.resolve(this.c.all<R>(text, params));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+  get<R>(text: string, params?: readonly Param[]): Promise<R | undefined> {
+    if (!this.live) return ended();
+    try {
+      return Promise.resolve(this.c.get<R>(text, params));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+  run(text: string, params?: readonly Param[]): Promise<number> {
+    if (!this.live) return ended();
+    try {
+      return Promise.resolve(this.c.run(text, params));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+  runMany(text: string, rows: readonly (readonly Param[])[]): Promise<number> {
+    if (!this.live) return ended();
+    try {
+      return Promise.resolve(this.inTx ? this.c.runMany(text, rows) : this.c.runManyAtomic(text, rows));
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+  atomic<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    if (!this.live) return ended();
+    return this.c.within(fn, this.inTx ? this.step!.memo : null);
+  }
+  read<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    return this.live ? fn(this) : ended();
+  }
+  transaction<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    return this.atomic(fn);
+  }
+}
+
+/** The top-level executor: each call takes the gate, at once when it is free (within the call). */
+class Top implements SqliteExecutor {
+  readonly dialect: Dialect = SQLITE;
+  readonly step = null;
+  readonly db: Db;
+  constructor(
+    private readonly c: Connection,
+    private readonly gate: Gate,
+  ) {
+    this.db = c.db;
+  }
+  all<R>(text: string, params?: readonly Param[]): Promise<R[]> {
+    return this.gate.run(() => this.c.all<R>(text, params));
+  }
+  get<R>(text: string, params?: readonly Param[]): Promise<R | undefined> {
+    return this.gate.run(() => this.c.get<R>(text, params));
+  }
+  run(text: string, params?: readonly Param[]): Promise<number> {
+    return this.gate.run(() => this.c.run(text, params));
+  }
+  runMany(text: string, rows: readonly (readonly Param[])[]): Promise<number> {
+    return this.gate.run(() => this.c.runManyAtomic(text, rows));
+  }
+  /** Runs `op` holding the gate: at once when it is free (within this call), else after those before it. */
+  private holding<T>(op: () => Promise<T>): Promise<T> {
+    if (this.gate.tryAcquire()) return this.released(op);
+    return this.gate.acquire().then(() => this.released(op));
+  }
+  private async released<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } finally {
+      this.gate.release();
+    }
+  }
+  atomic<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    // A step at the top level is a transaction of its own; were one open all the same (a test's gate
+    // that lets another flow in), a savepoint inside it, as a plain statement would run inside it.
+    return this.holding(() => this.c.within(fn, this.c.db.inTransaction ? new Set() : null));
+  }
+  read<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    return this.holding(async () => {
+      const q = new Held(this.c, null, false);
+      try {
+        return await fn(q);
+      } finally {
+        q.live = false;
+      }
+    });
+  }
+  transaction<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    return this.holding(() => this.c.within(fn, null));
+  }
+  close(): Promise<void> {
+    return this.gate.run(() => {
+      if (this.c.db.open) this.c.db.close();
+    });
+  }
+  /** Runs synchronous code where this executor runs its statements (through the gate). */
+  direct<T>(op: () => T): Promise<T> {
+    return this.gate.run(op);
+  }
+}
 
 /** How synchronous code runs where `sql` runs its statements (through the gate at the top level). */
 export function runnerOf(sql: Sql): Runner {
-  const r = runners.get(sql);
-  if (!r) throw new Error('not a SQLite executor');
-  return r;
-}
-
-const settle = <T>(op: () => T): Promise<T> => {
-  try {
-    return Promise.resolve(op());
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
-};
-
-// better-sqlite3 binds Buffers as BLOBs; another Uint8Array is bound as one too.
-const bindable = (params: readonly Param[]): unknown[] => {
-  for (const p of params) if (p instanceof Uint8Array && !Buffer.isBuffer(p)) return params.map(toBuffer);
-  return params as unknown[];
-};
-const toBuffer = (p: Param): unknown =>
-  p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p;
-
-function newStep(memo: Set<string>): Step & { settled(): Promise<unknown> } {
-  const pending: Promise<unknown>[] = [];
-  return {
-    memo,
-    defer(statement) {
-      // Awaited before the commit; a failure meanwhile is the step's own.
-      statement.catch(() => undefined);
-      pending.push(statement);
-    },
-    settled: () => Promise.all(pending),
-  };
+  if (sql instanceof Held || sql instanceof Top) return (op) => sql.direct(op);
+  throw new Error('not a SQLite executor');
 }
 
 /**
@@ -61,142 +253,5 @@ function newStep(memo: Set<string>): Step & { settled(): Promise<unknown> } {
  */
 export function createSqliteExecutor(db: Db, opts: { gate?: Gate } = {}): SqliteExecutor {
   // A gate is passed only by the test that shows what happens without serialising.
-  const gate = opts.gate ?? createGate();
-  const statements = new Map<string, Statement>();
-  const prepare = (text: string): Statement => {
-    let s = statements.get(text);
-    if (!s) statements.set(text, (s = db.prepare(text)));
-    return s;
-  };
-  const begin = db.prepare('BEGIN');
-  const commit = db.prepare('COMMIT');
-  const rollback = db.prepare('ROLLBACK');
-  let savepoints = 0;
-
-  const all = <R>(text: string, params: readonly Param[] = []): R[] => prepare(text).all(...bindable(params)) as R[];
-  const get = <R>(text: string, params: readonly Param[] = []): R | undefined =>
-    prepare(text).get(...bindable(params)) as R | undefined;
-  const run = (text: string, params: readonly Param[] = []): number => prepare(text).run(...bindable(params)).changes;
-  const runMany = (text: string, rows: readonly (readonly Param[])[]): number => {
-    const s = prepare(text);
-    let n = 0;
-    for (const r of rows) n += s.run(...bindable(r)).changes;
-    return n;
-  };
-  const runManyAtomic = db.transaction(runMany);
-
-  /** Runs `fn` between `open` and `close` (or `undo` when it rejects) with an executor live only meanwhile. */
-  async function within<T>(
-    fn: (q: Sql) => Promise<T>,
-    memo: Set<string>,
-    steps: { open(): void; close(): void; undo(): void },
-  ): Promise<T> {
-    steps.open();
-    let live = true;
-    const step = newStep(memo);
-    const q = held(() => live, step, true);
-    const undo = () => {
-      live = false;
-      // A failed statement (a full disk) may already have rolled the whole transaction back.
-      if (db.inTransaction) steps.undo();
-    };
-    let result: T;
-    try {
-      result = await fn(q);
-      await step.settled();
-    } catch (err) {
-      undo();
-      throw err;
-    }
-    live = false;
-    try {
-      steps.close();
-    } catch (err) {
-      undo();
-      throw err;
-    }
-    return result;
-  }
-
-  const transactionSteps = {
-    open: () => begin.run(),
-    close: () => commit.run(),
-    undo: () => rollback.run(),
-  };
-
-  function savepoint<T>(fn: (q: Sql) => Promise<T>, memo: Set<string>): Promise<T> {
-    const name = `rundiff_sp${++savepoints}`;
-    return within(fn, memo, {
-      open: () => db.exec(`SAVEPOINT ${name}`),
-      // The transaction holding it can only have ended meanwhile without the gate (a test's).
-      close: () => {
-        if (db.inTransaction) db.exec(`RELEASE ${name}`);
-      },
-      undo: () => {
-        db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
-        // What a writer noted in the undone part must be done again by the next write.
-        memo.clear();
-      },
-    });
-  }
-
-  /** The executor while this flow holds the gate: statements run at once; `inTx`: a transaction is open. */
-  function held(live: () => boolean, step: Step | null, inTx: boolean): Sql {
-    const ended = () => Promise.reject(new Error(TX_ENDED));
-    const direct: Runner = (op) => (live() ? settle(op) : ended());
-    const nest = <T>(fn: (q: Sql) => Promise<T>): Promise<T> => {
-      if (!live()) return ended();
-      return inTx ? savepoint(fn, step!.memo) : within(fn, new Set(), transactionSteps);
-    };
-    const q: Sql = {
-      dialect: SQLITE,
-      step,
-      all: (text, params) => direct(() => all(text, params)),
-      get: (text, params) => direct(() => get(text, params)),
-      run: (text, params) => direct(() => run(text, params)),
-      runMany: (text, rows) => direct(() => (inTx ? runMany(text, rows) : runManyAtomic(text, rows))),
-      atomic: nest,
-      read: (fn) => (live() ? fn(q) : ended()),
-      transaction: nest,
-    };
-    runners.set(q, direct);
-    return q;
-  }
-
-  /** Runs `op` holding the gate: at once when it is free (within this call), else after those before it. */
-  function holding<T>(op: () => Promise<T>): Promise<T> {
-    const go = () => op().finally(() => gate.release());
-    return gate.tryAcquire() ? go() : gate.acquire().then(go);
-  }
-
-  // A step at the top level is a transaction of its own; were one open all the same (a test's gate
-  // that lets another flow in), a savepoint inside it, as a plain statement would run inside it.
-  const own = <T>(fn: (q: Sql) => Promise<T>) =>
-    holding(() => (db.inTransaction ? savepoint(fn, new Set()) : within(fn, new Set(), transactionSteps)));
-  const top: SqliteExecutor = {
-    dialect: SQLITE,
-    step: null,
-    db,
-    all: (text, params) => gate.run(() => all(text, params)),
-    get: (text, params) => gate.run(() => get(text, params)),
-    run: (text, params) => gate.run(() => run(text, params)),
-    runMany: (text, rows) => gate.run(() => runManyAtomic(text, rows)),
-    atomic: own,
-    read: (fn) =>
-      holding(async () => {
-        let live = true;
-        try {
-          return await fn(held(() => live, null, false));
-        } finally {
-          live = false;
-        }
-      }),
-    transaction: (fn) => holding(() => within(fn, new Set(), transactionSteps)),
-    close: () =>
-      gate.run(() => {
-        if (db.open) db.close();
-      }),
-  };
-  runners.set(top, gate.run);
-  return top;
+  return new Top(new Connection(db), opts.gate ?? createGate());
 }
