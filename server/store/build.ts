@@ -1,6 +1,9 @@
 import { createCallLogStore } from './call-log.ts';
 import { createCatalogStore } from './catalog.ts';
+import { createChangeStore } from './changes.ts';
+import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
+import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
@@ -9,7 +12,7 @@ import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog';
+type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews' | 'ingest';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -41,6 +44,9 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     viewed: createViewedStore(q),
     callLog: createCallLogStore(q),
     catalog: createCatalogStore(q),
+    changes: createChangeStore(q, clock),
+    reviews: createReviewStore(q, clock),
+    ingest: createIngestStore(q, clock),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

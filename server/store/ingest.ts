@@ -1,8 +1,18 @@
 import type { EdgeContentRow, EdgeEntryKind, EdgeFileRow } from '../../shared/index.ts';
-import { totalsOf } from './changes.ts';
-import { CONTENT_ROW_COLUMNS } from './contents.ts';
-import type { Db } from './database.ts';
-import type { WriteClock } from './write-clock.ts';
+import { chunks, inList, insertRows, rowsPerStatement, valuesList } from './batches.ts';
+import { quoteColumn, totalsOf } from './changes.ts';
+import { CONTENT_SIDE_COLUMNS } from './contents.ts';
+import {
+  EDGE_CHANGE_COLUMNS,
+  EDGE_FILE_COLUMNS,
+  EDGE_MESSAGE_COLUMNS,
+  EDGE_RUN_COLUMNS,
+  EDGE_SESSION_COLUMNS,
+  EDGE_TOOL_CALL_COLUMNS,
+} from './edge-columns.ts';
+import type { WriteClock } from './sql/clock.ts';
+import type { Param, Sql } from './sql/types.ts';
+import type { IngestApi } from './types.ts';
 
 /**
  * The centre's side of edge to centre (migration 0007): applies one validated batch of an edge's
@@ -53,9 +63,10 @@ export interface IngestBatch {
   contentMaxBytes: number;
 }
 
-class MissingBlobs extends Error {
-  constructor(readonly missing: string[]) {
-    super('missing blobs');
+/** A batch refused whole: thrown inside its transaction, so nothing of it is stored. */
+class Refused extends Error {
+  constructor(readonly outcome: IngestOutcome) {
+    super('refused');
   }
 }
 
@@ -98,292 +109,308 @@ export const skippedWhole = (b: IngestBatch): IngestOutcome => ({
 /** The stored columns `had` read hold what `row` would write. */
 export const same = (had: Row, row: Row): boolean => Object.keys(had).every((k) => had[k] === row[k]);
 
-/** Synchronous; the store binds it as `IngestApi` (`sqlite-store.ts`). */
-export function createIngestStore(db: Db, clock: WriteClock) {
-  const owner = db.prepare<[string], string>('SELECT edge FROM edge_sessions WHERE session_id = ?').pluck();
-  const claim = db.prepare<[string], { edge: string } & AppliedRead>(
-    'SELECT edge, database_id, read_seq FROM edge_sessions WHERE session_id = ?',
-  );
-  const own = db.prepare<[string, string, number]>(
-    'INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)',
-  );
-  const noteRead = db.prepare<[string | null, number | null, string]>(
-    'UPDATE edge_sessions SET database_id = ?, read_seq = ? WHERE session_id = ?',
-  );
-  const sessionExists = db.prepare<[string], number>('SELECT 1 FROM sessions WHERE id = ?').pluck();
-  const sessionRow = db.prepare<[string], Row>(
-    'SELECT title, workspace, created_at, updated_at FROM sessions WHERE id = ?',
-  );
-  const messageRow = db.prepare<[string, string], Row>(
-    'SELECT role, content, run_id, tool_call_id, created_at FROM messages WHERE session_id = ? AND id = ?',
-  );
-  const upsertSession = db.prepare(
-    `INSERT INTO sessions (id, title, workspace, created_at, updated_at)
-     VALUES (@id, @title, @workspace, @created_at, @updated_at)
-     ON CONFLICT (id) DO UPDATE SET title = excluded.title, workspace = excluded.workspace,
-       created_at = excluded.created_at, updated_at = excluded.updated_at`,
-  );
-  const deleteSession = db.prepare<[string]>('DELETE FROM sessions WHERE id = ?');
-  const upsertMessage = db.prepare(
-    `INSERT INTO messages (id, session_id, role, content, run_id, tool_call_id, created_at)
-     VALUES (@id, @session_id, @role, @content, @run_id, @tool_call_id, @created_at)
-     ON CONFLICT (session_id, id) DO UPDATE SET role = excluded.role, content = excluded.content,
-       run_id = excluded.run_id, tool_call_id = excluded.tool_call_id, created_at = excluded.created_at`,
-  );
-  const deleteMessage = db.prepare<[string, string]>('DELETE FROM messages WHERE session_id = ? AND id = ?');
-  const activity = {
-    run: {
-      row: db.prepare<[string, string], Row>(
-        `SELECT status, source, workspace, started_at, finished_at, error, change_id, tracking, reason
-         FROM runs WHERE session_id = ? AND run_id = ?`,
-      ),
-      upsert: db.prepare(
-        `INSERT INTO runs (session_id, run_id, status, source, workspace, started_at, finished_at, error, change_id,
-           tracking, reason)
-         VALUES (@session_id, @run_id, @status, @source, @workspace, @started_at, @finished_at, @error, @change_id,
-           @tracking, @reason)
-         ON CONFLICT (session_id, run_id) DO UPDATE SET status = excluded.status, source = excluded.source,
-           workspace = excluded.workspace, started_at = excluded.started_at, finished_at = excluded.finished_at,
-           error = excluded.error, change_id = excluded.change_id, tracking = excluded.tracking,
-           reason = excluded.reason`,
-      ),
-      remove: db.prepare<[string, string]>('DELETE FROM runs WHERE session_id = ? AND run_id = ?'),
-    },
-    tool_call: {
-      row: db.prepare<[string, string], Row>(
-        `SELECT run_id, name, status, workspace, started_at, finished_at, error, change_id, tracking, reason
-         FROM tool_calls WHERE session_id = ? AND tool_call_id = ?`,
-      ),
-      upsert: db.prepare(
-        `INSERT INTO tool_calls (session_id, tool_call_id, run_id, name, status, workspace, started_at, finished_at,
-           error, change_id, tracking, reason)
-         VALUES (@session_id, @tool_call_id, @run_id, @name, @status, @workspace, @started_at, @finished_at, @error,
-           @change_id, @tracking, @reason)
-         ON CONFLICT (session_id, tool_call_id) DO UPDATE SET run_id = excluded.run_id, name = excluded.name,
-           status = excluded.status, workspace = excluded.workspace, started_at = excluded.started_at,
-           finished_at = excluded.finished_at, error = excluded.error, change_id = excluded.change_id,
-           tracking = excluded.tracking, reason = excluded.reason`,
-      ),
-      remove: db.prepare<[string, string]>('DELETE FROM tool_calls WHERE session_id = ? AND tool_call_id = ?'),
-    },
-  };
-  const changeSeq = db
-    .prepare<[string, string], number>('SELECT seq FROM workspace_run_changes WHERE session_id = ? AND change_id = ?')
-    .pluck();
-  const insertChange = db.prepare(
-    `INSERT INTO workspace_run_changes (change_id, session_id, run_id, tool_call_id, source, workspace,
-       workspace_kind, started_at, finished_at, changed_count, added_count, modified_count, deleted_count,
-       renamed_count, binary_count, truncated, truncated_reasons, total_patch_bytes, overlapping, omitted_count,
-       created_at)
-     VALUES (@change_id, @session_id, @run_id, @tool_call_id, @source, @workspace, @workspace_kind, @started_at,
-       @finished_at, @changed_count, @added_count, @modified_count, @deleted_count, @renamed_count, @binary_count,
-       @truncated, @truncated_reasons, @total_patch_bytes, @overlapping, @omitted_count, @created_at)`,
-  );
-  // The totals are the centre's own figures over the rows it stores, as for a change stored here.
-  const setTotals = db.prepare(
-    `UPDATE workspace_run_changes SET total_additions = @total_additions, total_deletions = @total_deletions
-     WHERE session_id = @session_id AND change_id = @change_id`,
-  );
-  const insertFile = db.prepare(
-    `INSERT INTO workspace_run_change_files (id, change_id, session_id, ord, path, old_path, path_base64,
-       old_path_base64, change_type, additions, deletions, size_before, size_after, patch, patch_bytes, truncated,
-       binary, omitted_reason, created_at)
-     VALUES (@id, @change_id, @session_id, @ord, @path, @old_path, @path_base64, @old_path_base64, @change_type,
-       @additions, @deletions, @size_before, @size_after, @patch, @patch_bytes, @truncated, @binary,
-       @omitted_reason, @created_at)`,
-  );
-  const deleteChange = db.prepare<[string, string]>(
-    'DELETE FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
-  );
-  const fileOf = db
-    .prepare<[string, string, string], number>(
-      'SELECT 1 FROM workspace_run_change_files WHERE id = ? AND session_id = ? AND change_id = ?',
-    )
-    .pluck();
-  const contentOf = db.prepare<[string], EdgeContentRow>(
-    `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE file_id = ?`,
-  );
-  const upsertContent = db.prepare(
-    `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_sha256,
-       before_reason, after_mode, after_sha256, after_reason)
-     VALUES (@file_id, @session_id, @change_id, @change_seq, @before_mode, @before_sha256, @before_reason,
-       @after_mode, @after_sha256, @after_reason)
-     ON CONFLICT (file_id) DO UPDATE SET before_mode = excluded.before_mode, before_sha256 = excluded.before_sha256,
-       before_reason = excluded.before_reason, after_mode = excluded.after_mode, after_sha256 = excluded.after_sha256,
-       after_reason = excluded.after_reason`,
-  );
-  const blobExists = db.prepare<[string], number>('SELECT 1 FROM content_blobs WHERE sha256 = ?').pluck();
-  const insertBlob = db.prepare(
-    `INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at)
-     VALUES (@sha256, @size, @stored_bytes, @codec, @data, @created_at)`,
-  );
-  const usedBytes = db.prepare<[], number>('SELECT bytes FROM content_usage WHERE id = 1').pluck();
-  const markOf = db.prepare<[string, string, string], Row>(
-    `SELECT change_id, file_id, viewed_at FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?`,
-  );
-  const upsertMark = db.prepare(
-    `INSERT INTO viewed_marks (session_id, path, path_base64, change_id, change_seq, file_id, viewed_at)
-     VALUES (@session_id, @path, @path_base64, @change_id, @change_seq, @file_id, @viewed_at)
-     ON CONFLICT (session_id, path, path_base64) DO UPDATE SET change_id = excluded.change_id,
-       change_seq = excluded.change_seq, file_id = excluded.file_id, viewed_at = excluded.viewed_at`,
-  );
-  const deleteMark = db.prepare<[string, string, string]>(
-    'DELETE FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?',
-  );
+/** A value of a validated entry's row, bound as it came (the edge sends its stored rows). */
+const param = (v: unknown): Param => v as Param;
 
-  /** A content side's blob: already here, written from the upload, or (over the budget) not kept. */
-  function keepBlob(sha: string, b: IngestBatch, missing: string[]): 'kept' | 'budget' | 'missing' {
-    if (blobExists.get(sha) !== undefined) return 'kept';
+/** `INSERT ... ON CONFLICT (key) DO UPDATE` of `key` + `cols`, one row of placeholders. */
+function upsertSql(table: string, key: readonly string[], cols: readonly string[]): string {
+  const all = [...key, ...cols];
+  return `INSERT INTO ${table} (${all.map(quoteColumn).join(', ')}) VALUES (${inList(all.length)})
+    ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${cols.map((c) => `${quoteColumn(c)} = excluded.${quoteColumn(c)}`).join(', ')}`;
+}
+
+const SQL = {
+  owner: 'SELECT edge FROM edge_sessions WHERE session_id = ?',
+  claim: 'SELECT edge, database_id, read_seq FROM edge_sessions WHERE session_id = ?',
+  own: `INSERT INTO edge_sessions (session_id, edge, first_seen_at) VALUES (?, ?, ?)
+     ON CONFLICT (session_id) DO NOTHING`,
+  noteRead: 'UPDATE edge_sessions SET database_id = ?, read_seq = ? WHERE session_id = ?',
+  sessionExists: 'SELECT 1 AS one FROM sessions WHERE id = ?',
+  sessionRow: `SELECT ${EDGE_SESSION_COLUMNS.join(', ')} FROM sessions WHERE id = ?`,
+  upsertSession: upsertSql('sessions', ['id'], EDGE_SESSION_COLUMNS),
+  deleteSession: 'DELETE FROM sessions WHERE id = ?',
+  messageRow: `SELECT ${EDGE_MESSAGE_COLUMNS.join(', ')} FROM messages WHERE session_id = ? AND id = ?`,
+  upsertMessage: upsertSql('messages', ['session_id', 'id'], EDGE_MESSAGE_COLUMNS),
+  deleteMessage: 'DELETE FROM messages WHERE session_id = ? AND id = ?',
+  changeSeq: 'SELECT seq FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
+  insertChange: `INSERT INTO workspace_run_changes (change_id, session_id, ${EDGE_CHANGE_COLUMNS.join(', ')})
+     VALUES (${inList(EDGE_CHANGE_COLUMNS.length + 2)})`,
+  insertFiles: `INSERT INTO workspace_run_change_files (change_id, session_id, ${EDGE_FILE_COLUMNS.map(quoteColumn).join(', ')})`,
+  // The totals are the centre's own figures over the rows it stores, as for a change stored here.
+  setTotals: `UPDATE workspace_run_changes SET total_additions = ?, total_deletions = ?
+     WHERE session_id = ? AND change_id = ?`,
+  deleteChange: 'DELETE FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
+  fileOf: 'SELECT 1 AS one FROM workspace_run_change_files WHERE id = ? AND session_id = ? AND change_id = ?',
+  changeFiles: 'SELECT id FROM workspace_run_change_files WHERE session_id = ? AND change_id = ?',
+  recorded: `SELECT file_id, ${CONTENT_SIDE_COLUMNS.join(', ')} FROM change_file_contents
+     WHERE session_id = ? AND change_id = ?`,
+  upsertContents: `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq,
+     ${CONTENT_SIDE_COLUMNS.join(', ')})`,
+  upsertContentsConflict: ` ON CONFLICT (file_id) DO UPDATE SET ${['session_id', 'change_id', 'change_seq', ...CONTENT_SIDE_COLUMNS].map((c) => `${c} = excluded.${c}`).join(', ')}`,
+  insertBlobs: 'INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at)',
+  usedBytes: 'SELECT bytes FROM content_usage WHERE id = 1',
+  markOf: 'SELECT file_id, viewed_at FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?',
+  upsertMark: upsertSql(
+    'viewed_marks',
+    ['session_id', 'path', 'path_base64'],
+    ['change_id', 'change_seq', 'file_id', 'viewed_at'],
+  ),
+  deleteMark: 'DELETE FROM viewed_marks WHERE session_id = ? AND path = ? AND path_base64 = ?',
+};
+
+/** What a run's or a tool call's entry writes, by kind. */
+const ACTIVITY = {
+  run: activitySql('runs', 'run_id', EDGE_RUN_COLUMNS),
+  tool_call: activitySql('tool_calls', 'tool_call_id', EDGE_TOOL_CALL_COLUMNS),
+};
+
+function activitySql(table: string, id: string, cols: readonly string[]) {
+  const key = `session_id = ? AND ${id} = ?`;
+  return {
+    cols,
+    row: `SELECT ${cols.join(', ')} FROM ${table} WHERE ${key}`,
+    upsert: upsertSql(table, ['session_id', id], cols),
+    remove: `DELETE FROM ${table} WHERE ${key}`,
+  };
+}
+
+/** Rows per multi-row statement of blobs, and their data bytes at most (one statement holds them all). */
+const BLOBS_PER_INSERT = 200;
+const BLOB_BYTES_PER_INSERT = 16 * 1024 * 1024;
+const IN_CHUNK = 500;
+const CONTENT_WIDTH = 4 + CONTENT_SIDE_COLUMNS.length;
+
+async function changeSeq(q: Sql, s: string, changeId: string): Promise<number | undefined> {
+  return (await q.get<{ seq: number }>(SQL.changeSeq, [s, changeId]))?.seq;
+}
+
+/**
+ * The blobs a contents entry names, decided in a few statements instead of a few per side: which are
+ * held already, which the upload brings (written in multi-row inserts while the content budget has
+ * room, in the order the rows name them), which are over the budget, and which are missing.
+ */
+async function keepBlobs(
+  q: Sql,
+  shas: string[],
+  b: IngestBatch,
+  missing: string[],
+): Promise<Map<string, 'kept' | 'budget' | 'missing'>> {
+  const outcome = new Map<string, 'kept' | 'budget' | 'missing'>();
+  const wanted = [...new Set(shas)];
+  if (wanted.length === 0) return outcome;
+  for (const chunk of chunks(wanted, IN_CHUNK))
+    for (const r of await q.all<{ sha256: string }>(
+      `SELECT sha256 FROM content_blobs WHERE sha256 IN (${inList(chunk.length)})`,
+      chunk,
+    ))
+      outcome.set(r.sha256, 'kept');
+  let used = (await q.get<{ bytes: number }>(SQL.usedBytes))!.bytes;
+  const writes: IngestBlob[] = [];
+  for (const sha of wanted) {
+    if (outcome.has(sha)) continue;
     const blob = b.blobs.get(sha);
     if (!blob) {
       missing.push(sha);
-      return 'missing';
+      outcome.set(sha, 'missing');
+    } else if (used + blob.data.length > b.contentMaxBytes) {
+      outcome.set(sha, 'budget');
+    } else {
+      used += blob.data.length;
+      writes.push(blob);
+      outcome.set(sha, 'kept');
     }
-    if (usedBytes.get()! + blob.data.length > b.contentMaxBytes) return 'budget';
-    insertBlob.run({
-      sha256: sha,
-      size: blob.size,
-      stored_bytes: blob.data.length,
-      codec: blob.codec,
-      data: blob.data,
-      created_at: b.now,
-    });
-    return 'kept';
   }
+  for (let at = 0; at < writes.length;) {
+    let end = at;
+    let bytes = 0;
+    while (
+      end < writes.length &&
+      end - at < BLOBS_PER_INSERT &&
+      (end === at || bytes + writes[end]!.data.length <= BLOB_BYTES_PER_INSERT)
+    )
+      bytes += writes[end++]!.data.length;
+    const chunk = writes.slice(at, end);
+    await q.run(
+      `${SQL.insertBlobs} VALUES ${valuesList(chunk.length, 6)} ON CONFLICT (sha256) DO NOTHING`,
+      chunk.flatMap((w): Param[] => [w.sha256, w.size, w.data.length, w.codec, w.data, b.now]),
+    );
+    at = end;
+  }
+  return outcome;
+}
 
-  function applyContents(
-    sessionId: string,
-    changeId: string,
-    rows: EdgeContentRow[],
-    b: IngestBatch,
-    missing: string[],
-  ) {
-    const seq = changeSeq.get(sessionId, changeId);
-    if (seq === undefined) return 'skipped' as const;
-    let changed = false;
-    for (const r of rows) {
-      if (fileOf.get(r.file_id, sessionId, changeId) === undefined) continue;
-      const next = { ...r };
-      let lacking = false;
-      for (const side of ['before', 'after'] as const) {
-        const sha = r[`${side}_sha256`];
-        if (sha === null) continue;
-        const kept = keepBlob(sha, b, missing);
-        if (kept === 'missing') lacking = true;
-        if (kept === 'budget') {
-          next[`${side}_sha256`] = null;
-          next[`${side}_reason`] = 'budget';
-        }
+async function applyContents(
+  q: Sql,
+  s: string,
+  changeId: string,
+  rows: EdgeContentRow[],
+  b: IngestBatch,
+  missing: string[],
+) {
+  const seq = await changeSeq(q, s, changeId);
+  if (seq === undefined) return 'skipped' as const;
+  // The change's file rows and their recorded sides, read once for all rows of the entry.
+  const files = new Set((await q.all<{ id: string }>(SQL.changeFiles, [s, changeId])).map((r) => r.id));
+  const recorded = new Map(
+    (await q.all<Row & { file_id: string }>(SQL.recorded, [s, changeId])).map((r) => [r.file_id, r]),
+  );
+  const ours = rows.filter((r) => files.has(r.file_id));
+  const blobs = await keepBlobs(
+    q,
+    ours.flatMap((r) => [r.before_sha256, r.after_sha256].filter((sha): sha is string => sha !== null)),
+    b,
+    missing,
+  );
+  // One row per file (a later row for the same file wins, as it would written one at a time).
+  const byFile = new Map<string, Param[]>();
+  for (const r of ours) {
+    const next: Row = { ...r };
+    let lacking = false;
+    for (const side of ['before', 'after'] as const) {
+      const sha = r[`${side}_sha256`];
+      if (sha === null) continue;
+      const kept = blobs.get(sha);
+      if (kept === 'missing') lacking = true;
+      if (kept === 'budget') {
+        next[`${side}_sha256`] = null;
+        next[`${side}_reason`] = 'budget';
       }
-      // The batch is refused (rolled back) after every missing content has been named.
-      if (lacking) continue;
-      const had = contentOf.get(r.file_id);
-      if (had && JSON.stringify(had) === JSON.stringify(next)) continue;
-      upsertContent.run({ ...next, session_id: sessionId, change_id: changeId, change_seq: seq });
-      changed = true;
     }
-    return changed ? ('updated' as const) : ('unchanged' as const);
+    // The batch is refused (rolled back) after every missing content has been named.
+    if (lacking) continue;
+    const had = recorded.get(r.file_id);
+    if (had && CONTENT_SIDE_COLUMNS.every((c) => had[c] === next[c])) continue;
+    byFile.delete(r.file_id);
+    byFile.set(r.file_id, [r.file_id, s, changeId, seq, ...CONTENT_SIDE_COLUMNS.map((c) => param(next[c]))]);
   }
+  const upserts = [...byFile.values()];
+  await insertRows(
+    (t, p) => q.run(t, p),
+    SQL.upsertContents,
+    upserts,
+    SQL.upsertContentsConflict,
+    rowsPerStatement(CONTENT_WIDTH),
+  );
+  return upserts.length > 0 ? ('updated' as const) : ('unchanged' as const);
+}
 
-  function applyEntry(e: IngestEntry, b: IngestBatch, missing: string[]): IngestEffect['action'] {
-    const s = b.sessionId;
-    const row = e.row;
-    if (e.kind === 'session' || e.kind === 'session_deleted') {
-      if (e.kind === 'session_deleted' || row === null)
-        return deleteSession.run(s).changes > 0 ? 'deleted' : 'unchanged';
-      const had = sessionRow.get(s);
+async function applyEntry(q: Sql, e: IngestEntry, b: IngestBatch, missing: string[]): Promise<IngestEffect['action']> {
+  const s = b.sessionId;
+  const row = e.row;
+  const deleted = async (text: string, params: Param[]) =>
+    (await q.run(text, params)) > 0 ? ('deleted' as const) : ('unchanged' as const);
+  if (e.kind === 'session' || e.kind === 'session_deleted') {
+    if (e.kind === 'session_deleted' || row === null) return deleted(SQL.deleteSession, [s]);
+    const had = await q.get<Row>(SQL.sessionRow, [s]);
+    if (had && same(had, row)) return 'unchanged';
+    await q.run(SQL.upsertSession, [s, ...EDGE_SESSION_COLUMNS.map((c) => param(row[c]))]);
+    return had ? 'updated' : 'created';
+  }
+  if ((await q.get(SQL.sessionExists, [s])) === undefined) return 'skipped';
+  switch (e.kind) {
+    case 'message': {
+      if (row === null) return deleted(SQL.deleteMessage, [s, e.item]);
+      const had = await q.get<Row>(SQL.messageRow, [s, e.item]);
       if (had && same(had, row)) return 'unchanged';
-      upsertSession.run({ ...row, id: s });
+      await q.run(SQL.upsertMessage, [s, e.item, ...EDGE_MESSAGE_COLUMNS.map((c) => param(row[c]))]);
       return had ? 'updated' : 'created';
     }
-    if (sessionExists.get(s) === undefined) return 'skipped';
-    switch (e.kind) {
-      case 'message': {
-        if (row === null) return deleteMessage.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
-        const had = messageRow.get(s, e.item);
-        if (had && same(had, row)) return 'unchanged';
-        upsertMessage.run({ ...row, id: e.item, session_id: s });
-        return had ? 'updated' : 'created';
-      }
-      case 'run':
-      case 'tool_call': {
-        const t = activity[e.kind];
-        if (row === null) return t.remove.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
-        const had = t.row.get(s, e.item);
-        if (had && same(had, row)) return 'unchanged';
-        const key = e.kind === 'run' ? { run_id: e.item } : { tool_call_id: e.item };
-        t.upsert.run({ ...row, ...key, session_id: s });
-        return had ? 'updated' : 'created';
-      }
-      case 'change': {
-        if (row === null) return deleteChange.run(s, e.item).changes > 0 ? 'deleted' : 'unchanged';
-        // A stored change never changes: stored once, it is only ever deleted.
-        if (changeSeq.get(s, e.item) !== undefined) return 'unchanged';
-        const { files, ...summary } = row as Row & { files: EdgeFileRow[] };
-        insertChange.run({ ...summary, change_id: e.item, session_id: s });
-        for (const f of files) insertFile.run({ ...f, change_id: e.item, session_id: s });
-        setTotals.run({ ...totalsOf(files), change_id: e.item, session_id: s });
-        return 'created';
-      }
-      case 'contents':
-        if (row === null) return 'unchanged';
-        return applyContents(s, e.item, (row as { rows: EdgeContentRow[] }).rows, b, missing);
-      case 'viewed': {
-        const [path, pathBase64] = JSON.parse(e.item) as [string, string];
-        if (row === null) return deleteMark.run(s, path, pathBase64).changes > 0 ? 'deleted' : 'unchanged';
-        const changeId = row.change_id as string;
-        const seq = changeSeq.get(s, changeId);
-        if (seq === undefined || fileOf.get(row.file_id as string, s, changeId) === undefined) return 'skipped';
-        const had = markOf.get(s, path, pathBase64);
-        if (had && had.file_id === row.file_id && had.viewed_at === row.viewed_at) return 'unchanged';
-        upsertMark.run({ ...row, session_id: s, path, path_base64: pathBase64, change_seq: seq });
-        return had ? 'updated' : 'created';
-      }
+    case 'run':
+    case 'tool_call': {
+      const t = ACTIVITY[e.kind];
+      if (row === null) return deleted(t.remove, [s, e.item]);
+      const had = await q.get<Row>(t.row, [s, e.item]);
+      if (had && same(had, row)) return 'unchanged';
+      await q.run(t.upsert, [s, e.item, ...t.cols.map((c) => param(row[c]))]);
+      return had ? 'updated' : 'created';
+    }
+    case 'change': {
+      if (row === null) return deleted(SQL.deleteChange, [s, e.item]);
+      // A stored change never changes: stored once, it is only ever deleted.
+      if ((await changeSeq(q, s, e.item)) !== undefined) return 'unchanged';
+      const files = row.files as EdgeFileRow[];
+      await q.run(SQL.insertChange, [e.item, s, ...EDGE_CHANGE_COLUMNS.map((c) => param(row[c]))]);
+      // Many rows per statement: a change of 100,000 files is a few hundred statements.
+      await insertRows(
+        (t, p) => q.run(t, p),
+        SQL.insertFiles,
+        files.map((f): Param[] => [e.item, s, ...EDGE_FILE_COLUMNS.map((c) => param(f[c]))]),
+        '',
+        rowsPerStatement(EDGE_FILE_COLUMNS.length + 2),
+      );
+      const totals = totalsOf(files);
+      await q.run(SQL.setTotals, [totals.total_additions, totals.total_deletions, s, e.item]);
+      return 'created';
+    }
+    case 'contents':
+      if (row === null) return 'unchanged';
+      return applyContents(q, s, e.item, (row as { rows: EdgeContentRow[] }).rows, b, missing);
+    case 'viewed': {
+      const [path, pathBase64] = JSON.parse(e.item) as [string, string];
+      const key = [s, path, pathBase64];
+      if (row === null) return deleted(SQL.deleteMark, key);
+      const changeId = row.change_id as string;
+      const seq = await changeSeq(q, s, changeId);
+      if (seq === undefined || (await q.get(SQL.fileOf, [param(row.file_id), s, changeId])) === undefined)
+        return 'skipped';
+      const had = await q.get<Row>(SQL.markOf, key);
+      if (had && had.file_id === row.file_id && had.viewed_at === row.viewed_at) return 'unchanged';
+      await q.run(SQL.upsertMark, [...key, changeId, seq, param(row.file_id), param(row.viewed_at)]);
+      return had ? 'updated' : 'created';
     }
   }
+}
 
-  const apply = db.transaction((b: IngestBatch): IngestOutcome => {
-    const owned = claim.get(b.sessionId);
-    if (owned !== undefined && owned.edge !== b.edge)
-      return { ok: false, reason: 'session_owned_elsewhere', owner: owned.edge };
-    if (owned === undefined) {
-      // A session this server stored itself (or one from before edges) is not taken over.
-      if (sessionExists.get(b.sessionId) !== undefined)
-        return { ok: false, reason: 'session_owned_elsewhere', owner: '(this server)' };
-      own.run(b.sessionId, b.edge, b.now);
-    }
-    const applied: AppliedRead = owned ?? { database_id: null, read_seq: null };
-    if (readBeforeApplied(applied, b)) return skippedWhole(b);
-    const next = readAfter(applied, b);
-    noteRead.run(next.database_id, next.read_seq, b.sessionId);
-    const missing: string[] = [];
-    const effects = b.entries.map((e): IngestEffect => ({
-      id: e.id,
-      kind: e.kind,
-      item: e.item,
-      action: applyEntry(e, b, missing),
-    }));
-    // Rolled back whole: the edge sends the named contents with the same entries again.
-    if (missing.length > 0) throw new MissingBlobs([...new Set(missing)]);
-    return { ok: true, effects };
-  });
+/**
+ * The session's owner, claimed for `b.edge` when it has none, and locked until the batch's
+ * transaction ends (the batches of one session are applied one at a time). Race-safe on
+ * PostgreSQL: of two batches claiming one new session at once (two edges, or two replicas), one
+ * inserts and the other's insert waits for it, then does nothing and reads the owner that
+ * committed; an edge that lost is refused as `session_owned_elsewhere`, never failed.
+ */
+async function claimSession(q: Sql, b: IngestBatch): Promise<AppliedRead> {
+  type Owner = { edge: string } & AppliedRead;
+  const claimed = `${SQL.claim}${q.dialect.forUpdate}`;
+  let owned = await q.get<Owner>(claimed, [b.sessionId]);
+  if (owned === undefined) {
+    // A session this server stored itself (or one from before edges) is not taken over.
+    if ((await q.get(SQL.sessionExists, [b.sessionId])) !== undefined)
+      throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: '(this server)' });
+    if ((await q.run(SQL.own, [b.sessionId, b.edge, b.now])) === 1) return { database_id: null, read_seq: null };
+    // Claimed meanwhile by a transaction that has committed since: a new statement sees its row.
+    owned = (await q.get<Owner>(claimed, [b.sessionId]))!;
+  }
+  if (owned.edge !== b.edge) throw new Refused({ ok: false, reason: 'session_owned_elsewhere', owner: owned.edge });
+  return owned;
+}
 
+/** The ingest over `sql` (the top-level executor, or one bound to an open transaction). */
+export function createIngestStore(sql: Sql, clock: WriteClock): IngestApi {
   return {
     /** Applies one session's batch from `edge`, all or nothing. */
-    apply(batch: IngestBatch): IngestOutcome {
+    async apply(b) {
       try {
-        const outcome = apply(batch);
-        if (outcome.ok && outcome.effects.some((e) => e.action !== 'unchanged' && e.action !== 'skipped'))
-          clock.bump(batch.sessionId);
-        return outcome;
+        return await sql.atomic(async (q) => {
+          const owned = await claimSession(q, b);
+          if (readBeforeApplied(owned, b)) return skippedWhole(b);
+          const next = readAfter(owned, b);
+          await q.run(SQL.noteRead, [next.database_id, next.read_seq, b.sessionId]);
+          const missing: string[] = [];
+          const effects: IngestEffect[] = [];
+          for (const e of b.entries)
+            effects.push({ id: e.id, kind: e.kind, item: e.item, action: await applyEntry(q, e, b, missing) });
+          // Rolled back whole: the edge sends the named contents with the same entries again.
+          if (missing.length > 0)
+            throw new Refused({ ok: false, reason: 'missing_blobs', missing: [...new Set(missing)] });
+          if (effects.some((e) => e.action !== 'unchanged' && e.action !== 'skipped')) clock.bump(q, b.sessionId);
+          return { ok: true, effects } satisfies IngestOutcome;
+        });
       } catch (err) {
-        if (err instanceof MissingBlobs) return { ok: false, reason: 'missing_blobs', missing: err.missing };
+        if (err instanceof Refused) return err.outcome;
         throw err;
       }
     },
     /** The edge that owns a session received from one; null for this server's own sessions. */
-    ownerOf(sessionId: string): string | null {
-      return owner.get(sessionId) ?? null;
-    },
+    ownerOf: async (sessionId) => (await sql.get<{ edge: string }>(SQL.owner, [sessionId]))?.edge ?? null,
   };
 }

@@ -1,15 +1,11 @@
 import { buildStore, type EngineModules } from './build.ts';
-import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import type { Db } from './database.ts';
-import { createIngestStore } from './ingest.ts';
 import { createOutboxStore } from './outbox.ts';
-import { createReviewStore } from './reviews.ts';
 import { createCounters, createSqliteClock } from './sql/clock.ts';
 import type { Gate } from './sql/gate.ts';
 import { createSqliteExecutor, runnerOf, type Runner } from './sql/sqlite.ts';
-import type { ChangesApi, ContentsApi, IngestApi, OutboxApi, ReviewsApi, Store } from './types.ts';
-import { createWriteClock, type SyncWriteClock } from './write-clock.ts';
+import type { ContentsApi, Store } from './types.ts';
 
 /** The SQLite store: the interface, plus the connection for tools and tests that read it directly. */
 export interface SqliteStore extends Store {
@@ -31,13 +27,9 @@ function atomic<M extends object>(db: Db, mod: M, names: readonly (keyof M & str
 }
 
 /** The synchronous modules not yet written over the executor; statements are prepared once here. */
-function createSyncModules(db: Db, clock: SyncWriteClock) {
+function createSyncModules(db: Db) {
   return {
-    changes: createChangeStore(db, clock),
     contents: atomic(db, createContentStore(db), ['record', 'fill', 'settlePending', 'markUnavailable']),
-    reviews: atomic(db, createReviewStore(db, clock), ['insertReview', 'splitReview', 'deliver']),
-    outbox: createOutboxStore(db),
-    ingest: createIngestStore(db, clock),
   };
 }
 
@@ -54,13 +46,9 @@ function bind<Api>(mod: object, run: Runner): Api {
   return out as Api;
 }
 
-function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
+function bindAll(m: SyncModules, run: Runner): Omit<ReturnType<EngineModules>, 'outbox'> {
   return {
-    changes: bind<ChangesApi>(m.changes, run),
     contents: bind<ContentsApi>(m.contents, run),
-    reviews: bind<ReviewsApi>(m.reviews, run),
-    ingest: bind<IngestApi>(m.ingest, run),
-    outbox: bind<OutboxApi>(m.outbox, run),
   };
 }
 
@@ -71,7 +59,10 @@ function bindAll(m: SyncModules, run: Runner): ReturnType<EngineModules> {
 export function createStore(db: Db, opts: { gate?: Gate } = {}): SqliteStore {
   const sql = createSqliteExecutor(db, opts);
   const counters = createCounters();
-  const sync = createSyncModules(db, createWriteClock(db, counters));
-  const store = buildStore(sql, createSqliteClock(counters), (q) => bindAll(sync, runnerOf(q)));
+  const sync = createSyncModules(db);
+  const store = buildStore(sql, createSqliteClock(counters), (q) => ({
+    ...bindAll(sync, runnerOf(q)),
+    outbox: createOutboxStore(q),
+  }));
   return { ...store, engine: 'sqlite', db };
 }

@@ -205,6 +205,28 @@ describeEachEngine('changes', (engine) => {
     expect((await s.changes.listForSession('s1')).map((c) => c.run_id)).toEqual(['new']);
     expect(await engine.count(s, 'workspace_run_change_files')).toBe(1);
   });
+
+  it('a change of more rows than one statement takes stores every row, in order, paged by position', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    const names = Array.from({ length: 1_201 }, (_, i) => `src/f${String(i).padStart(4, '0')}.txt`);
+    const stored = await s.changes.insert(
+      change('s1', 'r1', 100),
+      names.map((n) => file(n)),
+      200,
+    );
+    expect(stored.files_total).toBe(1_201);
+    expect(await engine.count(s, 'workspace_run_change_files')).toBe(1_201);
+    const seen: string[] = [];
+    for (let after = -1; ;) {
+      const page = (await s.changes.filesPage('s1', 'run:r1', after, 500))!;
+      seen.push(...page.files.map((f) => f.path));
+      if (page.next_file_cursor === null) break;
+      after = Number(page.next_file_cursor);
+    }
+    expect(seen).toEqual(names);
+    expect((await s.changes.filesWithPatches('s1', 'run:r1')).map((f) => f.path)).toEqual(names);
+  });
 });
 
 describeEachEngine('sessions and messages', (engine) => {

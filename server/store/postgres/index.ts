@@ -3,12 +3,9 @@ import type { Store } from '../types.ts';
 import { buildStore, type EngineModules } from '../build.ts';
 import { createPostgresClock } from '../sql/clock.ts';
 import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
-import { createPgChanges } from './changes.ts';
 import { createPgContents } from './contents.ts';
 import type { Exec } from './exec.ts';
-import { createPgIngest } from './ingest.ts';
 import { applyPgMigrations } from './migrate.ts';
-import { createPgReviews } from './reviews.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
 
@@ -24,10 +21,7 @@ export interface PostgresStoreOptions {
 /** The modules over one executor: the pool at the top level, a held client inside a transaction. */
 function modules(x: Exec): ReturnType<EngineModules> {
   return {
-    changes: createPgChanges(x),
     contents: createPgContents(x),
-    reviews: createPgReviews(x),
-    ingest: createPgIngest(x),
     // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
     outbox: null,
   };

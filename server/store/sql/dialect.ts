@@ -10,6 +10,8 @@ export const SQLITE: Dialect = {
   likeValue: (pattern) => pattern,
   joinInOrder: 'CROSS JOIN',
   forUpdate: '',
+  offset: (n) => `LIMIT -1 OFFSET ${n}`,
+  forShare: '',
 };
 
 export const POSTGRES: Dialect = {
@@ -23,6 +25,8 @@ export const POSTGRES: Dialect = {
   likeValue: (pattern) => pattern.replace(/[A-Z]/g, (c) => c.toLowerCase()),
   joinInOrder: 'JOIN',
   forUpdate: ' FOR UPDATE',
+  offset: (n) => `OFFSET ${n}`,
+  forShare: ' FOR SHARE',
 };
 
 /** `build` once per dialect: statement texts that name a dialect's pieces are built on first use. */

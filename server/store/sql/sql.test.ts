@@ -73,6 +73,27 @@ describeEachEngine('the store executor', (engine) => {
     expect(await q.all(`SELECT id FROM t WHERE ${d.likeFolded('v')}`, [d.likeValue('%B\\_C%')])).toEqual([{ id: 1 }]);
   });
 
+  it('offset skips the first rows and keeps every later one; a row lock reads as a plain select', async () => {
+    const q = await engine.openSql();
+    await table(q);
+    await q.runMany(
+      'INSERT INTO t (id, n) VALUES (?, ?)',
+      [1, 2, 3, 4].map((id) => [id, id * 10]),
+    );
+    const d = q.dialect;
+    expect(await q.all(`SELECT id FROM t ORDER BY n DESC ${d.offset('?')}`, [1])).toEqual([
+      { id: 3 },
+      { id: 2 },
+      { id: 1 },
+    ]);
+    expect(await q.all(`SELECT id FROM t ORDER BY id ${d.offset('?')}`, [4])).toEqual([]);
+    const locked = await q.atomic(async (a) => ({
+      update: await a.get(`SELECT n FROM t WHERE id = ?${d.forUpdate}`, [2]),
+      share: await a.all(`SELECT id FROM t WHERE id IN (?, ?)${d.forShare}`, [1, 4]),
+    }));
+    expect(locked).toEqual({ update: { n: 20 }, share: [{ id: 1 }, { id: 4 }] });
+  });
+
   it('an atomic step is all or nothing', async () => {
     const q = await engine.openSql();
     await table(q);

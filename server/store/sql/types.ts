@@ -35,6 +35,13 @@ export interface Dialect {
   readonly joinInOrder: string;
   /** ` FOR UPDATE` after a SELECT whose rows the step writes next (other writers wait); SQLite's writers never overlap. */
   readonly forUpdate: string;
+  /** Every row after the first `n` (a placeholder or a number): SQLite's `LIMIT -1 OFFSET n`, PostgreSQL's `OFFSET n`. */
+  offset(n: string): string;
+  /**
+   * ` FOR SHARE` after a SELECT of rows the step is about to reference (a writer elsewhere that
+   * would delete them waits, or skips them); SQLite's writers never overlap.
+   */
+  readonly forShare: string;
 }
 
 /**
