@@ -242,7 +242,8 @@ describe('the content store', () => {
         }[]
       ).map((r) => r.after_reason);
     expect(reasons()).toEqual(['pending', 'pending', 'pending']);
-    // The first transaction runs at once; the next waits for the event loop's next turn.
+    // The first transaction runs at once (before the event loop's next turn); the next waits for
+    // that turn. A callback queued right after the call runs in that turn, before the next batch.
     const filling = fillContents(
       store,
       DEFAULT_LIMITS,
@@ -250,6 +251,7 @@ describe('the content store', () => {
       pending,
       () => {},
     );
+    await new Promise((resolve) => setImmediate(resolve));
     expect(reasons().filter((r) => r === 'pending')).toHaveLength(2);
     await filling;
     expect(reasons()).toEqual([null, null, null]);

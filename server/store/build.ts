@@ -1,6 +1,7 @@
 import { createCallLogStore } from './call-log.ts';
 import { createCatalogStore } from './catalog.ts';
 import { createChangeStore } from './changes.ts';
+import { createContentStore } from './contents.ts';
 import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
 import { createReviewStore } from './reviews.ts';
@@ -12,7 +13,8 @@ import type { Executor, Sql } from './sql/types.ts';
 import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
-type Shared = 'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews' | 'ingest';
+type Shared =
+  'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews' | 'ingest' | 'contents';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -47,6 +49,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     changes: createChangeStore(q, clock),
     reviews: createReviewStore(q, clock),
     ingest: createIngestStore(q, clock),
+    contents: createContentStore(q),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

@@ -1,6 +1,8 @@
 import { inflateSync } from 'node:zlib';
-import type { ContentStoreStats, ContentUnavailableReason } from '../../shared/index.ts';
-import type { Db } from './database.ts';
+import type { ContentUnavailableReason } from '../../shared/index.ts';
+import { chunks, inList, insertRows, rowsPerStatement, valuesList } from './batches.ts';
+import type { Param, Sql } from './sql/types.ts';
+import type { ContentsApi } from './types.ts';
 
 /**
  * The content store: the before and after bytes of a change's files, content-addressed and
@@ -89,205 +91,283 @@ export const CONTENT_SIDE_COLUMNS = [
 /** The columns of a content row as `ContentRow` reads them. */
 export const CONTENT_ROW_COLUMNS = ['file_id', ...CONTENT_SIDE_COLUMNS].join(', ');
 
-export function createContentStore(db: Db) {
-  const changeSeq = db
-    .prepare<[string, string], number>('SELECT seq FROM workspace_run_changes WHERE session_id = ? AND change_id = ?')
-    .pluck();
-  const fileIds = db
-    .prepare<[string, string], string>(
-      'SELECT id FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord',
-    )
-    .pluck();
-  const insertRow = db.prepare(
-    `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
-       after_mode, after_reason) VALUES (@file_id, @session_id, @change_id, @change_seq, @before_mode,
-       @before_reason, @after_mode, @after_reason)`,
-  );
-  const setSide = {
-    before: db.prepare<[string | null, string | null, string]>(
-      'UPDATE change_file_contents SET before_sha256 = ?, before_reason = ? WHERE file_id = ?',
-    ),
-    after: db.prepare<[string | null, string | null, string]>(
-      'UPDATE change_file_contents SET after_sha256 = ?, after_reason = ? WHERE file_id = ?',
-    ),
-  };
-  const blobExists = db.prepare<[string], number>('SELECT 1 FROM content_blobs WHERE sha256 = ?').pluck();
-  const insertBlob = db.prepare(
-    `INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at)
-     VALUES (@sha256, @size, @stored_bytes, @codec, @data, @created_at)`,
-  );
-  const usage = db.prepare<[], { bytes: number; blobs: number }>('SELECT bytes, blobs FROM content_usage WHERE id = 1');
+const SQL = {
+  changeSeq: 'SELECT seq FROM workspace_run_changes WHERE session_id = ? AND change_id = ?',
+  fileIds: 'SELECT id FROM workspace_run_change_files WHERE session_id = ? AND change_id = ? ORDER BY ord',
+  insertRows: `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
+     after_mode, after_reason)`,
+  // A file recorded again (its contents could not be written) keeps no content.
+  markRows: `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
+     after_mode, after_reason)`,
+  markConflict: ` ON CONFLICT (file_id) DO UPDATE SET session_id = excluded.session_id,
+     change_id = excluded.change_id, change_seq = excluded.change_seq, before_mode = excluded.before_mode,
+     before_sha256 = NULL, before_reason = excluded.before_reason, after_mode = excluded.after_mode,
+     after_sha256 = NULL, after_reason = excluded.after_reason`,
+  insertBlobs: 'INSERT INTO content_blobs (sha256, size, stored_bytes, codec, data, created_at)',
+  usage: 'SELECT bytes, blobs FROM content_usage WHERE id = 1',
   // Oldest first; rows already emptied by an earlier eviction are skipped.
-  const oldestHolding = db
-    .prepare<[number], number>(
-      `SELECT change_seq FROM change_file_contents
-       WHERE change_seq < ? AND (before_sha256 IS NOT NULL OR after_sha256 IS NOT NULL)
-       ORDER BY change_seq LIMIT 1`,
-    )
-    .pluck();
-  const evictBefore = db.prepare<[number]>(
-    "UPDATE change_file_contents SET before_sha256 = NULL, before_reason = 'evicted' WHERE change_seq = ? AND before_sha256 IS NOT NULL",
-  );
-  const evictAfter = db.prepare<[number]>(
-    "UPDATE change_file_contents SET after_sha256 = NULL, after_reason = 'evicted' WHERE change_seq = ? AND after_sha256 IS NOT NULL",
-  );
-  const getRow = db.prepare<[string, string, string], ContentRow>(
-    `SELECT ${CONTENT_ROW_COLUMNS}
-     FROM change_file_contents WHERE session_id = ? AND change_id = ? AND file_id = ?`,
-  );
-  const listRows = db.prepare<[string, string], ContentRow>(
-    `SELECT ${CONTENT_ROW_COLUMNS}
-     FROM change_file_contents WHERE session_id = ? AND change_id = ?`,
-  );
-  const getBlob = db.prepare<[string], { codec: 'raw' | 'deflate'; data: Buffer; size: number }>(
-    'SELECT codec, data, size FROM content_blobs WHERE sha256 = ?',
-  );
-  // A side's reason is read with the file id: the column name is not a parameter.
-  const sideReason = {
-    before: db
-      .prepare<[string], string | null>('SELECT before_reason FROM change_file_contents WHERE file_id = ?')
-      .pluck(),
-    after: db
-      .prepare<[string], string | null>('SELECT after_reason FROM change_file_contents WHERE file_id = ?')
-      .pluck(),
+  oldestHolding: `SELECT change_seq FROM change_file_contents
+     WHERE change_seq < ? AND (before_sha256 IS NOT NULL OR after_sha256 IS NOT NULL)
+     ORDER BY change_seq LIMIT 1`,
+  row: `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE session_id = ? AND change_id = ? AND file_id = ?`,
+  rows: `SELECT ${CONTENT_ROW_COLUMNS} FROM change_file_contents WHERE session_id = ? AND change_id = ?`,
+  blob: 'SELECT codec, data FROM content_blobs WHERE sha256 = ?',
+};
+
+/** Per side, the statements naming its columns (a column name is not a parameter). */
+const SIDE_SQL = {
+  before: sideSql('before'),
+  after: sideSql('after'),
+};
+
+function sideSql(side: 'before' | 'after') {
+  return {
+    evict: `UPDATE change_file_contents SET ${side}_sha256 = NULL, ${side}_reason = 'evicted'
+       WHERE change_seq = ? AND ${side}_sha256 IS NOT NULL`,
+    settle: `UPDATE change_file_contents SET ${side}_reason = ?
+       WHERE session_id = ? AND change_id = ? AND ${side}_reason = 'pending'`,
+    /** Sets the side of many file rows in one statement: `rows` rows of (file id, sha256, reason). */
+    set: (rows: number) =>
+      `UPDATE change_file_contents SET ${side}_sha256 = v.sha256, ${side}_reason = v.reason
+       FROM (SELECT column1 AS file_id, column2 AS sha256, column3 AS reason FROM (VALUES ${valuesList(rows, 3)}) AS w) AS v
+       WHERE change_file_contents.file_id = v.file_id`,
   };
-  const settleBefore = db.prepare<[string, string, string]>(
-    "UPDATE change_file_contents SET before_reason = ? WHERE session_id = ? AND change_id = ? AND before_reason = 'pending'",
-  );
-  const settleAfter = db.prepare<[string, string, string]>(
-    "UPDATE change_file_contents SET after_reason = ? WHERE session_id = ? AND change_id = ? AND after_reason = 'pending'",
-  );
-  const markRow = db.prepare(
-    `INSERT OR REPLACE INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode,
-       before_reason, after_mode, after_reason) VALUES (@file_id, @session_id, @change_id, @change_seq,
-       @before_mode, @before_reason, @after_mode, @after_reason)`,
-  );
+}
 
-  /** Makes room for `bytes` more by evicting whole older changes, oldest first; false when it cannot. */
-  function makeRoom(bytes: number, maxBytes: number, seq: number): boolean {
-    for (;;) {
-      if (usage.get()!.bytes + bytes <= maxBytes) return true;
-      const oldest = oldestHolding.get(seq);
-      if (oldest === undefined) return false;
-      evictBefore.run(oldest);
-      evictAfter.run(oldest);
+/** Values per `IN (...)` list; rows per multi-row statement. */
+const IN_CHUNK = 500;
+const ROWS_PER_INSERT = rowsPerStatement(8);
+// Contents per INSERT, and their data bytes at most (one statement holds them all).
+const BLOBS_PER_INSERT = 200;
+const BLOB_BYTES_PER_INSERT = 16 * 1024 * 1024;
+
+const reasonOf = (s: ContentSideInput) => (s.mode === null ? null : 'reason' in s ? s.reason : 'pending');
+
+async function changeSeq(q: Sql, sessionId: string, changeId: string): Promise<number | undefined> {
+  return (await q.get<{ seq: number }>(SQL.changeSeq, [sessionId, changeId]))?.seq;
+}
+
+async function fileIds(q: Sql, sessionId: string, changeId: string): Promise<string[]> {
+  return (await q.all<{ id: string }>(SQL.fileIds, [sessionId, changeId])).map((r) => r.id);
+}
+
+async function usedBytes(q: Sql, lock = ''): Promise<number> {
+  return (await q.get<{ bytes: number }>(`${SQL.usage}${lock}`))!.bytes;
+}
+
+/**
+ * Which of `shas` are kept, each locked while this step gives it references (on PostgreSQL a
+ * release elsewhere skips a locked content instead of deleting it).
+ */
+async function keptOf(q: Sql, shas: readonly string[]): Promise<Set<string>> {
+  const kept = new Set<string>();
+  for (const chunk of chunks([...new Set(shas)], IN_CHUNK))
+    for (const r of await q.all<{ sha256: string }>(
+      `SELECT sha256 FROM content_blobs WHERE sha256 IN (${inList(chunk.length)})${q.dialect.forShare}`,
+      chunk,
+    ))
+      kept.add(r.sha256);
+  return kept;
+}
+
+/** The sides of `fileIds` still `pending`, as `fileId:side`. */
+async function pendingSides(q: Sql, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const chunk of chunks([...new Set(ids)], IN_CHUNK))
+    for (const r of await q.all<{ file_id: string; before_reason: string | null; after_reason: string | null }>(
+      `SELECT file_id, before_reason, after_reason FROM change_file_contents WHERE file_id IN (${inList(chunk.length)})`,
+      chunk,
+    )) {
+      if (r.before_reason === 'pending') out.add(`${r.file_id}:before`);
+      if (r.after_reason === 'pending') out.add(`${r.file_id}:after`);
     }
-  }
+  return out;
+}
 
+/** Writes `blobs` in multi-row inserts, each within the row and byte bounds. */
+async function insertBlobs(q: Sql, blobs: readonly PreparedContent[], now: number): Promise<void> {
+  for (let at = 0; at < blobs.length;) {
+    let end = at;
+    let bytes = 0;
+    while (
+      end < blobs.length &&
+      end - at < BLOBS_PER_INSERT &&
+      (end === at || bytes + blobs[end]!.data.length <= BLOB_BYTES_PER_INSERT)
+    )
+      bytes += blobs[end++]!.data.length;
+    const chunk = blobs.slice(at, end);
+    await q.run(
+      `${SQL.insertBlobs} VALUES ${valuesList(chunk.length, 6)} ON CONFLICT (sha256) DO NOTHING`,
+      chunk.flatMap((c): Param[] => [c.sha256, c.size, c.data.length, c.codec, c.data, now]),
+    );
+    at = end;
+  }
+}
+
+/** Makes room for `bytes` more by evicting whole older changes, oldest first; false when it cannot. */
+async function makeRoom(q: Sql, bytes: number, maxBytes: number, seq: number): Promise<boolean> {
+  for (;;) {
+    if ((await usedBytes(q)) + bytes <= maxBytes) return true;
+    const oldest = (await q.get<{ change_seq: number }>(SQL.oldestHolding, [seq]))?.change_seq;
+    if (oldest === undefined) return false;
+    await q.run(SIDE_SQL.before.evict, [oldest]);
+    await q.run(SIDE_SQL.after.evict, [oldest]);
+  }
+}
+
+interface SideWrite {
+  fileId: string;
+  side: 'before' | 'after';
+  sha256: string | null;
+  reason: string | null;
+}
+
+/** The content store over `sql` (the top-level executor, or one bound to an open transaction). */
+export function createContentStore(sql: Sql): ContentsApi {
   return {
     /**
      * Records the contents of a change's files (given in path order, one per stored row): each
      * side's mode and, for a side whose content is prepared, `pending` until `fill` writes it. Call
      * inside the transaction that stored the rows; the answer is the work `fill` has to do.
      */
-    record(
-      sessionId: string,
-      changeId: string,
-      files: readonly FileContentInput[],
-    ): PendingContent<PreparedContent | RawContent>[] {
-      const seq = changeSeq.get(sessionId, changeId);
-      if (seq === undefined) return [];
-      const pending: PendingContent<PreparedContent | RawContent>[] = [];
-      fileIds.all(sessionId, changeId).forEach((fileId, i) => {
-        const f = files[i];
-        if (!f) return;
-        const reasonOf = (s: ContentSideInput) => (s.mode === null ? null : 'reason' in s ? s.reason : 'pending');
-        insertRow.run({
-          file_id: fileId,
-          session_id: sessionId,
-          change_id: changeId,
-          change_seq: seq,
-          before_mode: f.before.mode,
-          before_reason: reasonOf(f.before),
-          after_mode: f.after.mode,
-          after_reason: reasonOf(f.after),
-        });
-        for (const side of SIDES) {
-          const c = f[side];
-          if ('sha256' in c || 'raw' in c) pending.push({ seq, fileId, side, content: c });
+    record: (sessionId, changeId, files) =>
+      sql.atomic(async (q) => {
+        const seq = await changeSeq(q, sessionId, changeId);
+        if (seq === undefined) return [];
+        const pending: PendingContent<PreparedContent | RawContent>[] = [];
+        const rows: Param[][] = [];
+        for (const [i, fileId] of (await fileIds(q, sessionId, changeId)).entries()) {
+          const f = files[i];
+          if (!f) continue;
+          rows.push([
+            fileId,
+            sessionId,
+            changeId,
+            seq,
+            f.before.mode,
+            reasonOf(f.before),
+            f.after.mode,
+            reasonOf(f.after),
+          ]);
+          for (const side of SIDES) {
+            const c = f[side];
+            if ('sha256' in c || 'raw' in c) pending.push({ seq, fileId, side, content: c });
+          }
         }
-      });
-      return pending;
-    },
+        // Many rows per statement: a change of thousands of files is a few statements.
+        await insertRows((t, p) => q.run(t, p), SQL.insertRows, rows, '', ROWS_PER_INSERT);
+        return pending;
+      }),
     /**
      * Writes recorded contents, in one transaction. Never exceeds `maxBytes`: older changes'
      * contents are evicted first, and a content that still does not fit is recorded as `budget`. A
      * side no longer pending (its change was deleted meanwhile) is skipped, so no content is left
      * without a reference.
      */
-    fill(items: readonly PendingContent[], maxBytes: number, now: number): void {
-      for (const { seq, fileId, side, content: c } of items) {
-        if (sideReason[side].get(fileId) !== 'pending') continue;
-        // Referenced at once, so a later eviction in this loop cannot remove it.
-        if (blobExists.get(c.sha256) === undefined) {
-          if (!makeRoom(c.data.length, maxBytes, seq)) {
-            setSide[side].run(null, 'budget', fileId);
-            continue;
+    fill: (items, maxBytes, now) =>
+      sql.atomic(async (q) => {
+        if (items.length === 0) return;
+        // One filler at a time across every replica, so two cannot both spend the same room.
+        let used = await usedBytes(q, q.dialect.forUpdate);
+        const pendingSide = await pendingSides(
+          q,
+          items.map((i) => i.fileId),
+        );
+        let kept = await keptOf(
+          q,
+          items.map((i) => i.content.sha256),
+        );
+        // Written in batches; a batch is flushed before an eviction, so every content gets its
+        // reference before anything is released (an eviction could otherwise remove it).
+        let blobs: PreparedContent[] = [];
+        let sides: SideWrite[] = [];
+        const flush = async () => {
+          await insertBlobs(q, blobs, now);
+          for (const side of SIDES) {
+            const mine = sides.filter((s) => s.side === side);
+            for (const chunk of chunks(mine, IN_CHUNK))
+              await q.run(
+                SIDE_SQL[side].set(chunk.length),
+                chunk.flatMap((s): Param[] => [s.fileId, s.sha256, s.reason]),
+              );
           }
-          insertBlob.run({
-            sha256: c.sha256,
-            size: c.size,
-            stored_bytes: c.data.length,
-            codec: c.codec,
-            data: c.data,
-            created_at: now,
-          });
+          blobs = [];
+          sides = [];
+        };
+        for (const [n, { seq, fileId, side, content: c }] of items.entries()) {
+          if (!pendingSide.delete(`${fileId}:${side}`)) continue;
+          if (!kept.has(c.sha256)) {
+            if (used + c.data.length > maxBytes) {
+              await flush();
+              const room = await makeRoom(q, c.data.length, maxBytes, seq);
+              used = await usedBytes(q);
+              // An eviction may have released contents the sides still to write were to reference.
+              kept = await keptOf(
+                q,
+                items.slice(n).map((i) => i.content.sha256),
+              );
+              if (!room) {
+                sides.push({ fileId, side, sha256: null, reason: 'budget' });
+                continue;
+              }
+            }
+            if (!kept.has(c.sha256)) {
+              blobs.push(c);
+              kept.add(c.sha256);
+              used += c.data.length;
+            }
+          }
+          sides.push({ fileId, side, sha256: c.sha256, reason: null });
         }
-        setSide[side].run(c.sha256, null, fileId);
-      }
-    },
+        await flush();
+      }),
     /** Sides of a change still `pending` become `reason` (their write failed). */
-    settlePending(sessionId: string, changeId: string, reason: ContentUnavailableReason): void {
-      settleBefore.run(reason, sessionId, changeId);
-      settleAfter.run(reason, sessionId, changeId);
-    },
+    settlePending: (sessionId, changeId, reason) =>
+      sql.atomic(async (q) => {
+        for (const side of SIDES) await q.run(SIDE_SQL[side].settle, [reason, sessionId, changeId]);
+      }),
     /**
      * Records every file of a change as having no content for `reason` (the contents could not be
      * written): the file rows stay, and a revert says why it cannot restore them.
      */
-    markUnavailable(
-      sessionId: string,
-      changeId: string,
-      files: readonly FileContentInput[],
-      reason: ContentUnavailableReason,
-    ): void {
-      const seq = changeSeq.get(sessionId, changeId);
-      if (seq === undefined) return;
-      fileIds.all(sessionId, changeId).forEach((fileId, i) => {
-        const f = files[i];
-        if (!f) return;
-        markRow.run({
-          file_id: fileId,
-          session_id: sessionId,
-          change_id: changeId,
-          change_seq: seq,
-          before_mode: f.before.mode,
-          before_reason: f.before.mode === null ? null : reason,
-          after_mode: f.after.mode,
-          after_reason: f.after.mode === null ? null : reason,
-        });
-      });
-    },
+    markUnavailable: (sessionId, changeId, files, reason) =>
+      sql.atomic(async (q) => {
+        const seq = await changeSeq(q, sessionId, changeId);
+        if (seq === undefined) return;
+        const rows: Param[][] = [];
+        for (const [i, fileId] of (await fileIds(q, sessionId, changeId)).entries()) {
+          const f = files[i];
+          if (!f) continue;
+          rows.push([
+            fileId,
+            sessionId,
+            changeId,
+            seq,
+            f.before.mode,
+            f.before.mode === null ? null : reason,
+            f.after.mode,
+            f.after.mode === null ? null : reason,
+          ]);
+        }
+        await insertRows((t, p) => q.run(t, p), SQL.markRows, rows, SQL.markConflict, ROWS_PER_INSERT);
+      }),
     /** A file's stored sides; null when nothing was recorded for it. */
-    get(sessionId: string, changeId: string, fileId: string): StoredContent | null {
-      const row = getRow.get(sessionId, changeId, fileId);
+    async get(sessionId, changeId, fileId) {
+      const row = await sql.get<ContentRow>(SQL.row, [sessionId, changeId, fileId]);
       return row ? toStored(row) : null;
     },
     /** Every recorded file of a change, by file id. */
-    forChange(sessionId: string, changeId: string): Map<string, StoredContent> {
-      return new Map(listRows.all(sessionId, changeId).map((r) => [r.file_id, toStored(r)]));
-    },
+    forChange: async (sessionId, changeId) =>
+      new Map((await sql.all<ContentRow>(SQL.rows, [sessionId, changeId])).map((r) => [r.file_id, toStored(r)])),
     /** The raw bytes of a content; null when it is not (or no longer) kept. */
-    blob(sha256: string): Buffer | null {
-      const row = getBlob.get(sha256);
+    async blob(sha256) {
+      const row = await sql.get<{ codec: 'raw' | 'deflate'; data: Buffer }>(SQL.blob, [sha256]);
       if (!row) return null;
       return row.codec === 'deflate' ? inflateSync(row.data) : row.data;
     },
-    stats(maxBytes: number): ContentStoreStats {
-      const u = usage.get()!;
+    async stats(maxBytes) {
+      const u = (await sql.get<{ bytes: number; blobs: number }>(SQL.usage))!;
       return { bytes_used: u.bytes, max_bytes: maxBytes, blobs: u.blobs };
     },
   };
 }
-
-export type ContentStore = ReturnType<typeof createContentStore>;

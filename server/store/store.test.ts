@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -11,6 +12,7 @@ import {
   MIGRATIONS_DIR,
   openDatabase,
   openStore,
+  type PendingContent,
   type SqliteStore,
 } from './index.ts';
 import { SESSION_COLUMNS } from './sessions.ts';
@@ -226,6 +228,60 @@ describeEachEngine('changes', (engine) => {
     }
     expect(seen).toEqual(names);
     expect((await s.changes.filesWithPatches('s1', 'run:r1')).map((f) => f.path)).toEqual(names);
+  });
+});
+
+describeEachEngine('contents', (engine) => {
+  const raw = (text: string) => {
+    const data = Buffer.from(text);
+    return {
+      mode: '100644',
+      sha256: createHash('sha256').update(data).digest('hex'),
+      size: data.length,
+      codec: 'raw' as const,
+      data,
+    };
+  };
+
+  it('a fill whose eviction releases a content a later side of it names writes that content again', async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s', 1);
+    const small = raw('s'.repeat(100));
+    const large = raw('l'.repeat(1_000));
+    const middle = raw('m'.repeat(500));
+    await s.changes.insert(change('s', 'r1', 10), [file('a'), file('b')], 10);
+    const p1 = await s.contents.record('s', 'run:r1', [
+      { before: { mode: null }, after: small },
+      { before: { mode: null }, after: large },
+    ]);
+    await s.contents.fill(p1 as PendingContent[], 10_000, 11);
+    // Room for the small and the middle content, not for the large one besides: the middle one
+    // evicts r1 (small and large go), then the small one is named again and fits.
+    const budget = small.data.length + middle.data.length + 10;
+    await s.changes.insert(change('s', 'r2', 20), [file('c'), file('d')], 10);
+    const p2 = await s.contents.record('s', 'run:r2', [
+      { before: { mode: null }, after: middle },
+      { before: { mode: null }, after: small },
+    ]);
+    await s.contents.fill(p2 as PendingContent[], budget, 21);
+    expect([...(await s.contents.forChange('s', 'run:r1')).values()].map((c) => c.after.reason)).toEqual([
+      'evicted',
+      'evicted',
+    ]);
+    const second = [...(await s.contents.forChange('s', 'run:r2')).values()].map((c) => c.after);
+    expect(second.map((side) => [side.sha256, side.reason]).sort()).toEqual(
+      [
+        [middle.sha256, null],
+        [small.sha256, null],
+      ].sort(),
+    );
+    expect((await s.contents.blob(small.sha256))?.toString()).toBe('s'.repeat(100));
+    expect(await s.contents.blob(large.sha256)).toBeNull();
+    expect(await s.contents.stats(budget)).toEqual({
+      bytes_used: small.data.length + middle.data.length,
+      max_bytes: budget,
+      blobs: 2,
+    });
   });
 });
 

@@ -1,10 +1,8 @@
 import pg from 'pg';
 import type { Store } from '../types.ts';
-import { buildStore, type EngineModules } from '../build.ts';
+import { buildStore } from '../build.ts';
 import { createPostgresClock } from '../sql/clock.ts';
-import { createPostgresExecutor, legacyExecOf, TYPES } from '../sql/postgres.ts';
-import { createPgContents } from './contents.ts';
-import type { Exec } from './exec.ts';
+import { createPostgresExecutor, TYPES } from '../sql/postgres.ts';
 import { applyPgMigrations } from './migrate.ts';
 
 export { applyPgMigrations, PG_MIGRATIONS_DIR } from './migrate.ts';
@@ -16,15 +14,6 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
   /** Waiting longer for a free connection fails the step (ms). Default 10,000. */
   connectTimeoutMs?: number;
-}
-
-/** The modules over one executor: the pool at the top level, a held client inside a transaction. */
-function modules(x: Exec): ReturnType<EngineModules> {
-  return {
-    contents: createPgContents(x),
-    // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
-    outbox: null,
-  };
 }
 
 /**
@@ -54,5 +43,6 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     throw err;
   }
   const sql = createPostgresExecutor(pool);
-  return buildStore(sql, createPostgresClock(), (q) => modules(legacyExecOf(q)));
+  // An edge keeps its outbox in its own SQLite file; a PostgreSQL store is a centre's.
+  return buildStore(sql, createPostgresClock(), () => ({ outbox: null }));
 }
