@@ -36,6 +36,7 @@ const revertOutput = z.object({
   unavailable_count: z.number(),
   revert_run_id: z.string().nullable(),
   revert_change_id: z.string().nullable(),
+  plan_id: z.string(),
 });
 
 export const REVERT_CHANGES_LISTING: Tool = {
