@@ -40,7 +40,7 @@ function pageOf(rows: Row[], total: number, limit: number): ChangeFilesPage {
   const files = rows.slice(0, limit).map(toFile);
   const last = rows[Math.min(rows.length, limit) - 1];
   const more = rows.length > limit;
-  return { files, files_total: total, next_file_cursor: more && last ? String(last.ord as number) : null };
+  return { files, files_total: total, next_file_cursor: more && last ? String(last.ord) : null };
 }
 
 function asFirstPage(page: ChangeFilesPage): Pick<ChangeSummary, 'files' | 'files_total' | 'next_file_cursor'> {

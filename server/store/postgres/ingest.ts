@@ -347,7 +347,7 @@ export function createPgIngest(x: Exec): IngestApi {
               kind: e.kind,
               item: e.item,
               action: await applyEntry(q, e, b, missing),
-            } as IngestEffect);
+            });
           if (missing.length > 0)
             throw new Refused({ ok: false, reason: 'missing_blobs', missing: [...new Set(missing)] });
           if (effects.some((e) => e.action !== 'unchanged' && e.action !== 'skipped')) await bump(q, b.sessionId);
