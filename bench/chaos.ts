@@ -94,10 +94,10 @@ async function startServer(db: string, env: Record<string, string> = {}): Promis
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
-  child.stderr!.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 60_000);
-    child.stderr!.on('data', (chunk: string) => {
+    child.stderr.on('data', (chunk: string) => {
       err += chunk;
       const m = /serving on (http:\/\/[^\s]+)/.exec(err);
       if (m) {
@@ -335,7 +335,7 @@ async function renameStorm(seconds: number): Promise<void> {
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let renames = '';
-  storm.stdout!.on('data', (c: Buffer) => (renames += c.toString()));
+  storm.stdout.on('data', (c: Buffer) => (renames += c.toString()));
   const stormDone = new Promise((r) => storm.once('exit', r));
   const latencies: number[] = [];
   let healthErrors = 0;
@@ -370,7 +370,7 @@ async function renameStorm(seconds: number): Promise<void> {
     'rename storm during a run',
     healthErrors === 0 && max < 1000 && whole === null,
     `${renames || '?'} renames in ${seconds} s; /api/health p50 ${p50.toFixed(1)} ms, max ${max.toFixed(0)} ms, ` +
-      `${healthErrors} errors; live feed ${feedOff ? `changed (${feedOff})` : 'kept watching'}; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
+      `${healthErrors} errors; live feed ${feedOff ? `changed (${String(feedOff)})` : 'kept watching'}; completion ${done.status}${whole ? ` (${whole})` : ', stored whole'}`,
   );
 }
 

@@ -63,7 +63,7 @@ export function singleServerConfig(o: SingleServerOptions) {
   const portVar = `${o.envPrefix}_PORT`;
   env[dirVar] ??= fs.mkdtempSync(path.join(os.tmpdir(), `${o.envPrefix.toLowerCase().replace(/_/g, '-')}-`));
   env[portVar] ??= freePort();
-  const port = env[portVar]!;
+  const port = env[portVar];
   return {
     config: defineConfig({
       testDir: o.testDir,
@@ -83,7 +83,7 @@ export function singleServerConfig(o: SingleServerOptions) {
         launchOptions: chromiumLaunchOptions,
       },
       webServer: {
-        command: `node bin/rundiff.js serve --port ${port} --db ${JSON.stringify(path.join(env[dirVar]!, 'server.db'))}`,
+        command: `node bin/rundiff.js serve --port ${port} --db ${JSON.stringify(path.join(env[dirVar], 'server.db'))}`,
         cwd: '..',
         url: `http://127.0.0.1:${port}/api/health`,
         env: cleanServerEnv,
@@ -94,6 +94,6 @@ export function singleServerConfig(o: SingleServerOptions) {
       },
     }),
     /** The server's temporary folder (its database lives there). */
-    dir: env[dirVar]!,
+    dir: env[dirVar],
   };
 }

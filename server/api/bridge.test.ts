@@ -336,7 +336,7 @@ describe('bridge: a tracked run end to end', () => {
     expect(list.body.changes).toEqual(detail.body.changes);
     const one = await t.get(`/api/hermes/sessions/s1/workspace-run-changes/${encodeURIComponent('run:r1')}`);
     expect(one.body.change).toEqual(detail.body.changes[1]);
-    const fileRes = await t.get(`/api/hermes/sessions/s1/workspace-run-changes/run%3Ar1/files/${files[0]!.id}`);
+    const fileRes = await t.get(`/api/hermes/sessions/s1/workspace-run-changes/run%3Ar1/files/${String(files[0]!.id)}`);
     expect(fileRes.status).toBe(200);
     expect(fileRes.body.file).toEqual({ ...files[0], patch: expect.stringContaining('diff --git a/a.txt b/a.txt') });
     expect(Buffer.byteLength(fileRes.body.file.patch)).toBe(files[0]!.patch_bytes);

@@ -77,7 +77,7 @@ export function hooksRouter(deps: {
     const tap = tapBody(req);
     deps.parseBody(req, res, (err?: unknown) => {
       if (err !== undefined) {
-        deps.log(`hook ${agent}: payload not read: ${err instanceof Error ? err.message : String(err)}`);
+        deps.log(`hook ${agent}: payload not read: ${err instanceof Error ? err.message : JSON.stringify(err)}`);
         if (!(err instanceof AppError && err.code === 'payload_too_large') || tap === null) {
           send({});
           return;

@@ -81,7 +81,7 @@ function deliveriesResult(deliveries: Delivery[]): CallToolResult {
     deliveries.length === 0
       ? 'No review is waiting for this workspace.'
       : deliveries.map((d) => d.text).join('\n\n---\n\n');
-  return { content: [{ type: 'text', text }], structuredContent: { deliveries } as Record<string, unknown> };
+  return { content: [{ type: 'text', text }], structuredContent: { deliveries } };
 }
 
 function addressedResult(out: { comments: ReviewComment[]; not_found: string[] }): CallToolResult {
@@ -92,7 +92,7 @@ function addressedResult(out: { comments: ReviewComment[]; not_found: string[] }
   ]
     .filter(Boolean)
     .join(' ');
-  return { content: [{ type: 'text', text }], structuredContent: out as unknown as Record<string, unknown> };
+  return { content: [{ type: 'text', text }], structuredContent: out };
 }
 
 export function createReviewTools(deps: ReviewToolsDeps) {

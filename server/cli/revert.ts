@@ -50,7 +50,7 @@ class Refused extends Error {
 
 async function call<T>(url: URL, init: RequestInit): Promise<T> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(120_000) });
-  const body = (await res.json().catch(() => null)) as unknown;
+  const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new Refused(res.status, body as ErrorBody | null);
   return body as T;
 }

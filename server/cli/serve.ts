@@ -87,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
       if (setting.group === 'limits') limits[key] = String(value);
       else given[key] = value;
     }
-    flags = { ...given, limits } as ConfigFlags;
+    flags = { ...given, limits };
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff serve: ${err.message}\n\n${help()}`);

@@ -99,7 +99,7 @@ function edit(r: Rng, text: string): string {
     else if (op === 1) lines.splice(at, 0, ...genText(r, 1 + r.int(5)));
     else if (op === 2) lines.splice(at, 1 + r.int(5));
     else if (op === 3 && lines[at])
-      lines[at] = lines[at]!.endsWith('\r\n') ? lines[at]!.replace(/\r\n$/, '\n') : lines[at]!.replace(/\n$/, '\r\n');
+      lines[at] = lines[at].endsWith('\r\n') ? lines[at].replace(/\r\n$/, '\n') : lines[at].replace(/\n$/, '\r\n');
     else if (op === 4 && lines.length) {
       const last = lines.length - 1;
       lines[last] = lines[last]!.endsWith('\n') ? lines[last]!.replace(/\r?\n$/, '') : lines[last] + '\n';
@@ -246,7 +246,7 @@ function gitNumstat(r: TempRepo, a: string, b: string): Array<[PathKey | null, P
 /** git's patch text split into stanzas, in git's order. */
 function gitStanzas(r: TempRepo, a: string, b: string): string[] {
   const text = gitBuf(r, ['diff', '-M', a, b]).toString('utf8');
-  const starts = [...text.matchAll(/^diff --git /gm)].map((m) => m.index!);
+  const starts = [...text.matchAll(/^diff --git /gm)].map((m) => m.index);
   return starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
 }
 

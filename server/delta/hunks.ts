@@ -146,7 +146,7 @@ function funcNameAt(r: Records, first: number): string {
       c !== undefined && ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x24);
     if (!starts) continue;
     const end = Math.min(r.starts[l + 1]!, r.starts[l]! + 80);
-    return r.bytes.toString('latin1', r.starts[l]!, end).replace(/[ \t\n\v\f\r]+$/, '');
+    return r.bytes.toString('latin1', r.starts[l], end).replace(/[ \t\n\v\f\r]+$/, '');
   }
   return '';
 }
@@ -197,8 +197,8 @@ export function jsdiffTrimmed(t: TrimmedPair, timeoutMs: number): LineDiff | nul
   const from = head - c1;
   const endA = recordCount(a) - tail + c2;
   const endB = recordCount(b) - tail + c2;
-  const textA = a.bytes.toString('latin1', a.starts[from]!, a.starts[endA]!);
-  const textB = b.bytes.toString('latin1', b.starts[from]!, b.starts[endB]!);
+  const textA = a.bytes.toString('latin1', a.starts[from], a.starts[endA]);
+  const textB = b.bytes.toString('latin1', b.starts[from], b.starts[endB]);
   const patch = structuredPatch('a', 'b', textA, textB, undefined, undefined, {
     context: CONTEXT,
     timeout: Math.max(1, timeoutMs),

@@ -37,7 +37,7 @@ export function provablyGitExact(before: Buffer, after: Buffer, budgetMs: number
 
 /** `jsdiffLikelyFits` on the part between the trimmed ends (the equal ends cost jsdiff nothing). */
 function trimmedLikelyFits(t: TrimmedPair, budgetMs: number): boolean {
-  const part = (r: Records) => r.bytes.subarray(r.starts[t.head]!, r.starts[recordCount(r) - t.tail]!);
+  const part = (r: Records) => r.bytes.subarray(r.starts[t.head], r.starts[recordCount(r) - t.tail]);
   return jsdiffLikelyFits(part(t.a), part(t.b), budgetMs);
 }
 

@@ -62,5 +62,5 @@ export function middleCount(r: Records, t: TrimmedPair): number {
 
 /** Record i as a latin1 string (one char per byte), its `\n` included. */
 export function recordText(r: Records, i: number): string {
-  return r.bytes.toString('latin1', r.starts[i]!, r.starts[i + 1]!);
+  return r.bytes.toString('latin1', r.starts[i], r.starts[i + 1]);
 }

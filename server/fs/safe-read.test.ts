@@ -75,7 +75,7 @@ describe('readInside: the one way a workspace file is read', () => {
 });
 
 describe('openFolderInside / openInFolder: a folder checked once, its files opened through it', () => {
-  const readAll = (r: OpenResult): string | OpenResult['kind'] => {
+  const readAll = (r: OpenResult): string => {
     if (r.kind !== 'file') return r.kind;
     try {
       return fs.readFileSync(r.fd, 'utf8');

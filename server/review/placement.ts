@@ -3,8 +3,11 @@ import { reanchor, type Reanchored, type SideLines, type Touch } from './anchor.
 import { readSideLines } from './side-lines.ts';
 
 /** Thrown through `reanchor` when it asks for rows not read yet: `read` reads them. */
-class NotRead {
-  constructor(readonly read: () => Promise<void>) {}
+/** Thrown to leave a synchronous pass when something it needs is not read yet; `read` reads it. */
+class NotRead extends Error {
+  constructor(readonly read: () => Promise<void>) {
+    super('not read yet');
+  }
 }
 
 /** Sessions whose comment placements are kept. */

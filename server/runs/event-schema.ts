@@ -117,5 +117,5 @@ export function parseBridgeEvent(body: unknown): BridgeEvent {
       },
     );
   }
-  return parsed.data as BridgeEvent;
+  return parsed.data;
 }

@@ -14,7 +14,7 @@ import { orderedPostgresAdapter, type OrderedPostgresAdapter } from './ordered-a
  * socket.io client connected to this replica.
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
@@ -44,7 +44,7 @@ async function replica() {
       GAP_MS,
     ),
   );
-  cleanups.push(() => new Promise<void>((resolve) => io.close(() => resolve())));
+  cleanups.push(() => io.close());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const client: Socket = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
     transports: ['websocket'],

@@ -91,7 +91,7 @@ export class OrderedPostgresAdapter extends PostgresAdapter {
       this.handOn(message);
       return;
     }
-    sender.held.set(seq, message as Numbered);
+    sender.held.set(seq, message);
     this.drain(message.uid, sender);
   }
 

@@ -121,7 +121,7 @@ function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>)
 }
 
 const parse = <T>(text: unknown): T | null =>
-  text === null || text === undefined ? null : (JSON.parse(String(text)) as T);
+  text === null || text === undefined ? null : (JSON.parse(text as string) as T);
 
 export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
   async function get<K extends ActivityKind>(

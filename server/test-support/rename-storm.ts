@@ -39,8 +39,8 @@ export function startRenameStorm(
   );
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const done = new Promise<number>((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`rename storm failed: ${err}`))));

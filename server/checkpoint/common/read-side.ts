@@ -19,7 +19,7 @@ export function sideFromRead(r: ReadResult, j: number, mode: string, reasons: Tr
   if (r.unreadable[j]) return { bytes: null, unavailable: 'unreadable', size: r.size[j]!, mode };
   const oid = r.hashed[j] ? oidHex(r.oids, j) : undefined;
   if (r.offset[j]! >= 0) {
-    const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]!);
+    const bytes = Buffer.from(r.block.buffer, r.block.byteOffset + r.offset[j]!, r.length[j]);
     return { bytes, size: r.length[j]!, mode, ...(oid ? { oid } : {}) };
   }
   const side: FileSide = {

@@ -160,7 +160,7 @@ export async function collectGitStatusChanges(
       const mode = modeText(f.mode[ci]!);
       const origin = f.origin[ci];
       if (origin === ORIGIN_SNAPSHOT) {
-        const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+        const bytes = cp.block.subarray(f.snapOffset[ci], f.snapOffset[ci]! + f.snapLength[ci]!);
         return { bytes, size: bytes.length, mode };
       }
       if (f.size[ci]! < 0) return null; // gone before it could be read

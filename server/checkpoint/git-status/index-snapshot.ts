@@ -222,7 +222,7 @@ export function recentPaths(ix: IndexSnapshot, sinceSec: number): PathKey[] {
 }
 
 export function entryPath(ix: IndexSnapshot, i: number): PathKey {
-  return ix.paths.toString('latin1', ix.pathStart[i]!, ix.pathStart[i + 1]!);
+  return ix.paths.toString('latin1', ix.pathStart[i], ix.pathStart[i + 1]);
 }
 
 export function entryOid(ix: IndexSnapshot, i: number): string {
@@ -235,7 +235,7 @@ export function modeTextOf(code: number): string {
 
 /** Sign of (entry i's path - `key`), in git's order (unsigned bytes). */
 function comparePath(ix: IndexSnapshot, i: number, key: Buffer): number {
-  return ix.paths.compare(key, 0, key.length, ix.pathStart[i]!, ix.pathStart[i + 1]!);
+  return ix.paths.compare(key, 0, key.length, ix.pathStart[i], ix.pathStart[i + 1]);
 }
 
 /** The first entry of `path` (its stage 0 if merged, else its lowest stage); -1 when not in the index. */
@@ -290,7 +290,7 @@ export function changedEntries(a: IndexSnapshot, b: IndexSnapshot): PathKey[] {
       push(b, j++);
       continue;
     }
-    const c = a.paths.compare(b.paths, b.pathStart[j]!, b.pathStart[j + 1]!, a.pathStart[i]!, a.pathStart[i + 1]!);
+    const c = a.paths.compare(b.paths, b.pathStart[j], b.pathStart[j + 1], a.pathStart[i], a.pathStart[i + 1]);
     // c is the sign of (a's path - b's path): the smaller one is missing from the other side.
     if (c < 0) push(a, i++);
     else if (c > 0) push(b, j++);

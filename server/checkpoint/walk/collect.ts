@@ -133,7 +133,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     const mode = modeText(f.mode[ci]!);
     const origin = f.origin[ci];
     if (origin === ORIGIN_SNAPSHOT) {
-      const bytes = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+      const bytes = cp.block.subarray(f.snapOffset[ci], f.snapOffset[ci]! + f.snapLength[ci]!);
       return { bytes, size: bytes.length, mode };
     }
     const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
@@ -169,7 +169,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     let same = false;
     if (f.mode[ci] === now.mode[ni]) {
       if (origin === ORIGIN_SNAPSHOT) {
-        const snap = cp.block.subarray(f.snapOffset[ci]!, f.snapOffset[ci]! + f.snapLength[ci]!);
+        const snap = cp.block.subarray(f.snapOffset[ci], f.snapOffset[ci]! + f.snapLength[ci]!);
         same = after.bytes
           ? snap.equals(after.bytes)
           : after.oid !== undefined && after.oid === blobId(snap).toString('hex');

@@ -39,7 +39,7 @@ function define<I extends z.ZodType, O extends z.ZodType>(d: {
   run: (run: ToolRun, input: z.output<I>) => Promise<z.output<O>>;
 }): ToolDefinition {
   // A commit rewrites the index entries of its paths: clients should confirm it.
-  return { ...d, destructive: !d.readOnly, run: d.run as ToolDefinition['run'] };
+  return { ...d, destructive: !d.readOnly, run: d.run };
 }
 
 export const GIT_TOOLS: readonly ToolDefinition[] = [

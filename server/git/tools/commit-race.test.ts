@@ -59,7 +59,7 @@ async function startWriter(target: string, rounds = 2000): Promise<ChildProcess>
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (l) => l === 'ready' && resolve());
+    createInterface({ input: child.stdout }).on('line', (l) => l === 'ready' && resolve());
     child.on('exit', (code) => reject(new Error(`writer exited early (${code})`)));
   });
   return child;

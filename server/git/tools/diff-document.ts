@@ -155,7 +155,8 @@ async function trackedParts(opts: CollectOptions): Promise<Part[]> {
           try {
             return await diff(env, skipped);
           } catch (err) {
-            const stderr = err instanceof AppError ? String(err.details?.stderr ?? '') : '';
+            const said = err instanceof AppError ? err.details?.stderr : undefined;
+            const stderr = typeof said === 'string' ? said : '';
             if (attempt >= 5 || !UNREADABLE_STDERR.test(stderr)) throw err;
             const named = namedInFailure(stderr, probe.candidates);
             if (named !== null) changing.add(named);

@@ -220,7 +220,8 @@ function checkGate(run: ToolRun, needs: GateNeed[], pathCommit: boolean, now: Ga
 
 function mapCommitFailure(err: unknown, gitDir: string): never {
   if (err instanceof AppError && err.code === 'git_failed') {
-    const stderr = String(err.details?.stderr ?? '');
+    const said = err.details?.stderr;
+    const stderr = typeof said === 'string' ? said : '';
     if (/index\.lock/.test(stderr)) throw lockError(gitDir);
     if (/nothing to commit|no changes added to commit/i.test(stderr))
       throw new AppError('nothing_to_commit', 'nothing to commit');

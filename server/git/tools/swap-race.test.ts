@@ -67,7 +67,7 @@ async function startSwapper(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
   await new Promise<void>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (l) => l === 'ready' && resolve());
     child.on('exit', (code) => reject(new Error(`swapper exited early (${code})`)));
   });

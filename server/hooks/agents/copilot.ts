@@ -49,7 +49,8 @@ function resultError(result: unknown): string | undefined {
   const type = result.resultType ?? result.result_type;
   if (type === undefined || type === 'success') return undefined;
   const text = str(result.textResultForLlm) ?? str(result.text_result_for_llm);
-  return text ? `${String(type)}: ${text}` : String(type);
+  const name = typeof type === 'string' ? type : JSON.stringify(type);
+  return text ? `${name}: ${text}` : name;
 }
 
 function map(payload: unknown, state: HookSessionState): HookMapping {

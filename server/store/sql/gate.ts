@@ -38,7 +38,7 @@ export function createGate(): Gate {
         try {
           return Promise.resolve(op());
         } catch (err) {
-          return Promise.reject(err as Error);
+          return Promise.reject(err);
         }
       }
       return new Promise<T>((resolve, reject) => {
@@ -46,7 +46,7 @@ export function createGate(): Gate {
           try {
             resolve(op());
           } catch (err) {
-            reject(err as Error);
+            reject(err);
           }
         });
       });

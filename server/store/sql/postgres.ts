@@ -11,7 +11,7 @@ export const TYPES = {
     if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v);
     return pg.types.getTypeParser(oid, format as 'text');
   },
-} as unknown as pg.CustomTypesConfig;
+};
 
 /** Runs `fn` in a transaction on a client of `pool`; the client goes back to the pool either way. */
 export async function inTransaction<T>(

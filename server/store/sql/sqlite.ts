@@ -128,7 +128,7 @@ class Held implements Sql {
     try {
       return Promise.resolve(op());
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
   all<R>(text: string, params?: readonly Param[]): Promise<R[]> {
@@ -136,7 +136,7 @@ class Held implements Sql {
     try {
       return Promise.resolve(this.c.all<R>(text, params));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
   get<R>(text: string, params?: readonly Param[]): Promise<R | undefined> {
@@ -144,7 +144,7 @@ class Held implements Sql {
     try {
       return Promise.resolve(this.c.get<R>(text, params));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
   run(text: string, params?: readonly Param[]): Promise<number> {
@@ -152,7 +152,7 @@ class Held implements Sql {
     try {
       return Promise.resolve(this.c.run(text, params));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
   runMany(text: string, rows: readonly (readonly Param[])[]): Promise<number> {
@@ -160,7 +160,7 @@ class Held implements Sql {
     try {
       return Promise.resolve(this.inTx ? this.c.runMany(text, rows) : this.c.runManyAtomic(text, rows));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
   atomic<T>(fn: (q: Sql) => Promise<T>): Promise<T> {

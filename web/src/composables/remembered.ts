@@ -28,7 +28,7 @@ export function rememberedChoice<T>(
         // storage disabled: the choice lasts for this page only
       }
     });
-    choices.set(key, r as Ref<unknown>);
+    choices.set(key, r);
     choice = r;
   }
   return choice;

@@ -58,7 +58,7 @@ function entryFor(sessionId: string, change: ChangeSummary): Entry {
       closedFolders: new Set<string>(),
       collapsed: false,
       pages: markRaw(startPages(change, FILES_PAGE_DEFAULT)),
-    }) as ChangeFiles,
+    }),
     want: { start: 0, end: 0 },
   };
   cache.set(key, entry);
