@@ -33,7 +33,8 @@ function gitNoIndexMs(dir: string): Promise<number> {
       ['diff', '--no-index', '--no-ext-diff', '--no-textconv', '--numstat', '--patch', '--', 'before', 'after'],
       { cwd: dir, maxBuffer: 1 << 26, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } },
       // `git diff --no-index` exits 1 when the files differ.
-      (err) => (err && err.code !== 1 ? reject(err) : resolve(performance.now() - t0)),
+      (err) =>
+        err && err.code !== 1 ? reject(new Error(err.message, { cause: err })) : resolve(performance.now() - t0),
     ),
   );
 }

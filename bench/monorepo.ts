@@ -76,7 +76,7 @@ function gitStatusMs(cwd: string): Promise<number> {
       'git',
       ['status', '--porcelain=v2', '-z', '--untracked-files=all'],
       { cwd, env: gitEnv(), maxBuffer: 1 << 28 },
-      (err) => (err ? reject(err as Error) : resolve(performance.now() - t0)),
+      (err) => (err ? reject(new Error(err.message, { cause: err })) : resolve(performance.now() - t0)),
     );
   });
 }
