@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BridgeEvent } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
-import { TYPES } from '../store/postgres/exec.ts';
+import { TYPES } from '../store/sql/postgres.ts';
 import { createTestDatabase } from '../test-support/postgres.ts';
 import { serveProcess, type ServeProcess } from '../test-support/serve-process.ts';
 import { connectClient } from '../test-support/server-harness.ts';

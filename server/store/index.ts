@@ -50,7 +50,7 @@ export type {
 export type { SessionPage } from './sessions.ts';
 export type { MarkOutcome } from './viewed.ts';
 export type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
-export type { WritePart } from './write-clock.ts';
+export type { WritePart } from './sql/clock.ts';
 export { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 export { storageFailure } from './errors.ts';
 export { openPostgresStore, type PostgresStoreOptions } from './postgres/index.ts';

@@ -29,7 +29,7 @@ import type { SessionPage } from './sessions.ts';
 import type { IngestBatch, IngestOutcome } from './ingest.ts';
 import type { BatchBounds, OutboxBatch } from './outbox.ts';
 import type { MarkOutcome } from './viewed.ts';
-import type { WritePart } from './write-clock.ts';
+import type { WritePart } from './sql/clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test-support/postgres.ts';
-import { inTransaction, retriedTransaction, type Queryable } from './exec.ts';
+import { inTransaction, retriedTransaction, type Queryable } from '../sql/postgres.ts';
 
 /**
  * Two store steps that take the same rows in opposite orders deadlock; PostgreSQL aborts one of

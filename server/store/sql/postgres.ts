@@ -97,22 +97,6 @@ export interface Queryable {
   bumped?: Set<string>;
 }
 
-/** Where the store's modules not yet written over `Sql` run their statements (`$n` placeholders). */
-export interface LegacyExec {
-  q: Queryable;
-  atomic<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-  read<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
-}
-
-const legacy = new WeakMap<Sql, LegacyExec>();
-
-/** The same place as `sql` for code that still speaks `pg` (its own placeholders and values). */
-export function legacyExecOf(sql: Sql): LegacyExec {
-  const x = legacy.get(sql);
-  if (!x) throw new Error('not a PostgreSQL executor');
-  return x;
-}
-
 function newStep(memo: Set<string>): Step & { settled(): Promise<unknown> } {
   const pending: Promise<unknown>[] = [];
   return {
@@ -192,8 +176,6 @@ export function createPostgresExecutor(pool: pg.Pool): Executor {
         }
       },
     };
-    const guarded: Queryable = { query, bumped: step.memo };
-    legacy.set(q, { q: guarded, atomic: (fn) => fn(guarded), read: (fn) => fn(guarded) });
     return q;
   }
 
@@ -249,11 +231,5 @@ export function createPostgresExecutor(pool: pg.Pool): Executor {
       return closing;
     },
   };
-  const pooled: Queryable = { query: (text, values) => ordered(() => pool.query(text, values)) };
-  legacy.set(top, {
-    q: pooled,
-    atomic: (fn) => atomic((q) => fn(legacyExecOf(q).q)),
-    read: (fn) => top.read((q) => fn(legacyExecOf(q).q)),
-  });
   return top;
 }

@@ -233,16 +233,6 @@ class Top implements SqliteExecutor {
       if (this.c.db.open) this.c.db.close();
     });
   }
-  /** Runs synchronous code where this executor runs its statements (through the gate). */
-  direct<T>(op: () => T): Promise<T> {
-    return this.gate.run(op);
-  }
-}
-
-/** How synchronous code runs where `sql` runs its statements (through the gate at the top level). */
-export function runnerOf(sql: Sql): Runner {
-  if (sql instanceof Held || sql instanceof Top) return (op) => sql.direct(op);
-  throw new Error('not a SQLite executor');
 }
 
 /**
