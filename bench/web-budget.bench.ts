@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import * as prettier from 'prettier';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
 import { median } from './stats.ts';
-import { post } from './web-support.ts';
+import { post, writePerformanceSection } from './web-support.ts';
 
 /**
  * Web benchmark of opening a patch the change's budget left out: a 120 KiB patch stored inline with
@@ -15,7 +12,6 @@ import { post } from './web-support.ts';
  * patch over the budget".
  */
 const ROUNDS = 5;
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECTION = '## Web: opening a patch over the budget';
 /** About 128 KiB of patch: 1,100 added lines of about 110 bytes, under the per-file cap (both cases open behind Load diff). */
 const LINES = 1_100;
@@ -90,17 +86,7 @@ test('web: opening a 120 KiB patch left out for the budget against one stored in
       '',
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
-    const docPath = path.join(ROOT, 'docs/performance.md');
-    const doc = fs.readFileSync(docPath, 'utf8');
-    const start = doc.indexOf(`\n${SECTION}\n`);
-    let next: string;
-    if (start < 0) next = `${doc.trimEnd()}\n\n${report}`;
-    else {
-      const after = doc.slice(start + 1 + SECTION.length).search(/^## /m);
-      next = doc.slice(0, start + 1) + report + (after < 0 ? '' : `\n${doc.slice(start + 1 + SECTION.length + after)}`);
-    }
-    const options = (await prettier.resolveConfig(docPath)) ?? {};
-    fs.writeFileSync(docPath, await prettier.format(next, { ...options, parser: 'markdown' }));
+    await writePerformanceSection(SECTION, report);
   } finally {
     for (const r of repos) r.cleanup();
   }

@@ -1,10 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import * as prettier from 'prettier';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
 import { median } from './stats.ts';
-import { post, recordLongTasks } from './web-support.ts';
+import { post, recordLongTasks, writePerformanceSection } from './web-support.ts';
 
 // Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -23,7 +20,6 @@ declare const MutationObserver: any, KeyboardEvent: any;
  */
 const ROUNDS = 5;
 const SIZES = [300, 10_000] as const;
-const ROOT = path.resolve(import.meta.dirname, '..');
 const SECTION = '## Web: every changed path';
 
 /** A session whose one run rewrites every file of an `n`-file repository (100 files a folder). */
@@ -127,17 +123,7 @@ test('web: Show all and End on a 300-file and a 10,000-file change', async ({ br
       '',
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
-    const docPath = path.join(ROOT, 'docs/performance.md');
-    const doc = fs.readFileSync(docPath, 'utf8');
-    const start = doc.indexOf(`\n${SECTION}\n`);
-    let next: string;
-    if (start < 0) next = `${doc.trimEnd()}\n\n${report}`;
-    else {
-      const after = doc.slice(start + 1 + SECTION.length).search(/^## /m);
-      next = doc.slice(0, start + 1) + report + (after < 0 ? '' : `\n${doc.slice(start + 1 + SECTION.length + after)}`);
-    }
-    const options = (await prettier.resolveConfig(docPath)) ?? {};
-    fs.writeFileSync(docPath, await prettier.format(next, { ...options, parser: 'markdown' }));
+    await writePerformanceSection(SECTION, report);
   } finally {
     for (const r of repos) r.cleanup();
   }

@@ -1,4 +1,26 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Page } from '@playwright/test';
+import * as prettier from 'prettier';
+
+const PERFORMANCE_DOC = path.resolve(import.meta.dirname, '..', 'docs', 'performance.md');
+
+/**
+ * Writes a benchmark's report as its section of docs/performance.md: replaces the section headed
+ * `section` (up to the next `## `), or adds it at the end; the page is left formatted by prettier.
+ */
+export async function writePerformanceSection(section: string, report: string): Promise<void> {
+  const doc = fs.readFileSync(PERFORMANCE_DOC, 'utf8');
+  const start = doc.indexOf(`\n${section}\n`);
+  let next: string;
+  if (start < 0) next = `${doc.trimEnd()}\n\n${report}`;
+  else {
+    const after = doc.slice(start + 1 + section.length).search(/^## /m);
+    next = doc.slice(0, start + 1) + report + (after < 0 ? '' : `\n${doc.slice(start + 1 + section.length + after)}`);
+  }
+  const options = (await prettier.resolveConfig(PERFORMANCE_DOC)) ?? {};
+  fs.writeFileSync(PERFORMANCE_DOC, await prettier.format(next, { ...options, parser: 'markdown' }));
+}
 
 /** Posts one bridge event to a running server (the web benchmarks seed their sessions this way). */
 export async function post(base: string, event: Record<string, unknown>): Promise<void> {
