@@ -100,7 +100,7 @@ export function summarizeInput(input: unknown, workspace?: string): string {
     const shown = (x: string) => (PATH_FIELDS.has(key) ? shownPath(x, workspace) : x);
     if (typeof v === 'string' && v.trim()) return oneLine(shown(v));
     if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'))
-      return oneLine((v).map(shown).join(ARGV_FIELDS.has(key) ? ' ' : '; '));
+      return oneLine(v.map(shown).join(ARGV_FIELDS.has(key) ? ' ' : '; '));
   }
   // Arguments without a command or path (an MCP call's) may hold anything: the card shows the tool alone.
   return '';
