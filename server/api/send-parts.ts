@@ -17,7 +17,11 @@ export async function sendParts(res: Response, parts: AsyncIterable<string>): Pr
     }
     res.end();
   } catch (err) {
-    if (!started) throw err;
+    if (!started) {
+      // Nothing sent yet: the error is answered as usual, not as the attachment it would have been.
+      res.removeHeader('Content-Disposition');
+      throw err;
+    }
     res.destroy(err as Error);
   }
 }
