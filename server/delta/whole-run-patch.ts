@@ -1,5 +1,5 @@
 import type { ChangeType, OmittedReason } from '../../shared/index.ts';
-import { comparePathKeys, gitQuotePath, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
+import { comparePathKeys, gitQuotePath, keyFromShown, type PathKey } from '../paths/index.ts';
 
 /** A stored file row, as much of it as the whole-run patch needs. */
 export interface FilePatchRow {
@@ -14,7 +14,7 @@ export interface FilePatchRow {
 }
 
 function rowKey(row: FilePatchRow): PathKey {
-  return row.path_base64 ? keyFromBytes(Buffer.from(row.path_base64, 'base64')) : keyFromText(row.path);
+  return keyFromShown(row.path, row.path_base64);
 }
 
 /** Why a row has no applicable stanza, or null when its stored stanza is whole. */

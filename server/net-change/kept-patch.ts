@@ -1,7 +1,7 @@
 import type { ChangeType, FileWithPatch } from '../../shared/index.ts';
 import { computeDelta, type FileSide } from '../delta/index.ts';
 import { createGitDiffEngine, type GitDiffEngine } from '../git/index.ts';
-import { keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
+import { keyFromShown } from '../paths/index.ts';
 import type { ContentsApi, StoredSide } from '../store/index.ts';
 
 /**
@@ -38,9 +38,6 @@ export interface PatchedRow {
   deletions: number;
 }
 
-const keyOf = (path: string, base64: string | null | undefined): PathKey =>
-  base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
-
 /**
  * True when the row's stored patch is less than the whole change of the file and its kept contents
  * can make it whole: left out for the budget, or cut; with `binary`, a changed binary file too (its
@@ -71,11 +68,11 @@ export async function patchOfSides(
   if (row.binary && !opts.binary) return null;
   // A file binary by attribute holds no NUL: the row says what it is.
   const mark = (s: FileSide | null): FileSide | null => (s && row.binary ? { ...s, binaryAttr: true } : s);
-  const key = keyOf(row.path, row.path_base64);
+  const key = keyFromShown(row.path, row.path_base64);
   const changes =
     row.change_type === 'renamed' && row.old_path !== null
       ? [
-          { path: keyOf(row.old_path, row.old_path_base64), before: mark(before), after: null },
+          { path: keyFromShown(row.old_path, row.old_path_base64), before: mark(before), after: null },
           { path: key, before: null, after: mark(after) },
         ]
       : [{ path: key, before: mark(before), after: mark(after) }];

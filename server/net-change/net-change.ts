@@ -10,7 +10,7 @@ import {
 import { computeDelta, type DeltaFile, type FileSide } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { createGitDiffEngine } from '../git/index.ts';
-import { keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
+import { keyFromShown, type PathKey } from '../paths/index.ts';
 import type { StoredSide, Store, StoreTx } from '../store/index.ts';
 import { foldTouches, type SideRef, type Touch } from './fold.ts';
 
@@ -24,9 +24,6 @@ export interface NetResult {
   /** Each file's patch by file id (the files route serves one). */
   patches: Map<string, DeltaFile>;
 }
-
-const keyOf = (path: string, base64: string | null | undefined): PathKey =>
-  base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
 
 /** A net file's id: stable for its path, so a link to it survives a recomputation. */
 const netFileId = (key: PathKey) => `net-${createHash('sha256').update(key, 'latin1').digest('hex').slice(0, 24)}`;
@@ -56,11 +53,11 @@ async function touchesOf(store: StoreTx, sessionId: string, changeId: string): P
   const out: Touch[] = [];
   for (const row of await allRows(store, sessionId, changeId)) {
     const c = kept.get(row.id);
-    const key = keyOf(row.path, row.path_base64);
+    const key = keyFromShown(row.path, row.path_base64);
     const before = sideRef(c?.before, row.change_type !== 'added', row.size_before);
     const after = sideRef(c?.after, row.change_type !== 'deleted', row.size_after);
     if (row.change_type === 'renamed' && row.old_path !== null) {
-      out.push({ changeId, key: keyOf(row.old_path, row.old_path_base64), before, after: { exists: false } });
+      out.push({ changeId, key: keyFromShown(row.old_path, row.old_path_base64), before, after: { exists: false } });
       out.push({ changeId, key, before: { exists: false }, after });
     } else out.push({ changeId, key, before, after });
   }

@@ -14,6 +14,14 @@ export function keyFromText(text: string): PathKey {
   return Buffer.from(text, 'utf8').toString('latin1');
 }
 
+/**
+ * The key of a path as rows show it (`path`, and `path_base64` holding the raw bytes when the name
+ * is not valid UTF-8): the inverse of `displayPath`.
+ */
+export function keyFromShown(path: string, base64: string | null | undefined): PathKey {
+  return base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
+}
+
 export function keyToBytes(key: PathKey): Buffer {
   return Buffer.from(key, 'latin1');
 }

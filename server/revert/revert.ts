@@ -14,7 +14,7 @@ import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
 import { createGitDiffEngine, mergeFile } from '../git/index.ts';
-import { isInside, keyFromBytes, keyFromText, type PathKey } from '../paths/index.ts';
+import { isInside, keyFromShown, type PathKey } from '../paths/index.ts';
 import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
@@ -31,9 +31,6 @@ export interface RevertDeps {
   /** The three-way merge; default `git merge-file` in a private temp folder. */
   merge?: Merge;
 }
-
-const keyOf = (path: string, base64: string | null | undefined): PathKey =>
-  base64 ? keyFromBytes(Buffer.from(base64, 'base64')) : keyFromText(path);
 
 /** Every stored row of a change, page by page. */
 async function allRows(store: Store, sessionId: string, changeId: string): Promise<FileSummary[]> {
@@ -151,7 +148,7 @@ export function createReverter(deps: RevertDeps) {
         details: { file_id: row.id },
       });
     if (!before.exists || !after.exists) throw refuse('the run added or deleted the file');
-    const key = keyOf(row.path, row.path_base64);
+    const key = keyFromShown(row.path, row.path_base64);
     const side = (s: { bytes: Buffer; mode: string }) => ({ bytes: s.bytes, size: s.bytes.length, mode: s.mode });
     const delta = await computeDelta({
       changes: [{ path: key, before: side(before), after: side(after) }],
@@ -199,8 +196,8 @@ export function createReverter(deps: RevertDeps) {
     row: FileSummary,
     hunks?: readonly string[],
   ): Promise<Planned> {
-    const afterKey = keyOf(row.path, row.path_base64);
-    const beforeKey = row.old_path !== null && !hunks ? keyOf(row.old_path, row.old_path_base64) : afterKey;
+    const afterKey = keyFromShown(row.path, row.path_base64);
+    const beforeKey = row.old_path !== null && !hunks ? keyFromShown(row.old_path, row.old_path_base64) : afterKey;
     const base = { row, guards: [], patch: null };
     const kept = await store.contents.get(sessionId, changeId, row.id);
     if (!kept) return { ...base, decision: unavailable('not_recorded') };
