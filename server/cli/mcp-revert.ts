@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RevertRequest, RevertResponse } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import { invalidInput } from '../git/index.ts';
+import { toolListing } from './mcp-listing.ts';
 import type { RemoteServer } from './mcp-remote.ts';
 import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, type GetJson } from './revert-target.ts';
 
@@ -39,21 +40,16 @@ const revertOutput = z.object({
   plan_id: z.string(),
 });
 
-export const REVERT_CHANGES_LISTING: Tool = {
+export const REVERT_CHANGES_LISTING: Tool = toolListing({
   name: 'revert_changes',
   title: 'Revert changes',
   description:
     'Undoes what a rundiff run (or one tool call) changed: the whole change, some files (paths), or some hunks of one file (paths with one path, hunks by number). Files edited since are merged three ways, so later edits are kept; a file whose later edits conflict with the undo is not written. All or nothing: when any file cannot be reverted nothing is written and the error names each file (partial: true writes the clean ones). Use dry_run: true first to see the plan. The revert is recorded as a run of its own.',
-  inputSchema: z.toJSONSchema(revertChangesInput, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-  outputSchema: z.toJSONSchema(revertOutput, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
-  annotations: {
-    title: 'Revert changes',
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-};
+  input: revertChangesInput,
+  output: revertOutput,
+  readOnly: false,
+  destructive: true,
+});
 
 const failure = (err: AppError): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(err.toBody()) }],

@@ -6,6 +6,7 @@ import { invalidInput } from '../git/index.ts';
 import { createReviews, type Delivery, type Reviews } from '../review/index.ts';
 import { silentEmitter } from '../runs/index.ts';
 import type { Store } from '../store/index.ts';
+import { toolListing } from './mcp-listing.ts';
 import type { RemoteServer } from './mcp-remote.ts';
 
 /**
@@ -36,14 +37,7 @@ const listing = (
   input: z.ZodType,
   output: z.ZodType,
   readOnly: boolean,
-): Tool => ({
-  name,
-  title,
-  description,
-  inputSchema: z.toJSONSchema(input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-  outputSchema: z.toJSONSchema(output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
-  annotations: { title, readOnlyHint: readOnly, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-});
+): Tool => toolListing({ name, title, description, input, output, readOnly });
 
 export const REVIEW_TOOL_LISTINGS: Tool[] = [
   listing(

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 // The low-level server: McpServer validates inputs itself and answers a bad one with plain text,
 // while the contract wants every failure, validation included, as the JSON error result.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -30,6 +29,7 @@ import { argumentsText, commitOf, createCallLog, type CallLog } from '../tools-l
 import type { GitToolName, RunChangesOutput } from '../../shared/index.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createRemote, type RemoteServer } from './mcp-remote.ts';
+import { toolListing } from './mcp-listing.ts';
 import { createReviewTools } from './mcp-review.ts';
 import { callRevertChanges, REVERT_CHANGES_LISTING } from './mcp-revert.ts';
 
@@ -52,22 +52,9 @@ stdout carries only protocol frames; logs go to stderr.
 
 const say = (line: string) => process.stderr.write(`rundiff mcp: ${line}\n`);
 
-/** A tool as MCP lists it: JSON Schemas from the zod schemas, and its read-only/destructive hints. */
+/** A git tool as MCP lists it: its zod schemas and its read-only/destructive hints. */
 export function mcpToolListing(tool: ToolDefinition): Tool {
-  return {
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-    outputSchema: z.toJSONSchema(tool.output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
-    annotations: {
-      title: tool.title,
-      readOnlyHint: tool.readOnly,
-      destructiveHint: tool.destructive,
-      idempotentHint: tool.readOnly,
-      openWorldHint: false,
-    },
-  };
+  return toolListing({ ...tool, idempotent: tool.readOnly });
 }
 
 /**
@@ -87,21 +74,15 @@ export function mcpResult(result: ToolCallResult, note?: string): CallToolResult
 }
 
 /** `run_changes` as MCP lists it (only with `--server`: the open runs' checkpoints live in the server). */
-export const RUN_CHANGES_LISTING: Tool = {
+export const RUN_CHANGES_LISTING: Tool = toolListing({
   name: 'run_changes',
   title: 'Run changes',
   description:
     "What a rundiff run changed in its workspace: a finished run's stored change, or for a run still open (open: true) the files changed so far. Default run: the session's newest. tracking: false means the workspace was not watched (see reason). Files come a page at a time in path order (limit, default 50): files_total counts them all, and while next_cursor is not null, call again with cursor = next_cursor for the next page.",
-  inputSchema: z.toJSONSchema(runChangesInput, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-  outputSchema: z.toJSONSchema(runChangesOutput, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
-  annotations: {
-    title: 'Run changes',
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
-};
+  input: runChangesInput,
+  output: runChangesOutput,
+  readOnly: true,
+});
 
 /** The readable line of a run_changes answer (the server's answer, checked against the schema it lists). */
 function runChangesNote(output: unknown, input: Record<string, unknown>): string | undefined {
