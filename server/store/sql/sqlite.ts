@@ -6,9 +6,6 @@ import { TX_ENDED, type Dialect, type Executor, type Param, type Sql, type Step 
 type Db = Database.Database;
 type Statement = Database.Statement<unknown[], unknown>;
 
-/** Runs a synchronous operation on the connection, its result or throw as a promise. */
-export type Runner = <T>(op: () => T) => Promise<T>;
-
 /** The SQLite executor: the connection and its gate, besides the executor itself. */
 export interface SqliteExecutor extends Executor {
   readonly db: Db;
@@ -122,15 +119,6 @@ class Held implements Sql {
     readonly step: StepState | null,
     private readonly inTx: boolean,
   ) {}
-  /** Runs synchronous code where this executor runs its statements. */
-  direct<T>(op: () => T): Promise<T> {
-    if (!this.live) return ended();
-    try {
-      return Promise.resolve(op());
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
   all<R>(text: string, params?: readonly Param[]): Promise<R[]> {
     if (!this.live) return ended();
     try {
