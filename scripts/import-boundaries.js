@@ -76,8 +76,9 @@ export const MAY_IMPORT = {
   'server/runs': [...BASE, ...ENGINE, ...STORAGE],
   'server/run-changes': [...BASE, ...ENGINE, ...STORAGE, 'server/runs'],
   'server/live': [...BASE, ...ENGINE, 'server/runs'],
-  // Undoing a stored change: plans from kept contents, writes through fs/, records the revert as a run.
-  'server/revert': [...BASE, ...ENGINE, ...STORAGE, 'server/runs'],
+  // Undoing a stored change: plans from kept contents (a hunk from the file's patch computed again
+  // from them, by net-change/), writes through fs/, records the revert as a run.
+  'server/revert': [...BASE, ...ENGINE, ...STORAGE, 'server/runs', 'server/net-change'],
   // A session's net change over a range of runs, from the stored rows and kept contents.
   'server/net-change': [...BASE, ...ENGINE, ...STORAGE],
   // Review comments on a change's lines and their delivery to the agent, from the stored rows.

@@ -14,6 +14,7 @@ import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
 import { createGitDiffEngine, mergeFile } from '../git/index.ts';
+import { patchOfSides } from '../net-change/index.ts';
 import { isInside, keyFromShown, type PathKey } from '../paths/index.ts';
 import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
@@ -148,22 +149,17 @@ export function createReverter(deps: RevertDeps) {
         details: { file_id: row.id },
       });
     if (!before.exists || !after.exists) throw refuse('the run added or deleted the file');
-    const key = keyFromShown(row.path, row.path_base64);
+    if (row.binary) throw refuse('it is a binary file');
     const side = (s: { bytes: Buffer; mode: string }) => ({ bytes: s.bytes, size: s.bytes.length, mode: s.mode });
-    const delta = await computeDelta({
-      changes: [{ path: key, before: side(before), after: side(after) }],
-      limits: {
-        ...config.limits,
-        maxChangedFiles: 1,
-        maxFilePatchBytes: config.limits.maxOpenedPatchBytes,
-        maxRunPatchBytes: config.limits.maxOpenedPatchBytes,
-      },
-      batchDiff: diffEngine.batchDiff,
-      fallbackDiff: diffEngine.fallbackDiff,
-    });
-    const file = delta.files[0];
-    if (!file || file.binary) throw refuse('it is a binary file');
-    if (file.patch === null || file.truncated) throw refuse('its patch is not whole (too large or not UTF-8 text)');
+    // The content's patch at the file's path (a rename's hunks are those of its content).
+    const file = await patchOfSides(
+      { ...row, change_type: 'modified', old_path: null, old_path_base64: null },
+      side(before),
+      side(after),
+      { maxBytes: config.limits.maxOpenedPatchBytes, diffTimeoutMs: config.limits.diffTimeoutMs },
+      { binary: false, engine: diffEngine },
+    );
+    if (file === null || file.truncated) throw refuse('its patch is not whole (too large or not UTF-8 text)');
     const undone = undoHunks(after.bytes, file.patch, hunks);
     if (!undone.ok)
       throw new AppError('not_found', `no hunk ${undone.hunk} in the patch of ${row.path}`, {
