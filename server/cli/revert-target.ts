@@ -1,4 +1,5 @@
 import { FILES_PAGE_MAX, runChangeId, type ChangeFilesPage, type FileResponse } from '../../shared/index.ts';
+import { hunkName, hunksOf } from '../revert/index.ts';
 
 /**
  * What `rundiff revert` and the MCP `revert_changes` tool name in people's terms (a change as a bare
@@ -49,10 +50,7 @@ export async function hunkHeadersOf(
   numbers: readonly number[],
 ): Promise<{ ok: true; headers: string[] } | { ok: false; count: number; missing: number }> {
   const file = await get<FileResponse>(`${changeUrl}/files/${encodeURIComponent(fileId)}`);
-  const all = (file.file.patch ?? '')
-    .split('\n')
-    .filter((l) => l.startsWith('@@ '))
-    .map((l) => /^@@ [^@]+ @@/.exec(l)?.[0] ?? l);
+  const all = hunksOf(file.file.patch ?? '').map((h) => hunkName(h.range));
   const missing = numbers.find((n) => n > all.length);
   if (missing !== undefined) return { ok: false, count: all.length, missing };
   return { ok: true, headers: numbers.map((n) => all[n - 1]!) };
