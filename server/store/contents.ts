@@ -97,8 +97,6 @@ const SQL = {
   insertRows: `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
      after_mode, after_reason)`,
   // A file recorded again (its contents could not be written) keeps no content.
-  markRows: `INSERT INTO change_file_contents (file_id, session_id, change_id, change_seq, before_mode, before_reason,
-     after_mode, after_reason)`,
   markConflict: ` ON CONFLICT (file_id) DO UPDATE SET session_id = excluded.session_id,
      change_id = excluded.change_id, change_seq = excluded.change_seq, before_mode = excluded.before_mode,
      before_sha256 = NULL, before_reason = excluded.before_reason, after_mode = excluded.after_mode,
@@ -149,6 +147,30 @@ async function changeSeq(q: Sql, sessionId: string, changeId: string): Promise<n
 
 async function fileIds(q: Sql, sessionId: string, changeId: string): Promise<string[]> {
   return (await q.all<{ id: string }>(SQL.fileIds, [sessionId, changeId])).map((r) => r.id);
+}
+
+/**
+ * The `change_file_contents` rows of a change's files (given in path order, one per stored row):
+ * each side's mode and the reason `reasonFor` gives it. Undefined when the change is not stored.
+ */
+async function sideRows<F extends { before: { mode: string | null }; after: { mode: string | null } }>(
+  q: Sql,
+  sessionId: string,
+  changeId: string,
+  files: readonly F[],
+  reasonFor: (side: F['before'] | F['after']) => string | null,
+): Promise<{ seq: number; rows: Param[][]; files: { fileId: string; file: F }[] } | undefined> {
+  const seq = await changeSeq(q, sessionId, changeId);
+  if (seq === undefined) return undefined;
+  const rows: Param[][] = [];
+  const paired: { fileId: string; file: F }[] = [];
+  for (const [i, fileId] of (await fileIds(q, sessionId, changeId)).entries()) {
+    const f = files[i];
+    if (!f) continue;
+    rows.push([fileId, sessionId, changeId, seq, f.before.mode, reasonFor(f.before), f.after.mode, reasonFor(f.after)]);
+    paired.push({ fileId, file: f });
+  }
+  return { seq, rows, files: paired };
 }
 
 async function usedBytes(q: Sql, lock = ''): Promise<number> {
@@ -232,30 +254,16 @@ export function createContentStore(sql: Sql): ContentsApi {
      */
     record: (sessionId, changeId, files) =>
       sql.atomic(async (q) => {
-        const seq = await changeSeq(q, sessionId, changeId);
-        if (seq === undefined) return [];
+        const found = await sideRows(q, sessionId, changeId, files, reasonOf);
+        if (!found) return [];
         const pending: PendingContent<PreparedContent | RawContent>[] = [];
-        const rows: Param[][] = [];
-        for (const [i, fileId] of (await fileIds(q, sessionId, changeId)).entries()) {
-          const f = files[i];
-          if (!f) continue;
-          rows.push([
-            fileId,
-            sessionId,
-            changeId,
-            seq,
-            f.before.mode,
-            reasonOf(f.before),
-            f.after.mode,
-            reasonOf(f.after),
-          ]);
+        for (const { fileId, file } of found.files)
           for (const side of SIDES) {
-            const c = f[side];
-            if ('sha256' in c || 'raw' in c) pending.push({ seq, fileId, side, content: c });
+            const c = file[side];
+            if ('sha256' in c || 'raw' in c) pending.push({ seq: found.seq, fileId, side, content: c });
           }
-        }
         // Many rows per statement: a change of thousands of files is a few statements.
-        await insertRows((t, p) => q.run(t, p), SQL.insertRows, rows, '', ROWS_PER_INSERT);
+        await insertRows((t, p) => q.run(t, p), SQL.insertRows, found.rows, '', ROWS_PER_INSERT);
         return pending;
       }),
     /**
@@ -332,24 +340,9 @@ export function createContentStore(sql: Sql): ContentsApi {
      */
     markUnavailable: (sessionId, changeId, files, reason) =>
       sql.atomic(async (q) => {
-        const seq = await changeSeq(q, sessionId, changeId);
-        if (seq === undefined) return;
-        const rows: Param[][] = [];
-        for (const [i, fileId] of (await fileIds(q, sessionId, changeId)).entries()) {
-          const f = files[i];
-          if (!f) continue;
-          rows.push([
-            fileId,
-            sessionId,
-            changeId,
-            seq,
-            f.before.mode,
-            f.before.mode === null ? null : reason,
-            f.after.mode,
-            f.after.mode === null ? null : reason,
-          ]);
-        }
-        await insertRows((t, p) => q.run(t, p), SQL.markRows, rows, SQL.markConflict, ROWS_PER_INSERT);
+        const found = await sideRows(q, sessionId, changeId, files, (s) => (s.mode === null ? null : reason));
+        if (found)
+          await insertRows((t, p) => q.run(t, p), SQL.insertRows, found.rows, SQL.markConflict, ROWS_PER_INSERT);
       }),
     /** A file's stored sides; null when nothing was recorded for it. */
     async get(sessionId, changeId, fileId) {
