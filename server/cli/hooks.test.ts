@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../test-support/temp-repo.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
+import { createFolderLedger } from './hooks/created-folders.ts';
 import { hooksCommand } from './hooks.ts';
 
 const cleanups: (() => unknown)[] = [];
@@ -223,5 +224,158 @@ describe('rundiff hooks status', () => {
     await t.close();
     const down = await cli(['status', '--server', t.server.url], f);
     expect(down.lines[0]).toMatch(/not answering/);
+  });
+});
+
+describe('uninstall removes the folders install created', () => {
+  const backupDir = (f: { home: string }) => path.join(f.home, '.local', 'share', 'rundiff', 'hooks-backup');
+
+  it.each([
+    ['claude-code', (f: { home: string; ws: string }) => [path.join(f.ws, '.claude')]],
+    ['gemini', (f: { home: string; ws: string }) => [path.join(f.ws, '.gemini')]],
+    ['codex', (f: { home: string; ws: string }) => [path.join(f.home, '.codex')]],
+    [
+      'opencode',
+      (f: { home: string; ws: string }) => [path.join(f.ws, '.opencode', 'plugins'), path.join(f.ws, '.opencode')],
+    ],
+    ['cline', (f: { home: string; ws: string }) => [path.join(f.home, '.cline', 'hooks'), path.join(f.home, '.cline')]],
+    ['copilot', (f: { home: string; ws: string }) => [path.join(f.ws, '.github', 'hooks'), path.join(f.ws, '.github')]],
+  ])('%s: the folders are gone after uninstall, as is the backup folder', async (agent, made) => {
+    const f = folders();
+    expect((await cli(['install', agent], f)).code).toBe(0);
+    for (const folder of made(f)) expect(fs.statSync(folder).isDirectory()).toBe(true);
+    const un = await cli(['uninstall', agent], f);
+    expect(un.code).toBe(0);
+    for (const folder of made(f)) {
+      expect(fs.existsSync(folder)).toBe(false);
+      expect(un.lines).toContain(`${agent}: removed the empty folder ${folder}`);
+    }
+    expect(fs.existsSync(backupDir(f))).toBe(false);
+  });
+
+  it('a folder that was there before install stays, and so does one the person put a file in', async () => {
+    const f = folders();
+    fs.mkdirSync(path.join(f.ws, '.claude'));
+    await cli(['install', 'claude-code'], f);
+    await cli(['install', 'opencode'], f);
+    fs.writeFileSync(path.join(f.ws, '.opencode', 'opencode.json'), '{}\n');
+    await cli(['uninstall', 'claude-code'], f);
+    await cli(['uninstall', 'opencode'], f);
+    // .claude was the person's; .opencode now holds their file; the empty plugins folder went.
+    expect(fs.readdirSync(path.join(f.ws, '.claude'))).toEqual([]);
+    expect(fs.readdirSync(path.join(f.ws, '.opencode'))).toEqual(['opencode.json']);
+    // Forgotten once kept: emptying it later and uninstalling again leaves it to the person.
+    fs.rmSync(path.join(f.ws, '.opencode', 'opencode.json'));
+    await cli(['install', 'opencode'], f);
+    await cli(['uninstall', 'opencode'], f);
+    expect(fs.existsSync(path.join(f.ws, '.opencode'))).toBe(true);
+    expect(fs.existsSync(path.join(f.ws, '.opencode', 'plugins'))).toBe(false);
+  });
+
+  it('a recorded folder that became a symbolic link is not followed: its target stays', () => {
+    const f = folders();
+    const ledger = createFolderLedger(path.join(f.home, 'data'));
+    const made = ledger.missing({ root: f.ws, file: path.join(f.ws, '.claude', 'settings.json') });
+    fs.mkdirSync(path.join(f.ws, '.claude'));
+    ledger.record('claude-code', made);
+    const elsewhere = path.join(path.dirname(f.ws), 'elsewhere');
+    fs.mkdirSync(path.join(elsewhere, 'inner'), { recursive: true });
+    fs.rmdirSync(path.join(f.ws, '.claude'));
+    fs.symlinkSync(path.join(elsewhere, 'inner'), path.join(f.ws, '.claude'));
+    expect(ledger.sweep('claude-code')).toEqual([]);
+    expect(fs.existsSync(path.join(elsewhere, 'inner'))).toBe(true);
+    expect(fs.lstatSync(path.join(f.ws, '.claude')).isSymbolicLink()).toBe(true);
+    // Control: the same folder, still a folder, goes.
+    fs.rmSync(path.join(f.ws, '.claude'));
+    fs.mkdirSync(path.join(f.ws, '.claude'));
+    ledger.record('claude-code', made);
+    expect(ledger.sweep('claude-code')).toEqual([path.join(f.ws, '.claude')]);
+  });
+});
+
+describe('rundiff hooks install gemini: settings with comments', () => {
+  /** Gemini CLI's own settings, with comments as its docs show them. */
+  const COMMENTED = `{
+  // Gemini CLI settings of the person
+  "theme": "GitHub", /* kept */
+  "hooks": {
+    "BeforeTool": [
+      // their own check
+      { "matcher": "run_shell_command", "hooks": [{ "type": "command", "command": "./check.sh" }] }
+    ]
+  }
+}
+`;
+  /** What Gemini CLI does with the file: comments stripped, the rest read as JSON. */
+  const asGeminiReadsIt = (text: string) =>
+    JSON.parse(text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_m, str?: string) => str ?? ''));
+
+  it("installs into the person's commented file keeping every comment and their own hook byte for byte", async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, COMMENTED);
+    const out = await cli(['install', 'gemini'], f);
+    expect(out.code).toBe(0);
+    const text = read(file);
+    expect(text).toContain('// Gemini CLI settings of the person');
+    expect(text).toContain('"theme": "GitHub", /* kept */');
+    expect(text).toContain(
+      `// their own check\n      { "matcher": "run_shell_command", "hooks": [{ "type": "command", "command": "./check.sh" }] }`,
+    );
+    const s = asGeminiReadsIt(text);
+    expect(s.theme).toBe('GitHub');
+    expect(s.hooks.BeforeTool).toHaveLength(2);
+    expect(s.hooks.BeforeTool[1].hooks[0].command).toContain('rundiff-hook.js');
+    expect(Object.keys(s.hooks).sort()).toEqual(
+      ['AfterAgent', 'AfterTool', 'BeforeAgent', 'BeforeTool', 'SessionEnd', 'SessionStart'].sort(),
+    );
+    expect((await cli(['status'], f)).lines.find((l) => l.startsWith('gemini') && l.includes('project'))).toContain(
+      ' installed',
+    );
+    // Twice is one set; uninstall gives back the same bytes.
+    await cli(['install', 'gemini'], f);
+    expect(read(file)).toBe(text);
+    await cli(['uninstall', 'gemini'], f);
+    expect(read(file)).toBe(COMMENTED);
+  });
+
+  it('a file edited between install and uninstall keeps its edit and its comments', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, COMMENTED);
+    await cli(['install', 'gemini'], f);
+    fs.writeFileSync(file, read(file).replace('"theme": "GitHub"', '"theme": "Dracula"'));
+    const un = await cli(['uninstall', 'gemini'], f);
+    expect(un.lines[0]).toContain('removed 6 rundiff hooks');
+    const text = read(file);
+    expect(text).toContain('// Gemini CLI settings of the person');
+    expect(text).toContain('// their own check');
+    expect(text).not.toContain('rundiff-hook.js');
+    expect(asGeminiReadsIt(text)).toEqual({
+      theme: 'Dracula',
+      hooks: {
+        BeforeTool: [{ matcher: 'run_shell_command', hooks: [{ type: 'command', command: './check.sh' }] }],
+      },
+    });
+  });
+
+  it('a trailing comma, which Gemini CLI cannot read either, is refused and left untouched', async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.gemini', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    const bad = '{\n  // note\n  "theme": "GitHub",\n}\n';
+    fs.writeFileSync(file, bad);
+    await expect(cli(['install', 'gemini'], f)).rejects.toThrow(/not valid JSON with comments .* at line 4/);
+    expect(read(file)).toBe(bad);
+  });
+
+  it("Claude Code's settings, which it reads as plain JSON, are still refused with a comment", async () => {
+    const f = folders();
+    const file = path.join(f.ws, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, '{\n  // note\n  "a": 1\n}\n');
+    await expect(cli(['install', 'claude-code'], f)).rejects.toThrow(/is not valid JSON/);
   });
 });

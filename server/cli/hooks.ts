@@ -4,8 +4,9 @@ import { defaultDbPath, resolveConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createBackups, type Backups } from './hooks/backup.ts';
+import { createFolderLedger } from './hooks/created-folders.ts';
 import { readHookText, removeHookFile, writeHookFile } from './hooks/hook-file.ts';
-import { checkHooksShape, parseObject, serialize, styleOf, type JsonObject } from './hooks/json-file.ts';
+import { checkHooksShape, parseObject, rewrite, type JsonObject } from './hooks/json-file.ts';
 import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
 import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
 import { defaultServerUrl } from './run-target.ts';
@@ -87,7 +88,11 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
     );
     return 2;
   }
-  const backups = createBackups(path.dirname(defaultDbPath(io.env, config.homeDir)));
+  const dataDir = path.dirname(defaultDbPath(io.env, config.homeDir));
+  const backups = createBackups(dataDir);
+  const folders = createFolderLedger(dataDir);
+  const missing =
+    action === 'install' ? folders.missing('kind' in target ? target.where(scope, ctx) : target.file(scope, ctx)) : [];
   if ('kind' in target) {
     // Plugin files, hook executables or a YAML block: the target writes and reports them itself.
     const lines = action === 'install' ? target.install(scope, ctx) : target.uninstall(scope, ctx);
@@ -96,6 +101,8 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
       io.out(`${target.agent}: the hooks will not start a server; run 'rundiff serve' yourself`);
   } else if (action === 'install') install(target, scope, ctx, backups, io.out);
   else uninstall(target, scope, ctx, backups, io.out);
+  if (action === 'install') folders.record(target.agent, missing);
+  else for (const folder of folders.sweep(target.agent)) io.out(`${target.agent}: removed the empty folder ${folder}`);
   return 0;
 }
 
@@ -115,9 +122,10 @@ function install(
   const where = target.file(scope, ctx);
   const file = where.file;
   const before = readHookText(where);
-  const settings: JsonObject = before === null ? {} : parseObject(file, before);
+  const syntax = target.syntax ?? 'json';
+  const settings: JsonObject = before === null ? {} : parseObject(file, before, syntax);
   checkHooksShape(file, settings, eventsOf(target, ctx));
-  const after = serialize(target.add(settings, ctx), styleOf(before));
+  const after = rewrite(file, before, target.add(settings, ctx), syntax);
   if (after === before) out(`${target.agent}: rundiff's hooks are already installed in ${file} (unchanged)`);
   else {
     if (before !== null && !target.installed(settings)) backups.keep(file, before);
@@ -144,21 +152,22 @@ function uninstall(
     out(`${target.agent}: nothing to remove (${file} does not exist)`);
     return;
   }
-  const parsed = parseObject(file, before);
+  const syntax = target.syntax ?? 'json';
+  const parsed = parseObject(file, before, syntax);
   checkHooksShape(file, parsed, eventsOf(target, ctx));
   const { settings, removed } = target.remove(parsed);
   if (removed === 0) {
     out(`${target.agent}: no rundiff hooks in ${file} (unchanged)`);
     return;
   }
-  const original = backups.restore(file, settings);
+  const original = backups.restore(file, settings, syntax);
   if (original === null && Object.keys(settings).length === 0) {
     // Nothing but rundiff's hooks was in it and no earlier version was kept: the file was rundiff's own.
     removeHookFile(where);
     out(`${target.agent}: removed ${file} (it held only rundiff's hooks)`);
     return;
   }
-  writeHookFile(where, original ?? serialize(settings, styleOf(before)));
+  writeHookFile(where, original ?? rewrite(file, before, settings, syntax));
   out(`${target.agent}: removed ${removed} rundiff hook${removed === 1 ? '' : 's'} from ${file}`);
 }
 
@@ -181,12 +190,14 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
   );
   for (const target of Object.values(INSTALL_TARGETS)) {
     const cells = (['project', 'user'] as const).map((scope) => {
-      const file = 'kind' in target ? target.where(scope, ctx) : target.file(scope, ctx).file;
+      const file = ('kind' in target ? target.where(scope, ctx) : target.file(scope, ctx)).file;
       let state: string;
       try {
         const text = 'kind' in target ? null : readHookText(target.file(scope, ctx));
         const installed =
-          'kind' in target ? target.installed(scope, ctx) : text !== null && target.installed(parseObject(file, text));
+          'kind' in target
+            ? target.installed(scope, ctx)
+            : text !== null && target.installed(parseObject(file, text, target.syntax ?? 'json'));
         state = installed ? 'installed' : 'not installed';
       } catch (err) {
         state = `unreadable (${err instanceof Error ? err.message : String(err)})`;

@@ -265,3 +265,37 @@ export function removeInside(root: SafeRoot, key: PathKey): WriteResult {
     closeFolder(folder);
   }
 }
+
+/**
+ * Removes the folder at `key` if it is an empty folder (not a link): `removed` says whether it
+ * went. An absent folder, or one that holds anything, is left as it is.
+ */
+export function removeEmptyFolderInside(root: SafeRoot, key: PathKey): { ok: true; removed: boolean } | WriteResult {
+  const opened = openParent(root, key, false);
+  if ('refused' in opened)
+    return opened.refused.ok === false && opened.refused.reason === 'not_a_folder'
+      ? { ok: true, removed: false }
+      : opened.refused;
+  const { folder, name } = opened;
+  try {
+    const abs = pathBelow(folder.base, name);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(abs);
+    } catch {
+      return { ok: true, removed: false };
+    }
+    if (!st.isDirectory()) return { ok: true, removed: false };
+    try {
+      fs.rmdirSync(abs);
+    } catch (err) {
+      const { code, message } = errnoOf(err);
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOENT') return { ok: true, removed: false };
+      return refuse('denied', message);
+    }
+    fs.fsyncSync(folder.fd);
+    return { ok: true, removed: true };
+  } finally {
+    closeFolder(folder);
+  }
+}

@@ -23,23 +23,28 @@ const GEMINI_TOOL_EVENTS = new Set(['BeforeTool', 'AfterTool']);
  * Gemini CLI: command hooks in the `hooks` of `.gemini/settings.json` (the project's, or the
  * user's under `--user`), in the same shape as Claude Code's; they fired in Gemini CLI 0.61.0
  * without further trust. The hook client prints `{}` for Gemini, which reads hook output as JSON.
+ * Gemini reads the file with comments (and no trailing commas): rundiff keeps them.
  */
-export const geminiTarget = hooksFileTarget(
-  'gemini',
-  (scope, { workspace, home }) =>
-    scope === 'user' ? below(home, '.gemini', 'settings.json') : below(workspace, '.gemini', 'settings.json'),
-  (ctx) => {
-    const handler: JsonObject = { type: 'command', command: hookCommand('gemini', ctx) };
-    return Object.fromEntries(
-      GEMINI_EVENTS.map((event) => [
-        event,
-        { ...(GEMINI_TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [handler] },
-      ]),
-    );
-  },
-  runsClient('gemini', 'command'),
-  () => 'Gemini CLI runs project hooks only in a folder it trusts (its folder trust setting).',
-);
+export const geminiTarget: InstallTarget = {
+  ...hooksFileTarget(
+    'gemini',
+    (scope, { workspace, home }) =>
+      scope === 'user' ? below(home, '.gemini', 'settings.json') : below(workspace, '.gemini', 'settings.json'),
+    (ctx) => {
+      const handler: JsonObject = { type: 'command', command: hookCommand('gemini', ctx) };
+      return Object.fromEntries(
+        GEMINI_EVENTS.map((event) => [
+          event,
+          { ...(GEMINI_TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [handler] },
+        ]),
+      );
+    },
+    runsClient('gemini', 'command'),
+    () => 'Gemini CLI runs project hooks only in a folder it trusts (its folder trust setting).',
+  ),
+  // Gemini CLI reads its settings with comments: they are kept.
+  syntax: 'jsonc',
+};
 
 /**
  * A file whose `hooks` maps each event to a list of handlers (Cursor's hooks.json and Copilot's hook

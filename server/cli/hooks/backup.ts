@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { below, readHookText, removeHookFile, writeHookFile } from './hook-file.ts';
+import { parseObject, type Syntax } from './json-file.ts';
 
 /**
  * The bytes of a settings file as they were before rundiff first added its hooks, kept in the data
@@ -20,7 +21,7 @@ export function createBackups(dataDir: string) {
       writeHookFile(file, JSON.stringify({ file: settingsFile, text }), { perm: 0o600, folderMode: 0o700 });
     },
     /** The original text when it parses to the same JSON as `remaining`, else null. Drops the backup. */
-    restore(settingsFile: string, remaining: unknown): string | null {
+    restore(settingsFile: string, remaining: unknown, syntax: Syntax = 'json'): string | null {
       const file = fileOf(settingsFile);
       let saved: { file?: unknown; text?: unknown };
       try {
@@ -33,7 +34,9 @@ export function createBackups(dataDir: string) {
       removeHookFile(file);
       if (saved.file !== settingsFile || typeof saved.text !== 'string') return null;
       try {
-        return JSON.stringify(JSON.parse(saved.text)) === JSON.stringify(remaining) ? saved.text : null;
+        return JSON.stringify(parseObject(settingsFile, saved.text, syntax)) === JSON.stringify(remaining)
+          ? saved.text
+          : null;
       } catch {
         return null;
       }

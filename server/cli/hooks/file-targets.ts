@@ -15,7 +15,7 @@ export interface FilesTarget {
   agent: HookAgent;
   kind: 'files';
   /** The file or folder it writes, for a scope (shown by status). */
-  where(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): string;
+  where(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): HookPath;
   install(scope: Scope, ctx: InstallContext): string[];
   uninstall(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): string[];
   installed(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): boolean;
@@ -25,7 +25,7 @@ export interface FilesTarget {
 export const opencodeTarget: FilesTarget = {
   agent: 'opencode',
   kind: 'files',
-  where: (scope, ctx) => opencodePluginFile(scope, ctx).file,
+  where: (scope, ctx) => opencodePluginFile(scope, ctx),
   install(scope, ctx) {
     const plugin = opencodePluginFile(scope, ctx);
     let done: string;
@@ -93,7 +93,7 @@ function othersFor(home: string, event: string): string[] {
 export const clineTarget: FilesTarget = {
   agent: 'cline',
   kind: 'files',
-  where: (_scope, { home }) => clineDir(home),
+  where: (_scope, { home }) => below(home, '.cline', 'hooks'),
   install(scope, ctx) {
     const dir = clineDir(ctx.home);
     const script = [
@@ -180,7 +180,7 @@ function withoutHermesBlock(text: string): string | null {
 export const hermesTarget: FilesTarget = {
   agent: 'hermes',
   kind: 'files',
-  where: (_scope, { home }) => hermesConfig(home).file,
+  where: (_scope, { home }) => hermesConfig(home),
   install(scope, ctx) {
     const config = hermesConfig(ctx.home);
     const file = config.file;

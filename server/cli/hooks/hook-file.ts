@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { readInside, removeInside, safeRoot, writeInside, type SafeRoot } from '../../fs/index.ts';
+import {
+  readInside,
+  removeEmptyFolderInside,
+  removeInside,
+  safeRoot,
+  writeInside,
+  type SafeRoot,
+} from '../../fs/index.ts';
 
 /**
  * Every file an installer reads, writes or removes (settings, plugin, hook executables, the Hermes
@@ -127,4 +134,22 @@ export function removeHookFile(p: HookPath): void {
   if (at === null) return;
   const done = removeInside(at.root, at.key);
   if (!done.ok) throw refused(p, done.message);
+}
+
+/** Removes the folder if it is empty; true when it went. A folder that holds anything is left. */
+export function removeEmptyHookFolder(p: HookPath): boolean {
+  const at = locate(p, false);
+  if (at === null) return false;
+  const done = removeEmptyFolderInside(at.root, at.key);
+  if (!done.ok) throw refused(p, done.message);
+  return 'removed' in done && done.removed;
+}
+
+/** Whether a real folder (not a link) stands at the path now. */
+export function isHookFolder(p: HookPath): boolean {
+  try {
+    return fs.lstatSync(p.file).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,7 @@
 import type { HookAgent } from '../../hooks/index.ts';
 import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
 import { below, type HookPath } from './hook-file.ts';
-import type { JsonObject } from './json-file.ts';
+import type { JsonObject, Syntax } from './json-file.ts';
 
 /** Where an install goes: the project in a workspace, or the user's own settings. */
 export type Scope = 'project' | 'user';
@@ -31,6 +31,8 @@ export interface InstallTarget {
   file(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): HookPath;
   /** Said when installing (what the person must know, e.g. a scope the agent ignores). */
   note?(scope: Scope): string | null;
+  /** `jsonc` when the agent reads comments in the file (they are kept); plain JSON otherwise. */
+  syntax?: Syntax;
   add(settings: JsonObject, ctx: InstallContext): JsonObject;
   remove(settings: JsonObject): { settings: JsonObject; removed: number };
   installed(settings: JsonObject): boolean;
