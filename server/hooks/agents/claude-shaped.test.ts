@@ -148,6 +148,59 @@ describe('Codex mapping', () => {
     ]);
     expect(events[0]!.session_id).toBe('codex:019a7f3e-8c21-7d40-b5e6-3f2a1c9d8e70');
   });
+
+  const call = (hook_event_name: string, tool_name: string, tool_input: unknown, tool_use_id: string) => ({
+    session_id: 'c1',
+    turn_id: 't1',
+    cwd: W,
+    hook_event_name,
+    tool_name,
+    tool_input,
+    tool_use_id,
+  });
+
+  it('view_image only reads: no tool call, so no checkpoint and no empty block', () => {
+    const prompt = { session_id: 'c1', turn_id: 't1', cwd: W, hook_event_name: 'UserPromptSubmit', prompt: 'look' };
+    const { events } = replay(codexMapper, [
+      prompt,
+      call('PreToolUse', 'view_image', { path: `${W}/shot.png` }, 'call_V'),
+      call('PostToolUse', 'view_image', { path: `${W}/shot.png` }, 'call_V'),
+    ]);
+    expect(events.filter((e) => e.type.startsWith('tool.'))).toEqual([]);
+    // Control: Claude Code has no such tool, so the same name there is a tool call.
+    const claude = replay(claudeCodeMapper, [
+      { ...prompt, prompt_id: 'p1' },
+      call('PreToolUse', 'view_image', { path: `${W}/shot.png` }, 'call_V'),
+    ]);
+    expect(claude.events.filter((e) => e.type === 'tool.started')).toHaveLength(1);
+  });
+
+  it("apply_patch's block is titled by the files of the patch, not its text", () => {
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: src/app.ts',
+      '@@',
+      '-a',
+      '+b',
+      `*** Add File: ${W}/docs/new.md`,
+      '+hello',
+      '*** Update File: lib/old.js',
+      '*** Move to: lib/new.js',
+      '*** Delete File: tmp.txt',
+      '*** End Patch',
+    ].join('\n');
+    for (const input of [{ command: patch }, patch, { input: patch }, { command: ['apply_patch', patch] }]) {
+      const { events } = replay(codexMapper, [call('PreToolUse', 'apply_patch', input, 'call_P')]);
+      const started = events.find((e) => e.type === 'tool.started');
+      expect(started && 'name' in started ? started.name : null).toBe(
+        'apply_patch: src/app.ts, docs/new.md, lib/old.js, lib/new.js, tmp.txt',
+      );
+    }
+    // Control: a command that only mentions the marker later is shown as the command.
+    expect(toolSummary('Bash', { command: 'grep "*** Begin Patch" notes' }, W)).toBe(
+      'Bash: grep "*** Begin Patch" notes',
+    );
+  });
 });
 
 describe('tool summaries', () => {

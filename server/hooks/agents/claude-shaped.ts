@@ -47,10 +47,13 @@ export interface ClaudeShapedOptions {
   checkedVersion: string;
   /** The payload field that names a prompt's turn. */
   promptIdField: 'prompt_id' | 'turn_id';
+  /** The agent's own tools that only read, beside Claude Code's. */
+  readOnlyTools?: readonly string[];
 }
 
 export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
   const { agent, label } = opts;
+  const readOnly: ReadonlySet<string> = new Set([...READ_ONLY_TOOLS, ...(opts.readOnlyTools ?? [])]);
 
   function map(raw: unknown, state: HookSessionState): HookMapping {
     if (!isObject(raw)) return noMapping(state);
@@ -109,7 +112,7 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
       }
       case 'PreToolUse': {
         const tool = str(p.tool_name) ?? 'tool';
-        if (READ_ONLY_TOOLS.has(tool)) break;
+        if (readOnly.has(tool)) break;
         const run_id = ensureRun();
         let tool_call_id = str(p.tool_use_id);
         next = { ...next, tools: next.tools + 1 };
@@ -125,7 +128,7 @@ export function claudeShapedMapper(opts: ClaudeShapedOptions): AgentMapper {
       case 'PostToolUseFailure': {
         const tool = str(p.tool_name) ?? 'tool';
         const run_id = next.runId;
-        if (READ_ONLY_TOOLS.has(tool) || run_id === null) break;
+        if (readOnly.has(tool) || run_id === null) break;
         let tool_call_id: string | null = str(p.tool_use_id) ?? null;
         if (tool_call_id === null) {
           const closed = closeTool(next, tool);

@@ -91,8 +91,36 @@ function shownPath(file: string, workspace: string | undefined): string {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
+/**
+ * The files a patch in Codex's `apply_patch` format names (`*** Add File: a`, `*** Update File: b`,
+ * `*** Move to: c`, `*** Delete File: d`), in order and once each; null when the text is not one.
+ */
+export function patchFilesOf(text: string): string[] | null {
+  if (!/^\s*\*\*\* Begin Patch/.test(text)) return null;
+  const files = new Set<string>();
+  for (const m of text.matchAll(/^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+?)\s*$/gm)) files.add(m[1]!);
+  return [...files];
+}
+
+/** The patch text an `apply_patch` call carries: the input itself, a field of it, or an argv item. */
+function patchTextOf(input: unknown): string | null {
+  const candidates: unknown[] = [input];
+  if (isObject(input)) for (const key of ['input', 'patch', 'command', 'cmd']) candidates.push(input[key]);
+  for (const c of candidates.flatMap((v) => (Array.isArray(v) ? v : [v])))
+    if (typeof c === 'string' && patchFilesOf(c) !== null) return c;
+  return null;
+}
+
 /** A short text for a tool's input: its command, path, pattern or URL when it has one, else nothing. */
 export function summarizeInput(input: unknown, workspace?: string): string {
+  // A patch is shown by the files it names, not by its text.
+  const patch = patchTextOf(input);
+  if (patch !== null)
+    return oneLine(
+      patchFilesOf(patch)!
+        .map((f) => shownPath(f, workspace))
+        .join(', '),
+    );
   if (typeof input === 'string') return oneLine(input);
   if (!isObject(input)) return '';
   for (const key of SUMMARY_FIELDS) {
