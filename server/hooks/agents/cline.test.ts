@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFixture, replay } from '../fixtures/mapping-replay.ts';
 import { initialHookState } from '../types.ts';
 import { clineMapper } from './cline.ts';
-import { ENDED_UNREPORTED_TOOL } from './kit.ts';
+import { ENDED_BY_NEXT_PROMPT, ENDED_UNREPORTED_TOOL } from './kit.ts';
 
 const S = 'cline:1764583200123';
 const WS = '/home/dev/project';
@@ -114,6 +114,33 @@ describe('cline hook mapping', () => {
       { type: 'tool.completed', session_id: S2, run_id: R, tool_call_id: 'tool-3-1764583300021' },
       { type: 'run.completed', session_id: S2, run_id: R },
     ]);
+  });
+
+  it("keys the session by the root session id: a conversation's second prompt (a new task id) is a new run of the same session", () => {
+    const first = readFixture('cline', 'sequence') as Record<string, unknown>[];
+    const start = first[0]!;
+    const call = first[1]!;
+    const second = [
+      { ...start, taskId: '1764583299999', timestamp: '2026-11-30T10:05:00.000Z' },
+      {
+        ...call,
+        taskId: '1764583299999',
+        timestamp: '2026-11-30T10:05:01.000Z',
+        tool_call: { ...(call.tool_call as object), id: 'call_9' },
+      },
+    ];
+    const { events, sessionIds } = replay(clineMapper, [start, call, ...second]);
+    expect(new Set(sessionIds)).toEqual(new Set(['1764583200123']));
+    expect(new Set(events.map((e) => e.session_id))).toEqual(new Set([S]));
+    expect(events.filter((e) => e.type === 'run.started')).toHaveLength(2);
+    // The first task never reported its end: the second one's start closes its run.
+    expect(events.filter((e) => e.type === 'run.failed').map((e) => 'error' in e && e.error)).toEqual([
+      ENDED_BY_NEXT_PROMPT,
+    ]);
+    // Control: without a root session id (the extension's payloads) the task id keys it.
+    const bare = (p: Record<string, unknown>) => ({ ...p, sessionContext: undefined });
+    const apart = replay(clineMapper, [bare(start), bare(second[0]!)]);
+    expect(apart.sessionIds).toEqual(['1764583200123', '1764583299999']);
   });
 
   it('maps malformed and unknown payloads to no events without throwing', () => {

@@ -1,5 +1,6 @@
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
 import {
+  ENDED_BY_NEXT_PROMPT,
   Mapping,
   isIn,
   isObject,
@@ -23,7 +24,9 @@ import {
  * the task id, the workspace roots and per-event objects (the prompt, the tool's name and
  * parameters, its result and success); it has no tool-call id, so a post event pairs with the
  * oldest open call of the same tool. The CLI did not fire its prompt hook for a task's first
- * prompt: the task's first tool call then opens the run, without the prompt's text.
+ * prompt: the task's first tool call then opens the run, without the prompt's text. The CLI gives
+ * each prompt a new task id under the same `sessionContext.rootSessionId`: sessions are keyed by
+ * the root (the task id where there is none, as in the extension).
  */
 
 /** Tools that only read or talk: no checkpoint, no card. */
@@ -59,9 +62,11 @@ function errorText(e: unknown): string | undefined {
 
 function map(payload: unknown, state: HookSessionState): HookMapping {
   if (!isObject(payload)) return noMapping(state);
+  // Each prompt of the CLI is a task of its own (a new taskId) under one root session: the session
+  // is the root, so a conversation's prompts are one rundiff session with a run each.
   const m = Mapping.begin(
     'cline',
-    payload.taskId ?? obj(payload.sessionContext).rootSessionId,
+    obj(payload.sessionContext).rootSessionId ?? payload.taskId,
     state,
     workspaceOf(payload.workspaceRoots, obj(payload.workspaceInfo).rootPath),
     payload.timestamp,
@@ -76,6 +81,9 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
     case 'agent_resume':
     case 'TaskStart':
     case 'TaskResume': {
+      // A new task of the root session is the next prompt: a run its last task left open ends.
+      if (payload.hookName === 'agent_start' || payload.hookName === 'TaskStart')
+        m.endRun({ failed: ENDED_BY_NEXT_PROMPT });
       m.openSession(true);
       // The extension names the task's text when it starts; the CLI sends its prompt separately.
       const initial = str(obj(obj(payload.taskStart).taskMetadata).initialTask);
