@@ -77,6 +77,40 @@ describe.each([
     expect(edit.patch).toContain('-before\n+after\n');
   });
 
+  it('a folder over 4,096 bytes made during the run: its files are recorded, the ignore rules above it applied, beside a short control', async () => {
+    const repo: TempRepo = createTempRepo({
+      git: useGit,
+      files: { 'short.txt': 'one\n', '.gitignore': '*.log\ngen/\n' },
+    });
+    cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
+    const deep = deepFolders('n', 4300);
+    // Twenty 200-byte folders, then one of 74 or 75 bytes: folder paths of 4,094 and 4,095 bytes
+    // (git opens the first and lists its file itself; the second it cannot open).
+    const common = deepFolders('b', 4000).slice(0, 20);
+    const [edge, over] = ['e'.repeat(74), 'o'.repeat(75)];
+    const { start, delta } = await runChange(testEngine(), repo.dir, () => {
+      repo.write('short.txt', 'two\n');
+      inDeep(
+        repo.dir,
+        deep,
+        'printf "new\\n" > add.txt; printf "x\\n" > skip.log; mkdir sub; printf "y\\n" > sub/more.txt',
+      );
+      inDeep(repo.dir, ['gen', ...deepFolders('g', 4300)], 'printf "z\\n" > hidden.txt');
+      inDeep(repo.dir, common, `mkdir ${edge} ${over}; printf "e\\n" > ${edge}/f.txt; printf "o\\n" > ${over}/f.txt`);
+    });
+    const key = deep.join('/');
+    expect(Buffer.byteLength(`${common.join('/')}/${over}`)).toBe(4095);
+    expect(start.truncated).toBe(false);
+    expect(delta.truncated_reasons).toEqual([]);
+    expect(rows(delta)).toEqual([
+      `A ${common.join('/')}/${edge}/f.txt +1 -0`,
+      `A ${common.join('/')}/${over}/f.txt +1 -0`,
+      `A ${key}/add.txt +1 -0`,
+      `A ${key}/sub/more.txt +1 -0`,
+      'M short.txt +1 -1',
+    ]);
+  });
+
   it('a run that touches nothing reports nothing, long paths present', async () => {
     const repo: TempRepo = createTempRepo({ git: useGit, files: { 'short.txt': 'one\n' } });
     cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
