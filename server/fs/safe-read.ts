@@ -92,6 +92,25 @@ export function openRoot(real: string): SafeRoot | null {
   return null;
 }
 
+/**
+ * True when the name of a root from `openRoot` still leads to the folder held open: the kernel
+ * places the descriptor at that name, and the name (links followed) is that same folder. What
+ * works by the root's name (git, a checkpoint) can check with this that it saw the folder the
+ * descriptor writes to; false for a root not held open.
+ */
+export function namesRoot(root: SafeRoot): boolean {
+  if (root.fd === undefined) return false;
+  try {
+    const where = fs.readlinkSync(`/proc/self/fd/${root.fd}`, { encoding: 'buffer' });
+    if (!where.equals(Buffer.from(root.root, 'utf8'))) return false;
+    const held = fs.fstatSync(root.fd);
+    const named = fs.statSync(root.root);
+    return held.dev === named.dev && held.ino === named.ino;
+  } catch {
+    return false;
+  }
+}
+
 export function closeRoot(root: SafeRoot): void {
   if (root.fd !== undefined) fs.closeSync(root.fd);
 }

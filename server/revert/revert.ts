@@ -12,7 +12,15 @@ import type { CheckpointEngine } from '../checkpoint/index.ts';
 import type { Config } from '../config.ts';
 import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
-import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
+import {
+  closeRoot,
+  namesRoot,
+  openRoot,
+  removeInside,
+  writeInside,
+  type SafeRoot,
+  type WriteResult,
+} from '../fs/index.ts';
 import { createGitDiffEngine, mergeFile } from '../git/index.ts';
 import { patchOfSides } from '../net-change/index.ts';
 import { isInside, keyFromShown, type PathKey } from '../paths/index.ts';
@@ -375,7 +383,20 @@ export function createReverter(deps: RevertDeps) {
     }
     // Recorded as a run of its own: its checkpoint is taken before the first write.
     const runId = `revert-${randomUUID()}`;
-    await recorder.runStarted({ session_id: sessionId, run_id: runId, workspace: root.root, source: 'revert' });
+    // Its checkpoint is taken by the workspace's name; it must be of the folder written through
+    // the descriptor. A folder above swapped for a symlink meanwhile would give a checkpoint (and
+    // a stored change) of another folder: then nothing is written.
+    let moved = false;
+    await recorder.runStarted({
+      session_id: sessionId,
+      run_id: runId,
+      workspace: root.root,
+      source: 'revert',
+      sameFolder: (real) => {
+        moved = real !== root.root || !namesRoot(root);
+        return !moved;
+      },
+    });
     await recorder.message({
       session_id: sessionId,
       role: 'user',
@@ -385,6 +406,13 @@ export function createReverter(deps: RevertDeps) {
           : `Undo ${hunkCount} hunk${hunkCount === 1 ? '' : 's'} of ${toWrite.map((p) => p.row.path).join(', ')} in ${changeId}`,
       run_id: runId,
     });
+    if (moved) {
+      const why = 'the workspace moved while the revert started: its name leads to another folder';
+      await recorder.runFailed({ session_id: sessionId, run_id: runId, error: `nothing was reverted: ${why}` });
+      throw new AppError('not_found', `the workspace of ${changeId} cannot be written: ${why}`, {
+        details: { workspace: root.root, revert_run_id: runId },
+      });
+    }
     let files: RevertFile[] = [];
     /** All or nothing: the file whose write failed, after which what was written was put back. */
     let stopped: { path: string; unrestored: string[] } | null = null;
