@@ -447,24 +447,24 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8')).toBe('start\n');
   });
 
-  it("the revert run's own checkpoint is of the folder it writes: a folder above flipped as that checkpoint is taken writes nothing and says why", async () => {
+  it("the revert run's own checkpoint and delta are of the folder it writes: a folder above flipped at its start writes nothing, at its end stores no change", async () => {
     const base = createTempDir('rundiff-flip-start-');
     cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
     const ws = path.join(base, 'p', 'ws');
     const outside = path.join(base, 'outside');
-    // Flips the folder above the workspace to a symlink (and holds it) at one chosen moment: right
-    // after the revert run's checkpoint is taken, before its start is answered.
-    let flipAtRevertStart = false;
+    // Flips the folder above the workspace to a symlink (and holds it) at one chosen moment of a
+    // revert run: right after its checkpoint is taken (before its start is answered), or as its
+    // close begins (after the writes, before its delta is computed).
+    let flipAt: 'start' | 'end' | null = null;
+    const flip = (at: 'start' | 'end', runId: string) => {
+      if (flipAt !== at || !runId.startsWith('revert-')) return;
+      flipAt = null;
+      fs.renameSync(path.join(base, 'p'), path.join(base, 'p.real'));
+      fs.symlinkSync(outside, path.join(base, 'p'));
+    };
     const t = await startTestServer({
       observers: () => [
-        {
-          checkpointTaken({ runId }) {
-            if (!flipAtRevertStart || !runId.startsWith('revert-')) return;
-            flipAtRevertStart = false;
-            fs.renameSync(path.join(base, 'p'), path.join(base, 'p.real'));
-            fs.symlinkSync(outside, path.join(base, 'p'));
-          },
-        },
+        { checkpointTaken: ({ runId }) => flip('start', runId), closing: ({ runId }) => flip('end', runId) },
       ],
     });
     cleanups.push(() => t.close());
@@ -489,9 +489,9 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     ]);
 
     fs.writeFileSync(path.join(ws, 'f.txt'), 'end\n');
-    flipAtRevertStart = true;
+    flipAt = 'start';
     const res = await revert(t, 'run:r1');
-    expect(flipAtRevertStart).toBe(false); // the flip happened, at that moment
+    expect(flipAt).toBeNull(); // the flip happened, at that moment
     expect(res.status).toBe(404);
     expect(res.body.error.message).toContain('moved while the revert started');
     expect(fs.readFileSync(path.join(base, 'p.real', 'ws', 'f.txt'), 'utf8')).toBe('end\n');
@@ -501,6 +501,21 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
       `/api/hermes/sessions/s1/workspace-run-changes/run%3A${res.body.error.details.revert_run_id}`,
     );
     expect(failed.status).toBe(404);
+
+    // Flipped after the writes: the file is reverted through the descriptor, but the delta, taken by
+    // name, would be of the outside copy (its other.txt "added"): no change is stored for it.
+    fs.unlinkSync(path.join(base, 'p'));
+    fs.renameSync(path.join(base, 'p.real'), path.join(base, 'p'));
+    flipAt = 'end';
+    const late = await revert(t, 'run:r1');
+    expect(flipAt).toBeNull();
+    expect(late.status).toBe(200);
+    expect(late.body.applied_count).toBe(1);
+    expect(late.body.revert_change_id).toBeNull();
+    expect(fs.readFileSync(path.join(base, 'p.real', 'ws', 'f.txt'), 'utf8')).toBe('start\n');
+    expect(tree(outside)).toEqual(outsideBefore);
+    const unstored = await t.get(`/api/hermes/sessions/s1/workspace-run-changes/run%3A${late.body.revert_run_id}`);
+    expect(unstored.status).toBe(404);
   });
 
   it('a revert keeps a private file private: 0600 stays 0600, and a mode the run changed is undone on its bits', async () => {

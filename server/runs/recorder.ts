@@ -17,7 +17,7 @@ import { AppError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
 import { runActivity, toolActivity, type StartFields } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
-import { close } from './close.ts';
+import { close, type Closing } from './close.ts';
 import { createContext, type RecorderDeps } from './context.ts';
 import { deleteSession } from './deletion.ts';
 import { message } from './messages.ts';
@@ -95,11 +95,19 @@ export function createRecorder(deps: RecorderDeps) {
         error: e.error ?? null,
       }),
     ),
-    runCompleted: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
-      close(ctx, runActivity(e.session_id, e.run_id), { status: 'completed', error: e.error ?? null }),
+    runCompleted: local((e: Omit<RunFinishedEvent, 'type'> & Pick<Closing, 'sameFolder'>): Promise<CompleteResponse> =>
+      close(ctx, runActivity(e.session_id, e.run_id), {
+        status: 'completed',
+        error: e.error ?? null,
+        sameFolder: e.sameFolder,
+      }),
     ),
-    runFailed: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
-      close(ctx, runActivity(e.session_id, e.run_id), { status: 'failed', error: e.error ?? null }),
+    runFailed: local((e: Omit<RunFinishedEvent, 'type'> & Pick<Closing, 'sameFolder'>): Promise<CompleteResponse> =>
+      close(ctx, runActivity(e.session_id, e.run_id), {
+        status: 'failed',
+        error: e.error ?? null,
+        sameFolder: e.sameFolder,
+      }),
     ),
   };
 
