@@ -97,6 +97,7 @@ export interface RevertResponse {
   unavailable_count: number;
   /** The run that recorded the revert in the session (source `revert`); null for a dry run or when nothing was written. */
   revert_run_id: string | null;
+  /** The revert run's stored change; null as `revert_run_id` is, or when it could not be recorded (the workspace moved while the revert ran). */
   revert_change_id: string | null;
   /** Identity of the plan (what stood at each path, what each file would become): send it back as `plan_id`. */
   plan_id: string;

@@ -1,12 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { createTempRepo, deepFolders, inDeep, readDeep, removeDeep, type TempRepo } from '../test-support/index.ts';
 import { rows, runChange, testEngine } from '../test-support/engine-harness.ts';
 
 /**
  * Files on paths longer than one system call takes (Linux: 4,096 bytes) are recorded like any
- * other. The tree is built and changed by relative steps in a shell (`cd` one folder at a time),
- * as a process in the workspace can; the full path is never handed to a system call.
+ * other. The trees are built and changed by relative steps (`deep-tree.ts`).
  */
 
 const cleanups: Array<() => void> = [];
@@ -14,38 +12,13 @@ afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
 
-/** Folder names making a path of about `bytes` bytes below the workspace (200-byte names). */
-function deepFolders(tag: string, bytes: number): string[] {
-  return Array.from({ length: Math.ceil(bytes / 201) }, (_, i) => `${tag}${i}`.padEnd(200, 'd'));
-}
-
-/** Runs `script` in the folder `folders` below `dir`, reached (and made) one step at a time. */
-function inDeep(dir: string, folders: string[], script: string): void {
-  execFileSync('bash', [
-    '-c',
-    `set -e; cd "$0"; for f in "$@"; do mkdir -p "$f"; cd "$f"; done; ${script}`,
-    dir,
-    ...folders,
-  ]);
-}
-
-function readDeep(dir: string, folders: string[], name: string): string {
-  return execFileSync(
-    'bash',
-    ['-c', `set -e; cd "$0"; for f in "$@"; do cd "$f"; done; cat ${name}`, dir, ...folders],
-    {
-      encoding: 'utf8',
-    },
-  );
-}
-
 describe.each([
   ['a git workspace', true],
   ['a plain folder', false],
 ])('long paths in %s', (_label, useGit) => {
   it('files on paths of ~4,200 and ~8,000 bytes modified, deleted and added are each recorded exactly, beside a short control', async () => {
     const repo: TempRepo = createTempRepo({ git: useGit, files: { 'short.txt': 'one\n' } });
-    cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
+    cleanups.push(() => removeDeep(repo.dir));
     const mid = deepFolders('m', 4200);
     const far = deepFolders('f', 8000);
     for (const folders of [mid, far])
@@ -77,9 +50,43 @@ describe.each([
     expect(edit.patch).toContain('-before\n+after\n');
   });
 
+  it('a folder over 4,096 bytes made during the run: its files are recorded, the ignore rules above it applied, beside a short control', async () => {
+    const repo: TempRepo = createTempRepo({
+      git: useGit,
+      files: { 'short.txt': 'one\n', '.gitignore': '*.log\ngen/\n' },
+    });
+    cleanups.push(() => removeDeep(repo.dir));
+    const deep = deepFolders('n', 4300);
+    // Twenty 200-byte folders, then one of 74 or 75 bytes: folder paths of 4,094 and 4,095 bytes
+    // (git opens the first and lists its file itself; the second it cannot open).
+    const common = deepFolders('b', 4000).slice(0, 20);
+    const [edge, over] = ['e'.repeat(74), 'o'.repeat(75)];
+    const { start, delta } = await runChange(testEngine(), repo.dir, () => {
+      repo.write('short.txt', 'two\n');
+      inDeep(
+        repo.dir,
+        deep,
+        'printf "new\\n" > add.txt; printf "x\\n" > skip.log; mkdir sub; printf "y\\n" > sub/more.txt',
+      );
+      inDeep(repo.dir, ['gen', ...deepFolders('g', 4300)], 'printf "z\\n" > hidden.txt');
+      inDeep(repo.dir, common, `mkdir ${edge} ${over}; printf "e\\n" > ${edge}/f.txt; printf "o\\n" > ${over}/f.txt`);
+    });
+    const key = deep.join('/');
+    expect(Buffer.byteLength(`${common.join('/')}/${over}`)).toBe(4095);
+    expect(start.truncated).toBe(false);
+    expect(delta.truncated_reasons).toEqual([]);
+    expect(rows(delta)).toEqual([
+      `A ${common.join('/')}/${edge}/f.txt +1 -0`,
+      `A ${common.join('/')}/${over}/f.txt +1 -0`,
+      `A ${key}/add.txt +1 -0`,
+      `A ${key}/sub/more.txt +1 -0`,
+      'M short.txt +1 -1',
+    ]);
+  });
+
   it('a run that touches nothing reports nothing, long paths present', async () => {
     const repo: TempRepo = createTempRepo({ git: useGit, files: { 'short.txt': 'one\n' } });
-    cleanups.push(() => execFileSync('rm', ['-rf', repo.dir])); // deep trees: rm walks them by descriptor
+    cleanups.push(() => removeDeep(repo.dir));
     inDeep(repo.dir, deepFolders('m', 4200), 'printf "x\\n" > keep.txt');
     const { delta } = await runChange(testEngine(), repo.dir, () => {});
     expect(rows(delta)).toEqual([]);

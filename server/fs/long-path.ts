@@ -83,6 +83,19 @@ export function withReachablePath<T>(
   leadingInside?: (fd: number) => boolean,
 ): T {
   if (!isLongPath(abs)) return use(abs);
+  return throughFolder(abs, use, leadingInside);
+}
+
+/**
+ * Calls `use` with `abs`'s last name through its folder's descriptor, whatever `abs`'s length: for
+ * a path named short through an opened root (`/proc/self/fd/N/...`) whose real path is too long
+ * for the kernel to name what is opened, so its folder is checked instead (`leadingInside`).
+ */
+export function throughFolder<T>(
+  abs: string | Buffer,
+  use: (reachable: string | Buffer) => T,
+  leadingInside?: (fd: number) => boolean,
+): T {
   const bytes = bytesOf(abs);
   const slash = bytes.lastIndexOf(SLASH);
   const fd = openLongFolder(bytes.subarray(0, slash), leadingInside);

@@ -3,9 +3,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asUnprivileged } from '../test-support/index.ts';
+import { asUnprivileged, deepFolders, inDeep, removeDeep } from '../test-support/index.ts';
 import { keyFromText } from '../paths/index.ts';
-import { closeFolder, openFolderInside, openInFolder, readInside, safeRoot, type OpenResult } from './safe-read.ts';
+import { openLongFolder } from './long-path.ts';
+import {
+  closeFolder,
+  closeRoot,
+  folderPlacedInside,
+  openFolderInside,
+  openInFolder,
+  openRoot,
+  readInside,
+  safeRoot,
+  type OpenResult,
+} from './safe-read.ts';
 
 const made: string[] = [];
 afterEach(() => {
@@ -123,6 +134,32 @@ describe('openFolderInside / openInFolder: a folder checked once, its files open
       expect(openInFolder(folder, 'nope')).toEqual({ kind: 'absent' });
     } finally {
       closeFolder(folder);
+    }
+  });
+
+  it('a folder too deep for the kernel to name is placed by its nearest ancestor it can name: inside the root yes, beside it no', () => {
+    const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-deep-place-')));
+    try {
+      const folders = deepFolders('p', 4300);
+      for (const side of ['ws', 'out']) {
+        fs.mkdirSync(path.join(base, side));
+        inDeep(path.join(base, side), folders, 'true');
+      }
+      const root = openRoot(path.join(base, 'ws'))!;
+      const inside = openLongFolder(`${base}/ws/${folders.join('/')}`);
+      const beside = openLongFolder(`${base}/out/${folders.join('/')}`);
+      try {
+        // The kernel cannot name either descriptor: the check climbs to an ancestor it can name.
+        expect(() => fs.readlinkSync(`/proc/self/fd/${inside}`)).toThrow(/ENAMETOOLONG/);
+        expect(folderPlacedInside(root, inside)).toBe(true);
+        expect(folderPlacedInside(root, beside)).toBe(false);
+      } finally {
+        fs.closeSync(inside);
+        fs.closeSync(beside);
+        closeRoot(root);
+      }
+    } finally {
+      removeDeep(base);
     }
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { keyToBytes, type PathKey } from '../paths/index.ts';
 import { DIR_FLAGS, HAS_PROC_FD, realPrefixOf } from './descriptors.ts';
-import { isLongPath, openLongFolder, withReachablePath } from './long-path.ts';
+import { isLongPath, openLongFolder, throughFolder } from './long-path.ts';
 
 /**
  * The one way rundiff reads a file inside a workspace (engine, snapshots, git tools, reverts).
@@ -92,6 +92,25 @@ export function openRoot(real: string): SafeRoot | null {
   return null;
 }
 
+/**
+ * True when the name of a root from `openRoot` still leads to the folder held open: the kernel
+ * places the descriptor at that name, and the name (links followed) is that same folder. What
+ * works by the root's name (git, a checkpoint) can check with this that it saw the folder the
+ * descriptor writes to; false for a root not held open.
+ */
+export function namesRoot(root: SafeRoot): boolean {
+  if (root.fd === undefined) return false;
+  try {
+    const where = fs.readlinkSync(`/proc/self/fd/${root.fd}`, { encoding: 'buffer' });
+    if (!where.equals(Buffer.from(root.root, 'utf8'))) return false;
+    const held = fs.fstatSync(root.fd);
+    const named = fs.statSync(root.root);
+    return held.dev === named.dev && held.ino === named.ino;
+  } catch {
+    return false;
+  }
+}
+
 export function closeRoot(root: SafeRoot): void {
   if (root.fd !== undefined) fs.closeSync(root.fd);
 }
@@ -153,11 +172,11 @@ function errnoCode(err: unknown): string | undefined {
  */
 export function openInside(root: SafeRoot, key: PathKey): OpenResult {
   const abs = pathBelow(baseOf(root), key);
-  if (isLongPath(abs)) {
-    // Too long for one call (and for the kernel to name the opened file): reached a folder at a
+  if (isLongPath(abs) || deepBelow(root, key)) {
+    // Too long for one call, or for the kernel to name the opened file: reached a folder at a
     // time below a leading folder checked to lie inside the root, never through a link.
     try {
-      return withReachablePath(abs, (p) => openChecked(p, null), folderFdInside(root));
+      return throughFolder(abs, (p) => openChecked(p, null), folderFdInside(root));
     } catch (err) {
       return longPathFailure(err);
     }
@@ -165,9 +184,43 @@ export function openInside(root: SafeRoot, key: PathKey): OpenResult {
   return openChecked(abs, (fd, stat) => openedInside(root, fd, abs, stat));
 }
 
-/** Checks that an opened folder (its path short enough to be named) lies inside the root. */
+/**
+ * True when a root held open is named short (`/proc/self/fd/N/key`) but `key`'s real path is too
+ * long for the kernel to name: what is opened there cannot be placed by its own descriptor.
+ */
+function deepBelow(root: SafeRoot, key: PathKey): boolean {
+  return root.fd !== undefined && isLongPath(pathBelow(root.root, key));
+}
+
+/** Checks that an opened folder lies inside the root (`folderPlacedInside`). */
 function folderFdInside(root: SafeRoot): (fd: number) => boolean {
-  return (fd) => placedInside(root, fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' }));
+  return (fd) => folderPlacedInside(root, fd);
+}
+
+/**
+ * True when the opened folder `fd` lies inside the root now. The kernel names a descriptor only
+ * while its path fits one system call (ENAMETOOLONG beyond); a deeper folder is placed by its
+ * nearest ancestor the kernel can name, reached by `..` through the descriptors: where the folder
+ * is now, not where it was named, and a folder below one inside the root is inside it.
+ */
+export function folderPlacedInside(root: SafeRoot, fd: number): boolean {
+  const climbed: number[] = [];
+  let at = fd;
+  try {
+    for (;;) {
+      try {
+        return placedInside(root, fs.readlinkSync(`/proc/self/fd/${at}`, { encoding: 'buffer' }));
+      } catch (err) {
+        if (errnoCode(err) !== 'ENAMETOOLONG') return false;
+      }
+      at = fs.openSync(`/proc/self/fd/${at}/..`, DIR_FLAGS);
+      climbed.push(at);
+    }
+  } catch {
+    return false;
+  } finally {
+    for (const c of climbed) fs.closeSync(c);
+  }
 }
 
 /** Why a folder on a long path could not be passed: gone, a link or outside the root, or denied. */
@@ -226,10 +279,10 @@ function openChecked(abs: string | Buffer, inside: ((fd: number, stat: fs.Stats)
  */
 export function readLinkInside(root: SafeRoot, key: PathKey): EntryRead {
   const abs = pathBelow(baseOf(root), key);
-  if (isLongPath(abs)) {
+  if (isLongPath(abs) || deepBelow(root, key)) {
     // Its folder is reached through descriptors, never a link: the text is read inside the root.
     try {
-      const target = withReachablePath(abs, (p) => fs.readlinkSync(p, { encoding: 'buffer' }), folderFdInside(root));
+      const target = throughFolder(abs, (p) => fs.readlinkSync(p, { encoding: 'buffer' }), folderFdInside(root));
       return { kind: 'symlink', target };
     } catch (err) {
       if (errnoCode(err) === 'EINVAL') return { kind: 'unreadable', reason: 'changing', code: 'EINVAL' };

@@ -5,8 +5,8 @@ import { DIR_FLAGS } from './descriptors.ts';
 import {
   openFolderInside,
   closeFolder,
+  folderPlacedInside,
   pathBelow,
-  placedInside,
   type FolderInside,
   type SafeRoot,
 } from './safe-read.ts';
@@ -123,12 +123,7 @@ function openChild(
     if (code === 'ENOENT') return { refused: refuse('not_a_folder', 'a folder on the way is missing') };
     return { refused: refuse('denied', message) };
   }
-  try {
-    const where = fs.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
-    if (placedInside(root, where)) return { fd, base: `/proc/self/fd/${fd}/` };
-  } catch {
-    // fall through: refused below
-  }
+  if (folderPlacedInside(root, fd)) return { fd, base: `/proc/self/fd/${fd}/` };
   fs.closeSync(fd);
   return { refused: refuse('outside_root', 'a folder on the way lies outside the workspace') };
 }

@@ -145,6 +145,25 @@ export async function listIgnored(
   return { dirs, files };
 }
 
+/**
+ * The paths among `paths` (relative to `cwd`) that git's ignore rules exclude: `git check-ignore`,
+ * which applies every rule git can read on the way to each path (a folder above it excluded
+ * included) without opening the path itself. Tracked paths are never ignored.
+ */
+export async function checkIgnored(
+  cwd: string,
+  paths: readonly PathKey[],
+  opts: Common & { config?: readonly GitConfigPair[] } = {},
+): Promise<Set<PathKey>> {
+  const out = new Set<PathKey>();
+  if (paths.length === 0) return out;
+  const input = Buffer.concat(paths.map((p) => Buffer.concat([Buffer.from(p, 'latin1'), Buffer.from([0])])));
+  // Exit 1: none of them is ignored.
+  const res = await runGit({ ...opts, cwd, args: ['check-ignore', '-z', '--stdin'], input, okExitCodes: [0, 1] });
+  for (const rec of splitNul(res.stdout)) out.add(keyFromBytes(rec));
+  return out;
+}
+
 /** Attribute values per path: `set`, `unset`, `unspecified` or the value text. */
 export type AttrMap = Map<PathKey, Record<string, string>>;
 

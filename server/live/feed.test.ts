@@ -3,7 +3,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { DiffProgressPayload } from '../../shared/index.ts';
 import type { CheckpointEngine } from '../checkpoint/index.ts';
-import { createTempDir, createTempRepo, startRenameStorm, type TempRepo } from '../test-support/index.ts';
+import {
+  createTempDir,
+  createTempRepo,
+  deepFolders,
+  inDeep,
+  removeDeep,
+  startRenameStorm,
+  type TempRepo,
+} from '../test-support/index.ts';
 import { resolved, testEngine } from '../test-support/engine-harness.ts';
 import { createFakeClock } from '../test-support/fake-clock.ts';
 import { fsFeedIgnore, gitFeedIgnore, LiveFeed, type FeedIgnore, type FeedRun, type LiveFeedOptions } from './index.ts';
@@ -157,6 +165,29 @@ describe('live touched-files feed: watching folders', () => {
     feed.open(run('r', repo.dir), keepAll);
     expect(await feed.ready('s', 'run:r')).toBe(true);
   });
+
+  for (const git of [true, false])
+    it(`files on paths over 4,096 bytes (${git ? 'git' : 'plain folder'}): a deep folder there is watched, one made during the run too, and their files are reported`, async () => {
+      const repo = createTempRepo({ git, files: { 'a.txt': 'a\n' } });
+      onTestFinished(() => removeDeep(repo.dir));
+      const deep = deepFolders('w', 4300);
+      inDeep(repo.dir, deep, 'printf "x\\n" > there.txt');
+      const key = deep.join('/');
+      const { events, feed } = setup();
+      expect(feed.open(run('r', repo.dir), git ? await gitFeedIgnore(repo.dir) : keepAll)).toBe('watch');
+      await watching(feed);
+      expect(feed.handles().folderWatches).toBe(1 + deep.length);
+      inDeep(repo.dir, deep, 'printf "y\\n" > there.txt');
+      await waitFor(() => events.find((e) => e.touched.includes(`${key}/there.txt`)));
+      inDeep(repo.dir, deep, 'mkdir made; printf "n\\n" > made/early.txt');
+      await waitFor(() => events.find((e) => e.touched.includes(`${key}/made/early.txt`)));
+      // Once the new folder is watched, a later file in it arrives through its own watch.
+      await waitFor(() => (feed.handles().folderWatches === 2 + deep.length ? true : undefined));
+      inDeep(repo.dir, deep, 'printf "l\\n" > made/later.txt');
+      const e = await waitFor(() => events.find((x) => x.touched.includes(`${key}/made/later.txt`)));
+      expect(e).toMatchObject({ available: true, mode: 'watch' });
+      expect(e.touched).not.toContain(`${key}/made`); // a folder is watched, not listed as a file
+    });
 
   it('B14: paths git ignores are not reported, tracked files are', async () => {
     const repo = createTempRepo({ files: { '.gitignore': 'logs/\n*.tmp\n', 'keep.txt': 'k\n' } });

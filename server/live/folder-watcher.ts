@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { closeFolder, openFolderInside, pathBelow, safeRoot, type SafeRoot } from '../fs/index.ts';
+import { closeFolder, openFolderInside, pathBelow, safeRoot, withReachablePath, type SafeRoot } from '../fs/index.ts';
 import { displayPath, joinKey, keyFromBytes, type PathKey } from '../paths/index.ts';
 import type { WatchBudget } from './watch-budget.ts';
 
@@ -90,10 +90,13 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
     o.onFolderGone(text(key));
   };
 
+  /** lstat of a path below the root; one too long for one call is measured through its folder. */
+  const lstatBelow = (key: PathKey): fs.Stats => withReachablePath(pathBelow(root.root, key), (p) => fs.lstatSync(p));
+
   /** True while the watched folder still stands at its name (not removed, not moved away). */
   const stillThere = (key: PathKey, f: Watched) => {
     try {
-      const st = fs.lstatSync(pathBelow(root.root, key));
+      const st = lstatBelow(key);
       return st.isDirectory() && st.ino === f.ino;
     } catch {
       return false;
@@ -124,7 +127,7 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
     if (type === 'rename') {
       let isDir = false;
       try {
-        isDir = fs.lstatSync(pathBelow(root.root, rel)).isDirectory();
+        isDir = lstatBelow(rel).isDirectory();
       } catch {
         // gone again: reported as a touched path below
       }

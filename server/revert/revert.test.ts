@@ -447,6 +447,77 @@ describe('POST .../workspace-run-changes/:changeId/revert', () => {
     expect(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8')).toBe('start\n');
   });
 
+  it("the revert run's own checkpoint and delta are of the folder it writes: a folder above flipped at its start writes nothing, at its end stores no change", async () => {
+    const base = createTempDir('rundiff-flip-start-');
+    cleanups.push(() => fs.rmSync(base, { recursive: true, force: true }));
+    const ws = path.join(base, 'p', 'ws');
+    const outside = path.join(base, 'outside');
+    // Flips the folder above the workspace to a symlink (and holds it) at one chosen moment of a
+    // revert run: right after its checkpoint is taken (before its start is answered), or as its
+    // close begins (after the writes, before its delta is computed).
+    let flipAt: 'start' | 'end' | null = null;
+    const flip = (at: 'start' | 'end', runId: string) => {
+      if (flipAt !== at || !runId.startsWith('revert-')) return;
+      flipAt = null;
+      fs.renameSync(path.join(base, 'p'), path.join(base, 'p.real'));
+      fs.symlinkSync(outside, path.join(base, 'p'));
+    };
+    const t = await startTestServer({
+      observers: () => [
+        { checkpointTaken: ({ runId }) => flip('start', runId), closing: ({ runId }) => flip('end', runId) },
+      ],
+    });
+    cleanups.push(() => t.close());
+    fs.mkdirSync(ws, { recursive: true });
+    fs.writeFileSync(path.join(ws, 'f.txt'), 'start\n');
+    // The outside folder looks like the workspace after the run, with one more file.
+    fs.mkdirSync(path.join(outside, 'ws'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'ws', 'f.txt'), 'end\n');
+    fs.writeFileSync(path.join(outside, 'ws', 'other.txt'), 'outside\n');
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: ws });
+    await run(t, 'r1', () => fs.writeFileSync(path.join(ws, 'f.txt'), 'end\n'));
+    const outsideBefore = tree(outside);
+
+    // Control, not flipped: the revert writes and its run records exactly what it wrote.
+    const control = await revert(t, 'run:r1');
+    expect(control.status).toBe(200);
+    expect(fs.readFileSync(path.join(ws, 'f.txt'), 'utf8')).toBe('start\n');
+    const written = (await t.get(`/api/hermes/sessions/s1/workspace-run-changes/${control.body.revert_change_id}`)).body
+      .change;
+    expect(written.files.map((f: { path: string; change_type: string }) => `${f.change_type} ${f.path}`)).toEqual([
+      'modified f.txt',
+    ]);
+
+    fs.writeFileSync(path.join(ws, 'f.txt'), 'end\n');
+    flipAt = 'start';
+    const res = await revert(t, 'run:r1');
+    expect(flipAt).toBeNull(); // the flip happened, at that moment
+    expect(res.status).toBe(404);
+    expect(res.body.error.message).toContain('moved while the revert started');
+    expect(fs.readFileSync(path.join(base, 'p.real', 'ws', 'f.txt'), 'utf8')).toBe('end\n');
+    expect(tree(outside)).toEqual(outsideBefore);
+    // The revert run is recorded, failed, with no change of the other folder.
+    const failed = await t.get(
+      `/api/hermes/sessions/s1/workspace-run-changes/run%3A${res.body.error.details.revert_run_id}`,
+    );
+    expect(failed.status).toBe(404);
+
+    // Flipped after the writes: the file is reverted through the descriptor, but the delta, taken by
+    // name, would be of the outside copy (its other.txt "added"): no change is stored for it.
+    fs.unlinkSync(path.join(base, 'p'));
+    fs.renameSync(path.join(base, 'p.real'), path.join(base, 'p'));
+    flipAt = 'end';
+    const late = await revert(t, 'run:r1');
+    expect(flipAt).toBeNull();
+    expect(late.status).toBe(200);
+    expect(late.body.applied_count).toBe(1);
+    expect(late.body.revert_change_id).toBeNull();
+    expect(fs.readFileSync(path.join(base, 'p.real', 'ws', 'f.txt'), 'utf8')).toBe('start\n');
+    expect(tree(outside)).toEqual(outsideBefore);
+    const unstored = await t.get(`/api/hermes/sessions/s1/workspace-run-changes/run%3A${late.body.revert_run_id}`);
+    expect(unstored.status).toBe(404);
+  });
+
   it('a revert keeps a private file private: 0600 stays 0600, and a mode the run changed is undone on its bits', async () => {
     const { t, repo } = await setup({ 'secret.txt': 'key=1\n', 'tool.sh': '#!/bin/sh\n', 'old.txt': 'moved\n' });
     fs.chmodSync(path.join(repo.dir, 'secret.txt'), 0o600);

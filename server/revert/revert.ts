@@ -12,7 +12,15 @@ import type { CheckpointEngine } from '../checkpoint/index.ts';
 import type { Config } from '../config.ts';
 import { computeDelta, wholeRunPatch } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
-import { closeRoot, openRoot, removeInside, writeInside, type SafeRoot, type WriteResult } from '../fs/index.ts';
+import {
+  closeRoot,
+  namesRoot,
+  openRoot,
+  removeInside,
+  writeInside,
+  type SafeRoot,
+  type WriteResult,
+} from '../fs/index.ts';
 import { createGitDiffEngine, mergeFile } from '../git/index.ts';
 import { patchOfSides } from '../net-change/index.ts';
 import { isInside, keyFromShown, type PathKey } from '../paths/index.ts';
@@ -375,7 +383,22 @@ export function createReverter(deps: RevertDeps) {
     }
     // Recorded as a run of its own: its checkpoint is taken before the first write.
     const runId = `revert-${randomUUID()}`;
-    await recorder.runStarted({ session_id: sessionId, run_id: runId, workspace: root.root, source: 'revert' });
+    // Its checkpoint is taken by the workspace's name; it must be of the folder written through
+    // the descriptor. A folder above swapped for a symlink meanwhile would give a checkpoint (and
+    // a stored change) of another folder: then nothing is written.
+    // The same holds for its end: a delta computed of another folder is not stored.
+    const sameFolder = (real: string): boolean => real === root.root && namesRoot(root);
+    let moved = false;
+    await recorder.runStarted({
+      session_id: sessionId,
+      run_id: runId,
+      workspace: root.root,
+      source: 'revert',
+      sameFolder: (real) => {
+        moved = !sameFolder(real);
+        return !moved;
+      },
+    });
     await recorder.message({
       session_id: sessionId,
       role: 'user',
@@ -385,9 +408,18 @@ export function createReverter(deps: RevertDeps) {
           : `Undo ${hunkCount} hunk${hunkCount === 1 ? '' : 's'} of ${toWrite.map((p) => p.row.path).join(', ')} in ${changeId}`,
       run_id: runId,
     });
+    if (moved) {
+      const why = 'the workspace moved while the revert started: its name leads to another folder';
+      await recorder.runFailed({ session_id: sessionId, run_id: runId, error: `nothing was reverted: ${why}` });
+      throw new AppError('not_found', `the workspace of ${changeId} cannot be written: ${why}`, {
+        details: { workspace: root.root, revert_run_id: runId },
+      });
+    }
     let files: RevertFile[] = [];
     /** All or nothing: the file whose write failed, after which what was written was put back. */
     let stopped: { path: string; unrestored: string[] } | null = null;
+    /** Whether the revert run's change was stored (not when its workspace moved meanwhile). */
+    let recorded = true;
     try {
       for (const p of planned) {
         const done = writes(p) ? apply(root, p) : toAnswer(p, false);
@@ -411,18 +443,21 @@ export function createReverter(deps: RevertDeps) {
     } finally {
       const failed = files.filter((f) => f.error !== undefined).length;
       const applied = files.some((f) => f.applied);
-      if (stopped || failed > 0 || !applied)
-        await recorder.runFailed({
-          session_id: sessionId,
-          run_id: runId,
-          error: stopped
-            ? `nothing was reverted: ${stopped.path} could not be reverted, so the files written were put back` +
-              (stopped.unrestored.length > 0 ? ` (except ${stopped.unrestored.join(', ')})` : '')
-            : failed > 0
-              ? `${failed} file(s) could not be written`
-              : 'nothing was written: every file was refused or changed while the revert ran',
-        });
-      else await recorder.runCompleted({ session_id: sessionId, run_id: runId });
+      const closed =
+        stopped || failed > 0 || !applied
+          ? await recorder.runFailed({
+              session_id: sessionId,
+              run_id: runId,
+              sameFolder,
+              error: stopped
+                ? `nothing was reverted: ${stopped.path} could not be reverted, so the files written were put back` +
+                  (stopped.unrestored.length > 0 ? ` (except ${stopped.unrestored.join(', ')})` : '')
+                : failed > 0
+                  ? `${failed} file(s) could not be written`
+                  : 'nothing was written: every file was refused or changed while the revert ran',
+            })
+          : await recorder.runCompleted({ session_id: sessionId, run_id: runId, sameFolder });
+      recorded = closed.tracking;
     }
     if (stopped) {
       const kept = stopped.unrestored;
@@ -436,7 +471,7 @@ export function createReverter(deps: RevertDeps) {
     // Every write refused at the last moment (or its file changed meanwhile) writes nothing: the
     // answer is the one a plan that writes nothing gets, not 200 with an empty revert run.
     if (!files.some((f) => f.applied)) refuseIfNothingWritten(files, runId);
-    return answer(changeId, false, files, runId, planId);
+    return answer(changeId, false, files, runId, planId, recorded);
   }
 
   return { revert };
@@ -503,6 +538,7 @@ function answer(
   files: RevertFile[],
   runId: string | null,
   planId: string,
+  recorded = true,
 ): RevertResponse {
   const applied = files.filter((f) => (dryRun ? f.action === 'restore' || f.action === 'merge' : f.applied)).length;
   return {
@@ -513,7 +549,8 @@ function answer(
     conflict_count: files.filter((f) => f.action === 'conflict').length,
     unavailable_count: files.filter((f) => f.action === 'unavailable' || f.action === 'refused').length,
     revert_run_id: runId,
-    revert_change_id: runId === null ? null : `run:${runId}`,
+    // A revert run whose change could not be stored (its workspace moved while it ran) has none.
+    revert_change_id: runId === null || !recorded ? null : `run:${runId}`,
     plan_id: planId,
   };
 }

@@ -48,6 +48,13 @@ export interface StartFields {
   workspace?: string;
   source?: RunSource;
   name?: string;
+  /**
+   * In-process starts only (a revert run): asked with the workspace's resolved real path once the
+   * checkpoint is taken, right before the start is answered; false means the checkpoint may not
+   * be of the folder the caller holds (a folder above it was swapped), so it is dropped and the
+   * start answered untracked (`workspace_missing`).
+   */
+  sameFolder?: (root: string) => boolean;
 }
 
 /** The record of an activity when first seen: running, not (yet) tracked. */

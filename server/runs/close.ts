@@ -30,6 +30,12 @@ import { emitViewed } from './viewed.ts';
 export interface Closing {
   status: 'completed' | 'failed';
   error: string | null;
+  /**
+   * In-process closes only (a revert run): asked with the workspace the delta was computed of, by
+   * name, once it is computed; false means it may be of another folder than the one the caller
+   * wrote (a folder above was swapped), so no change is stored (`workspace_missing`).
+   */
+  sameFolder?: (root: string) => boolean;
 }
 
 /**
@@ -118,6 +124,11 @@ export async function close(ctx: RecorderContext, a: Activity, c: Closing): Prom
     } else {
       d = await delta(ctx, a);
       if (!d) reason = 'no_checkpoint';
+      else if (c.sameFolder && !c.sameFolder(d.workspace ?? '')) {
+        ctx.log(`change ${changeId} not stored: ${d.workspace} no longer leads to the folder its caller holds open`);
+        d = null;
+        reason = 'workspace_missing';
+      }
     }
 
     const t = ctx.now();

@@ -15,9 +15,9 @@ import type {
 } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import type { Store } from '../store/index.ts';
-import { runActivity, toolActivity } from './activity.ts';
+import { runActivity, toolActivity, type StartFields } from './activity.ts';
 import { sweepOld } from './age-sweep.ts';
-import { close } from './close.ts';
+import { close, type Closing } from './close.ts';
 import { createContext, type RecorderDeps } from './context.ts';
 import { deleteSession } from './deletion.ts';
 import { message } from './messages.ts';
@@ -79,8 +79,12 @@ export function createRecorder(deps: RecorderDeps) {
       sessionUpsert(ctx, e),
     ),
     message: local((e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e)),
-    runStarted: local((e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
-      start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source }),
+    runStarted: local((e: Omit<RunStartedEvent, 'type'> & Pick<StartFields, 'sameFolder'>): Promise<StartResponse> =>
+      start(ctx, runActivity(e.session_id, e.run_id), {
+        workspace: e.workspace,
+        source: e.source,
+        sameFolder: e.sameFolder,
+      }),
     ),
     toolStarted: local((e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), { workspace: e.workspace, name: e.name }),
@@ -91,11 +95,19 @@ export function createRecorder(deps: RecorderDeps) {
         error: e.error ?? null,
       }),
     ),
-    runCompleted: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
-      close(ctx, runActivity(e.session_id, e.run_id), { status: 'completed', error: e.error ?? null }),
+    runCompleted: local((e: Omit<RunFinishedEvent, 'type'> & Pick<Closing, 'sameFolder'>): Promise<CompleteResponse> =>
+      close(ctx, runActivity(e.session_id, e.run_id), {
+        status: 'completed',
+        error: e.error ?? null,
+        sameFolder: e.sameFolder,
+      }),
     ),
-    runFailed: local((e: Omit<RunFinishedEvent, 'type'>): Promise<CompleteResponse> =>
-      close(ctx, runActivity(e.session_id, e.run_id), { status: 'failed', error: e.error ?? null }),
+    runFailed: local((e: Omit<RunFinishedEvent, 'type'> & Pick<Closing, 'sameFolder'>): Promise<CompleteResponse> =>
+      close(ctx, runActivity(e.session_id, e.run_id), {
+        status: 'failed',
+        error: e.error ?? null,
+        sameFolder: e.sameFolder,
+      }),
     ),
   };
 

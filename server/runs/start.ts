@@ -8,7 +8,12 @@ import { trackedStart, untrackedStart } from './payloads.ts';
 import { emitSession } from './sessions.ts';
 
 /** Resolves the workspace and takes the checkpoint; every problem becomes an untracked answer. */
-async function checkpoint(ctx: RecorderContext, a: Activity, workspace: string | null): Promise<StartOutcome> {
+async function checkpoint(
+  ctx: RecorderContext,
+  a: Activity,
+  workspace: string | null,
+  sameFolder: StartFields['sameFolder'],
+): Promise<StartOutcome> {
   const { sessionId, runId, changeId } = a;
   const resolved = await resolveWorkspace(workspace, {
     workspaceRoots: ctx.config.workspaceRoots,
@@ -33,6 +38,16 @@ async function checkpoint(ctx: RecorderContext, a: Activity, workspace: string |
   ctx.observers.notify((o) =>
     o.checkpointTaken?.({ sessionId, runId, changeId, toolCallId, workspace: resolved, result }),
   );
+  // Checked last, so nothing between the resolution and the answer escapes it.
+  if (sameFolder && !sameFolder(resolved.root)) {
+    ctx.log(`checkpoint for ${changeId} dropped: ${workspace} no longer leads to the folder its caller holds open`);
+    ctx.engine.drop(sessionId, changeId);
+    return {
+      tracking: false,
+      reason: 'workspace_missing',
+      response: untrackedStart(changeId, 'workspace_missing'),
+    };
+  }
   return { tracking: true, reason: null, response: trackedStart(changeId, result) };
 }
 
@@ -42,11 +57,12 @@ function startOutcome(
   a: Activity,
   status: string | undefined,
   workspace: string | null,
+  sameFolder: StartFields['sameFolder'],
 ): Promise<StartOutcome> | { tracking: false; reason: UntrackedReason; response: StartResponse } {
   if (status !== undefined && status !== 'running') {
     return { tracking: false, reason: 'no_checkpoint', response: untrackedStart(a.changeId, 'no_checkpoint') };
   }
-  return checkpoint(ctx, a, workspace);
+  return checkpoint(ctx, a, workspace, sameFolder);
 }
 
 /**
@@ -79,7 +95,7 @@ export function start(ctx: RecorderContext, a: Activity, fields: StartFields): P
     });
     if (begun.replay) return begun.replay;
     const { existing, workspace } = begun;
-    const outcome = await startOutcome(ctx, a, existing?.record.status, workspace);
+    const outcome = await startOutcome(ctx, a, existing?.record.status, workspace, fields.sameFolder);
     await store.runs.recordStart(kind, sessionId, id, outcome);
     const recorded = await store.runs.get(kind, sessionId, id);
     if (!recorded) {

@@ -4,3 +4,4 @@ export * from './privileges.ts';
 export * from './rename-storm.ts';
 export * from './blocking-scan.ts';
 export * from './folder-flip.ts';
+export * from './deep-tree.ts';

@@ -40,6 +40,19 @@ describe('scanTree', () => {
     expect(cut.paths).toEqual([`${cut.listedDirs[1]}/f.txt`]);
   });
 
+  test('minFolderKeyBytes: only the files of folders whose key is that long are recorded (and counted), the walk still goes deeper', () => {
+    const root = createTempDir();
+    onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));
+    for (const f of ['top.txt', 'ab/mid.txt', 'ab/cd/low.txt', 'ab/cd/ef/lower.txt'])
+      writeBytes(root, Buffer.from(f), 'x\n');
+    // Control: without the option every file is recorded.
+    expect(scanTree(request(root)).paths).toEqual(['top.txt', 'ab/mid.txt', 'ab/cd/low.txt', 'ab/cd/ef/lower.txt']);
+    const deep = scanTree(request(root, { minFolderKeyBytes: 'ab/cd'.length, maxFiles: 2 }));
+    expect(deep.paths).toEqual(['ab/cd/low.txt', 'ab/cd/ef/lower.txt']);
+    expect(deep.truncated).toBeNull();
+    expect(deep.listedDirs).toEqual(['ab/cd', 'ab/cd/ef']);
+  });
+
   test('B13: names read as text or as bytes give the same keys: non-UTF-8 folders, a literal U+FFFD, UTF-8, byte order', () => {
     const root = createTempDir();
     onTestFinished(() => fs.rmSync(root, { recursive: true, force: true }));

@@ -46,6 +46,13 @@ export interface ScanRequest {
    * crosses into a worker thread.
    */
   clockStepMs?: number;
+  /**
+   * Record only the files of folders whose key is at least this many bytes long; shallower folders
+   * are walked for their subfolders alone (no file in them is measured or counted). Absent: every
+   * folder's files. Lets a caller whose listing stops at a depth (git cannot open a folder whose
+   * path is too long for one system call) walk just what lies beyond it.
+   */
+  minFolderKeyBytes?: number;
 }
 
 export interface ScanTable {
@@ -200,6 +207,7 @@ export function scanTree(req: ScanRequest): ScanTable {
       continue; // vanished or unreadable folder: nothing recorded, not "listed"
     }
     const subdirs: number[] = [];
+    const recordHere = req.minFolderKeyBytes === undefined || rel.length >= req.minFolderKeyBytes;
     try {
       if (req.mode === 'git' && !isStart && entries.some((e) => e.key === '.git')) {
         nestedRepos.push(rel);
@@ -217,6 +225,7 @@ export function scanTree(req: ScanRequest): ScanTable {
           else subdirs.push(k);
           continue;
         }
+        if (!recordHere) continue;
         const link = d.isSymbolicLink();
         if (!link && !d.isFile()) continue; // fifo, socket, device: not content
         if (skip.has(key)) {
@@ -254,7 +263,7 @@ export function scanTree(req: ScanRequest): ScanTable {
         ino.push(st.ino);
         mode.push(m);
       }
-      listedDirs.push(rel);
+      if (recordHere) listedDirs.push(rel);
     } finally {
       if (heldFd !== null) fs.closeSync(heldFd);
     }

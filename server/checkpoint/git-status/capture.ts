@@ -5,7 +5,7 @@ import { withReachablePath } from '../../fs/index.ts';
 import { keyFromText, type PathKey } from '../../paths/index.ts';
 import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../../workspace/index.ts';
 import { findEntry } from './index-snapshot.ts';
-import type { ConfigCache, IndexCache, RepoArea } from './repository.ts';
+import { UnopenedFoldersError, type ConfigCache, type IndexCache, type RepoArea } from './repository.ts';
 import { RACY_MARGIN_MS, type Checkpoint, type FileTable } from '../model.ts';
 import { addReason } from '../common/reasons.ts';
 import { inUnlisted, listWorkspace, type GitStatusListing } from './listing.ts';
@@ -143,6 +143,10 @@ export async function captureByGitStatus(
     recentSinceSec: null,
   });
   step('git status listing');
+  // git listed nothing inside a folder whose path is too long for it: the walk takes the workspace
+  // (it reaches such folders through descriptors) and records their files from the start.
+  if (listing.areas.some((a) => a.unopened))
+    throw new UnopenedFoldersError('git status skipped folders whose path is too long for one system call');
   if (listedCount(listing) > input.limits.maxScannedFiles) {
     // More files than a checkpoint may cover: the walk takes it, and says how far it got.
     throw new OverScanLimitError(`git lists more than ${input.limits.maxScannedFiles} files`);

@@ -22,6 +22,7 @@ import {
 import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
 import { inUnlisted, listWorkspace, ownerOf, type AreaState, type GitStatusListing } from './listing.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
+import { addUnopenedFiles } from './unopened.ts';
 import { span, traced } from '../common/trace.ts';
 import { createYielder } from '../common/yield.ts';
 
@@ -42,6 +43,7 @@ export interface GitStatusCollectContext {
   ownFiles: PathKey[];
   indexCache: IndexCache;
   configCache: ConfigCache;
+  reportFailure?: (what: string, err: unknown) => void;
 }
 
 interface BlobSide {
@@ -105,6 +107,20 @@ export async function collectGitStatusChanges(
   }
   step('git status listing');
   for (const r of end.reasons) addReason(reasons, r);
+  // Folders git could not open (too long for it, made during the run) are walked for their files.
+  await addUnopenedFiles(
+    end.areas,
+    {
+      root: cp.root,
+      limits: ctx.limits,
+      scanner: ctx.scanner,
+      timeoutMs: ctx.gitTimeoutMs,
+      ownFiles: ctx.ownFiles,
+      reportFailure: ctx.reportFailure,
+    },
+    reasons,
+  );
+  step('folders git could not open');
   const own = new Set(ctx.ownFiles);
   const unlisted = [...start.unlisted, ...end.unlisted];
   const candidates = candidatePaths(start, end).filter((p) => reportable(p, own) && !inUnlisted(unlisted, p));

@@ -62,6 +62,7 @@ export function createGitStatusStrategy(deps: StrategyDeps): CheckpointStrategy<
         ownFiles: req.ownFiles,
         indexCache,
         configCache,
+        reportFailure: req.reportFailure,
       }),
     scannedFiles: (cp) => listedCount(cp.state),
     clear() {

@@ -35,6 +35,12 @@ export interface AreaState {
    * checkpoint for git's whole-second times to vouch for it (completion only): usually unchanged.
    */
   recent: Set<PathKey>;
+  /**
+   * git could not open some folders here (their path is too long for one system call) and listed
+   * nothing inside them: at a checkpoint the walk takes the workspace; at completion those
+   * folders are walked (`unopened.ts`).
+   */
+  unopened: boolean;
 }
 
 export interface GitStatusListing {
@@ -115,7 +121,10 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
       tracksAttributes(got.ix) ||
       [...dirty].some((p) => p.endsWith('/.gitattributes') || p === area.prefix + '.gitattributes') ||
       [area.gitDir, area.commonDir].some((d) => fs.existsSync(path.join(d, 'info', 'attributes')));
-    return { state: { area, index: got.ix, dirty, recent, attributes }, nested: nested.map((p) => area.prefix + p) };
+    return {
+      state: { area, index: got.ix, dirty, recent, attributes, unopened: status.unopened },
+      nested: nested.map((p) => area.prefix + p),
+    };
   }
   throw new IndexUnstableError(`the index of ${area.cwd} kept changing while it was listed`);
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { filterOverridesFor, runGit, type GitConfigPair } from '../../git/index.ts';
+import { MAX_SYSCALL_PATH_BYTES } from '../../fs/index.ts';
 import { nestedArea } from '../common/nested-repo.ts';
 import { splitNul, type PathKey } from '../../paths/index.ts';
 import { emptyIndex, parseIndexFile, UnreadableIndexError, type IndexSnapshot } from './index-snapshot.ts';
@@ -173,7 +174,7 @@ export async function readStatus(
   area: RepoArea,
   config: readonly GitConfigPair[],
   timeoutMs: number,
-): Promise<StatusListing> {
+): Promise<StatusListing & { unopened: boolean }> {
   const res = await runGit({
     cwd: area.cwd,
     args: [
@@ -194,17 +195,21 @@ export async function readStatus(
   });
   if (res.stdoutTruncated) throw new ListingTooLargeError('git status listed more than the engine reads');
   // git skips a folder whose path is too long for one system call with only a warning (exit 0,
-  // nothing listed inside): its listing would hide those files, so the walk takes the workspace.
-  if (
+  // nothing listed inside); the warning itself is cut near 4 KB, so it cannot name the folder.
+  const unopened =
     /could not open directory/.test(res.stderr) &&
-    /File name too long|could not open directory '[^\n]{3000}/.test(res.stderr)
-  )
-    throw new UnopenedFoldersError('git status skipped folders whose path is too long for one system call');
-  return parseStatusV2(res.stdout, area.topPrefix);
+    /File name too long|could not open directory '[^\n]{3000}/.test(res.stderr);
+  return { ...parseStatusV2(res.stdout, area.topPrefix), unopened };
 }
 
 /** git status could not open a folder (path too long): its answer leaves files out. */
 export class UnopenedFoldersError extends Error {}
+
+/**
+ * git cannot open a folder whose path from the top level is this many bytes or more: it names the
+ * folder with a trailing `/`, which with the NUL passes the system's limit (Linux: 4,096 bytes).
+ */
+export const GIT_UNOPENED_FOLDER_BYTES = MAX_SYSCALL_PATH_BYTES;
 
 /** Larger index files are not read here (about 4 million entries): the walk takes over. */
 export const MAX_INDEX_BYTES = 512 * 1024 * 1024;
