@@ -10,7 +10,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Building blocks of the table below, from the bottom up.
 /** Imported by nearly everything on the server; they import only `shared/`. */
-const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.ts'];
+const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.ts', 'server/package-root.ts'];
 /** Checkpoints, deltas, git, workspaces and the two leaves below them. */
 const ENGINE = ['server/checkpoint', 'server/delta', 'server/git', 'server/workspace', 'server/fs', 'server/paths'];
 const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
@@ -44,8 +44,9 @@ export const MAY_IMPORT = {
   shared: [],
   web: ['shared'],
 
-  // Leaves.
-  'server/version.ts': [],
+  // Leaves. package-root finds the files the package ships beside its code (UI, migrations, hook client).
+  'server/package-root.ts': [],
+  'server/version.ts': ['server/package-root.ts'],
   'server/errors.ts': ['shared'],
   'server/config.ts': ['shared', 'server/errors.ts'],
   'server/paths': [],

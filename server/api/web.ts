@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { inPackage } from '../package-root.ts';
 import express, { Router } from 'express';
 
 /** The built web UI (`npm run build` writes it here). */
-export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
+export const DEFAULT_WEB_DIR = `${inPackage('dist', 'web')}/`;
 
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>rundiff</title></head>

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { inPackage } from '../package-root.ts';
 import { defaultDbPath, resolveConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
@@ -35,7 +35,7 @@ export interface HooksCommandEnv {
   hookScript?: string;
 }
 
-const HOOK_SCRIPT = fileURLToPath(new URL('../../bin/rundiff-hook.js', import.meta.url));
+const HOOK_SCRIPT = inPackage('bin', 'rundiff-hook.js');
 
 export async function run(argv: string[]): Promise<number> {
   return hooksCommand(argv, { env: process.env, cwd: process.cwd(), out: (l) => process.stdout.write(`${l}\n`) });

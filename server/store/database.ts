@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { pathToFileURL } from 'node:url';
+import { inPackage } from '../package-root.ts';
 import { applyMigrations } from './migrate.ts';
 
 export type Db = Database.Database;
 
 /** The project's `migrations/` folder (plain SQL, forward-only). */
-export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+export const MIGRATIONS_DIR = pathToFileURL(`${inPackage('migrations')}/`);
 
 /** The one place the pragmas are set: WAL for concurrent readers, enforced cascades, short lock waits. */
 export function applyPragmas(db: Db): void {

@@ -69,8 +69,12 @@ const START_TIMEOUT_MS = 30_000;
 /** Failed starts in a row after which waiting calls fail instead of starting yet another worker. */
 const MAX_START_FAILURES = 3;
 
-/** The worker module is TypeScript: the worker registers the same tsx loader the server runs under. */
+/**
+ * The worker's start: the compiled module as is, or (run from the TypeScript sources) through the
+ * same tsx loader the server runs under.
+ */
 function workerBootstrap(entry: URL): string {
+  if (!entry.pathname.endsWith('.ts')) return `import(${JSON.stringify(entry.href)})`;
   const require = createRequire(import.meta.url);
   const pkgPath = require.resolve('tsx/package.json');
   const pkg = JSON.parse(fs.readFileSync(pkgPath, 'utf8')) as {
@@ -105,7 +109,9 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
   const deadlineOf = opts.deadlineMs ?? defaultDeadlineMs;
   const maxWorkers = Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS);
   const maxStuck = Math.max(0, opts.maxStuck ?? DEFAULT_MAX_STUCK);
-  const entry = opts.workerUrl ?? new URL('./scan-worker.ts', import.meta.url);
+  // The worker module sits beside this one, in the same language (`.ts` in the checkout, `.js` built).
+  const entry =
+    opts.workerUrl ?? new URL(`./scan-worker${path.extname(new URL(import.meta.url).pathname)}`, import.meta.url);
   const log = opts.log ?? (() => undefined);
   let inThread = opts.inThread === true;
   let startedOnce = false;

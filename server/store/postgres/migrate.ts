@@ -1,8 +1,10 @@
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { inPackage } from '../../package-root.ts';
 import { readMigrations } from '../migrate.ts';
 
 /** The PostgreSQL edition of the migrations (same numbers as the SQLite ones, SQL per engine). */
-export const PG_MIGRATIONS_DIR = new URL('../../../migrations/postgres/', import.meta.url);
+export const PG_MIGRATIONS_DIR = pathToFileURL(`${inPackage('migrations', 'postgres')}/`);
 
 // Any constant shared by every rundiff: the key of the advisory lock that serialises migrations.
 const MIGRATION_LOCK = 0x72756e64; // "rund"
