@@ -115,7 +115,7 @@ export function createRemote(base: string, token: string | null): RemoteServer {
   const at = (p: string) => new URL(p, base.endsWith('/') ? base : `${base}/`);
   const unreachable = (err: unknown, what: string) =>
     new AppError('internal', `the rundiff server at ${base} could not be reached ${what}`, {
-      hint: 'Start it (npx rundiff serve), or check --server and RUNDIFF_TOKEN.',
+      hint: 'Start it (rundiff serve), or check --server and RUNDIFF_TOKEN.',
       details: { server: base, cause: err instanceof Error ? err.message : String(err) },
     });
 
