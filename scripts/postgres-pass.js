@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The server's API, runs and undo, and what they sit on. */
+/** The server's API, runs and undo, what they sit on, and the centre's edge route. */
 const FOLDERS = [
   'server/api',
   'server/runs',
@@ -20,6 +20,7 @@ const FOLDERS = [
   'server/live',
   'server/git',
   'server/socket',
+  'server/edge',
 ];
 
 function testFiles(dir) {

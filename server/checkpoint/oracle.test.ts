@@ -196,79 +196,83 @@ function gitRows(a: string, b: string): Row[] {
   return out.sort((x, y) => Buffer.compare(Buffer.from(x.path), Buffer.from(y.path)));
 }
 
-test('oracle: every consecutive commit pair equals git diff -M --numstat, and the whole-run patch applies', async () => {
-  expect(commits.length).toBeGreaterThanOrEqual(25);
-  const ws = await resolved(repo.dir);
-  let pairs = 0;
-  const seen = new Set<string>();
-  for (let k = 0; k + 1 < commits.length; k++) {
-    const [a, b] = [commits[k]!, commits[k + 1]!];
-    repo.git('checkout', '-q', '-f', a);
-    repo.git('clean', '-fdxq', '-e', 'build/');
-    fs.mkdirSync(path.join(repo.dir, 'build'), { recursive: true });
-    fs.writeFileSync(path.join(repo.dir, 'build', `out${k}.o`), 'ignored build output\n');
-    fs.writeFileSync(path.join(repo.dir, `debug${k}.log`), 'ignored log\n');
-    const id = `pair${k}`;
-    await engine.start({ sessionId: 'oracle', changeId: id, runId: id, workspace: ws });
-    repo.git('checkout', '-q', b);
-    const delta = (await engine.complete('oracle', id))!;
-    const ours: Row[] = delta.files.map((f) => ({
-      path: f.path,
-      old: f.old_path,
-      type: f.change_type,
-      add: f.additions,
-      del: f.deletions,
-      binary: f.binary,
-    }));
-    expect(ours, `pair ${k} (${a.slice(0, 7)}..${b.slice(0, 7)})`).toEqual(gitRows(a, b));
-    expect(delta.truncated).toBe(false);
-    for (const r of ours) {
-      seen.add(r.type);
-      if (r.type === 'renamed') seen.add(r.add + r.del > 0 ? 'rename-edited' : 'rename-exact');
-      if (r.binary) seen.add('binary');
-      if (r.type === 'modified' && !r.binary && r.add + r.del === 0) seen.add('mode');
-      if (/[ "\n]|😀|^-|-> /u.test(r.path.split('/').pop()!)) seen.add('odd-name');
-      if (r.path === 'forced.log') seen.add('tracked-ignored');
-      if (r.path.includes('crlf')) seen.add('crlf');
-    }
+test(
+  'oracle: every consecutive commit pair equals git diff -M --numstat, and the whole-run patch applies',
+  { tags: ['stress'], timeout: 240_000 },
+  async () => {
+    expect(commits.length).toBeGreaterThanOrEqual(25);
+    const ws = await resolved(repo.dir);
+    let pairs = 0;
+    const seen = new Set<string>();
+    for (let k = 0; k + 1 < commits.length; k++) {
+      const [a, b] = [commits[k]!, commits[k + 1]!];
+      repo.git('checkout', '-q', '-f', a);
+      repo.git('clean', '-fdxq', '-e', 'build/');
+      fs.mkdirSync(path.join(repo.dir, 'build'), { recursive: true });
+      fs.writeFileSync(path.join(repo.dir, 'build', `out${k}.o`), 'ignored build output\n');
+      fs.writeFileSync(path.join(repo.dir, `debug${k}.log`), 'ignored log\n');
+      const id = `pair${k}`;
+      await engine.start({ sessionId: 'oracle', changeId: id, runId: id, workspace: ws });
+      repo.git('checkout', '-q', b);
+      const delta = (await engine.complete('oracle', id))!;
+      const ours: Row[] = delta.files.map((f) => ({
+        path: f.path,
+        old: f.old_path,
+        type: f.change_type,
+        add: f.additions,
+        del: f.deletions,
+        binary: f.binary,
+      }));
+      expect(ours, `pair ${k} (${a.slice(0, 7)}..${b.slice(0, 7)})`).toEqual(gitRows(a, b));
+      expect(delta.truncated).toBe(false);
+      for (const r of ours) {
+        seen.add(r.type);
+        if (r.type === 'renamed') seen.add(r.add + r.del > 0 ? 'rename-edited' : 'rename-exact');
+        if (r.binary) seen.add('binary');
+        if (r.type === 'modified' && !r.binary && r.add + r.del === 0) seen.add('mode');
+        if (/[ "\n]|😀|^-|-> /u.test(r.path.split('/').pop()!)) seen.add('odd-name');
+        if (r.path === 'forced.log') seen.add('tracked-ignored');
+        if (r.path.includes('crlf')) seen.add('crlf');
+      }
 
-    // Apply the whole-run patch to a clean A: every non-binary file must equal B.
-    execFileSync('git', ['-C', applyDir, 'checkout', '-q', '-f', a]);
-    execFileSync('git', ['-C', applyDir, 'clean', '-fdxq']);
-    const patchFile = path.join(applyDir, '..', `rundiff-oracle-${process.pid}.patch`);
-    fs.writeFileSync(patchFile, wholeRunPatch(delta.files));
-    execFileSync('git', ['-C', applyDir, 'apply', '--allow-empty', patchFile]);
-    fs.rmSync(patchFile);
-    execFileSync('git', ['-C', applyDir, 'add', '-A', '-f']);
-    const differing = splitNul(
-      execFileSync('git', ['-C', applyDir, 'diff', '--cached', '--no-renames', '--name-only', '-z', b]),
-    )
-      .map((x) => x.toString('utf8'))
-      .sort();
-    const withheld = new Set(
-      delta.files
-        .filter((f) => f.binary || f.truncated || f.omitted_reason)
-        .flatMap((f) => [f.path, f.old_path ?? f.path]),
+      // Apply the whole-run patch to a clean A: every non-binary file must equal B.
+      execFileSync('git', ['-C', applyDir, 'checkout', '-q', '-f', a]);
+      execFileSync('git', ['-C', applyDir, 'clean', '-fdxq']);
+      const patchFile = path.join(applyDir, '..', `rundiff-oracle-${process.pid}.patch`);
+      fs.writeFileSync(patchFile, wholeRunPatch(delta.files));
+      execFileSync('git', ['-C', applyDir, 'apply', '--allow-empty', patchFile]);
+      fs.rmSync(patchFile);
+      execFileSync('git', ['-C', applyDir, 'add', '-A', '-f']);
+      const differing = splitNul(
+        execFileSync('git', ['-C', applyDir, 'diff', '--cached', '--no-renames', '--name-only', '-z', b]),
+      )
+        .map((x) => x.toString('utf8'))
+        .sort();
+      const withheld = new Set(
+        delta.files
+          .filter((f) => f.binary || f.truncated || f.omitted_reason)
+          .flatMap((f) => [f.path, f.old_path ?? f.path]),
+      );
+      for (const p of differing) expect(withheld.has(p), `${p} differs from B after applying pair ${k}`).toBe(true);
+      execFileSync('git', ['-C', applyDir, 'reset', '-q']);
+      pairs++;
+    }
+    expect(pairs).toBeGreaterThanOrEqual(24);
+    // The generated history really exercised every kind of change.
+    expect([...seen].sort()).toEqual(
+      [
+        'added',
+        'binary',
+        'crlf',
+        'deleted',
+        'mode',
+        'modified',
+        'odd-name',
+        'rename-edited',
+        'rename-exact',
+        'renamed',
+        'tracked-ignored',
+      ].sort(),
     );
-    for (const p of differing) expect(withheld.has(p), `${p} differs from B after applying pair ${k}`).toBe(true);
-    execFileSync('git', ['-C', applyDir, 'reset', '-q']);
-    pairs++;
-  }
-  expect(pairs).toBeGreaterThanOrEqual(24);
-  // The generated history really exercised every kind of change.
-  expect([...seen].sort()).toEqual(
-    [
-      'added',
-      'binary',
-      'crlf',
-      'deleted',
-      'mode',
-      'modified',
-      'odd-name',
-      'rename-edited',
-      'rename-exact',
-      'renamed',
-      'tracked-ignored',
-    ].sort(),
-  );
-}, 240_000);
+  },
+);

@@ -79,47 +79,51 @@ function layout() {
   return { base, ws, out, park, stop: path.join(base, 'stop') };
 }
 
-it('swapping files for links, FIFOs and outside folders while checkpoints are taken and completed never puts an outside secret in a delta or patch, and never hangs', async () => {
-  const { ws, park, stop } = layout();
-  const swapper = spawn(process.execPath, ['-e', SWAPPER, ws, park, stop], { stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanups.push(() => swapper.kill());
-  let swapperErr = '';
-  swapper.stderr.on('data', (d: Buffer) => (swapperErr += d.toString()));
-  const lines = readline.createInterface({ input: swapper.stdout })[Symbol.asyncIterator]();
-  // Wait for the first full round of swaps before taking checkpoints.
-  expect((await lines.next()).value).toBe('swapping');
+it(
+  'swapping files for links, FIFOs and outside folders while checkpoints are taken and completed never puts an outside secret in a delta or patch, and never hangs',
+  { tags: ['stress'] },
+  async () => {
+    const { ws, park, stop } = layout();
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, ws, park, stop], { stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => swapper.kill());
+    let swapperErr = '';
+    swapper.stderr.on('data', (d: Buffer) => (swapperErr += d.toString()));
+    const lines = readline.createInterface({ input: swapper.stdout })[Symbol.asyncIterator]();
+    // Wait for the first full round of swaps before taking checkpoints.
+    expect((await lines.next()).value).toBe('swapping');
 
-  const engine = testEngine({}, {});
-  cleanups.push(() => void engine.close());
-  const workspace = await resolved(ws);
-  let naiveSawSecret = 0;
-  let attempts = 0;
-  let unreadableRows = 0;
-  const until = Date.now() + ATTEMPT_TIME_MS;
-  for (; attempts < ATTEMPTS && Date.now() < until; attempts++) {
-    const id = `r${attempts}`;
-    await engine.start({ sessionId: 's', changeId: id, runId: id, workspace });
-    const delta = await engine.complete('s', id);
-    expect(delta).not.toBeNull();
-    unreadableRows += delta!.files.filter((f) => f.omitted_reason === 'unreadable').length;
-    expect(JSON.stringify(delta)).not.toContain('TOP-SECRET');
-    expect(wholeRunPatch(delta!.files)).not.toContain('TOP-SECRET');
-    // Positive control: a plain read by name, at the same time, does reach the secret.
-    for (let k = 0; k < 200 && naiveSawSecret === 0; k++) {
-      try {
-        if (fs.readFileSync(path.join(ws, 'dir', 'f00.txt'), 'utf8') === SECRET) naiveSawSecret++;
-      } catch {
-        // mid-swap: the name is briefly absent
+    const engine = testEngine({}, {});
+    cleanups.push(() => void engine.close());
+    const workspace = await resolved(ws);
+    let naiveSawSecret = 0;
+    let attempts = 0;
+    let unreadableRows = 0;
+    const until = Date.now() + ATTEMPT_TIME_MS;
+    for (; attempts < ATTEMPTS && Date.now() < until; attempts++) {
+      const id = `r${attempts}`;
+      await engine.start({ sessionId: 's', changeId: id, runId: id, workspace });
+      const delta = await engine.complete('s', id);
+      expect(delta).not.toBeNull();
+      unreadableRows += delta!.files.filter((f) => f.omitted_reason === 'unreadable').length;
+      expect(JSON.stringify(delta)).not.toContain('TOP-SECRET');
+      expect(wholeRunPatch(delta!.files)).not.toContain('TOP-SECRET');
+      // Positive control: a plain read by name, at the same time, does reach the secret.
+      for (let k = 0; k < 200 && naiveSawSecret === 0; k++) {
+        try {
+          if (fs.readFileSync(path.join(ws, 'dir', 'f00.txt'), 'utf8') === SECRET) naiveSawSecret++;
+        } catch {
+          // mid-swap: the name is briefly absent
+        }
       }
     }
-  }
-  fs.writeFileSync(stop, '');
-  const swaps = Number((await lines.next()).value);
-  expect(swapperErr).toBe('');
-  // The swaps really happened, and reading by name really leaked the secret.
-  expect(swaps).toBeGreaterThan(0);
-  expect(naiveSawSecret).toBeGreaterThan(0);
-  expect(attempts).toBeGreaterThan(0);
-  // The engine itself met swapped files (read as unreadable), it did not just miss the swaps.
-  expect(unreadableRows).toBeGreaterThan(0);
-});
+    fs.writeFileSync(stop, '');
+    const swaps = Number((await lines.next()).value);
+    expect(swapperErr).toBe('');
+    // The swaps really happened, and reading by name really leaked the secret.
+    expect(swaps).toBeGreaterThan(0);
+    expect(naiveSawSecret).toBeGreaterThan(0);
+    expect(attempts).toBeGreaterThan(0);
+    // The engine itself met swapped files (read as unreadable), it did not just miss the swaps.
+    expect(unreadableRows).toBeGreaterThan(0);
+  },
+);

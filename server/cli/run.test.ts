@@ -21,7 +21,7 @@ interface Ran {
 
 function rundiff(
   args: string[],
-  opts: { cwd: string; env?: Record<string, string>; onSpawn?: (pid: number) => void },
+  opts: { cwd: string; env?: Record<string, string>; onStdout?: (stdout: string, pid: number) => void },
 ): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -31,15 +31,11 @@ function rundiff(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (opts.onSpawn && stderr.includes('rundiff: session')) {
-        const cb = opts.onSpawn;
-        delete opts.onSpawn;
-        cb(child.pid!);
-      }
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      opts.onStdout?.(stdout, child.pid!);
     });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -148,17 +144,26 @@ describe('rundiff run', () => {
     const dir = createTempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
     const marker = path.join(dir, 'started');
+    // The command says on its stdout (which is rundiff's) that it runs; only then is rundiff signalled.
+    let signalled = false;
     const res = await rundiff(
-      ['run', '--server', t.server.url, '--session', 'cli-4', '--', 'sh', '-c', `touch ${marker}; exec sleep 30`],
+      [
+        'run',
+        '--server',
+        t.server.url,
+        '--session',
+        'cli-4',
+        '--',
+        'sh',
+        '-c',
+        `touch ${marker}; echo running; exec sleep 30`,
+      ],
       {
         cwd: dir,
-        onSpawn: (pid) => {
-          const poll = setInterval(() => {
-            if (fs.existsSync(marker)) {
-              clearInterval(poll);
-              process.kill(pid, 'SIGTERM');
-            }
-          }, 20);
+        onStdout: (stdout, pid) => {
+          if (signalled || !stdout.includes('running\n')) return;
+          signalled = true;
+          process.kill(pid, 'SIGTERM');
         },
       },
     );

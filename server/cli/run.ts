@@ -125,7 +125,9 @@ export async function run(argv: string[]): Promise<number> {
   let forwarded: NodeJS.Signals | null = null;
   const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: string }>(
     (resolve) => {
-      const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', shell: false });
+      // The handlers are in place before the command starts: a signal sent as soon as the command
+      // runs (it may say so at once) reaches it instead of ending rundiff with the run left open.
+      // Node runs them from its event loop, so after `child` is assigned.
       const forward = (sig: NodeJS.Signals) => {
         forwarded = sig;
         if (child.exitCode === null && child.signalCode === null) child.kill(sig);
@@ -134,9 +136,19 @@ export async function run(argv: string[]): Promise<number> {
       const onTerm = () => forward('SIGTERM');
       process.on('SIGINT', onInt);
       process.on('SIGTERM', onTerm);
-      const done = (r: { code: number | null; signal: NodeJS.Signals | null; spawnError?: string }) => {
+      const unlisten = () => {
         process.off('SIGINT', onInt);
         process.off('SIGTERM', onTerm);
+      };
+      let child: ReturnType<typeof spawn>;
+      try {
+        child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', shell: false });
+      } catch (err) {
+        unlisten();
+        throw err;
+      }
+      const done = (r: { code: number | null; signal: NodeJS.Signals | null; spawnError?: string }) => {
+        unlisten();
         resolve(r);
       };
       child.on('error', (err: NodeJS.ErrnoException) => {

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EdgeBatchRequest, EdgeEntry } from '../../shared/index.ts';
 import { httpBridgeSender } from '../bridge-client/index.ts';
 import { connectClient, startTestServer, type TestClient, type TestServer } from '../test-support/server-harness.ts';
+import { countRows, selectRows } from '../test-support/store-engines.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
 
 /** The centre's batch route on a real server: who may send, what it accepts, and what a refusal leaves. */
@@ -29,26 +29,22 @@ async function started(p: Promise<TestServer>): Promise<TestServer> {
 const centre = (env: Record<string, string> = {}) =>
   started(startTestServer({ env: { RUNDIFF_EDGE_TOKENS: `laptop=${TOKEN},ci=${CI_TOKEN}`, ...env } }));
 
-function counts(db: string): Record<string, number> {
-  const conn = new Database(db, { readonly: true });
-  try {
-    const out: Record<string, number> = {};
-    for (const t of [
-      'sessions',
-      'messages',
-      'runs',
-      'tool_calls',
-      'workspace_run_changes',
-      'workspace_run_change_files',
-      'change_file_contents',
-      'content_blobs',
-      'edge_sessions',
-    ])
-      out[t] = conn.prepare(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number;
-    return out;
-  } finally {
-    conn.close();
-  }
+/** Rows per table in the centre's store, read the store engine's way (SQLite or PostgreSQL). */
+async function counts(s: TestServer): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const t of [
+    'sessions',
+    'messages',
+    'runs',
+    'tool_calls',
+    'workspace_run_changes',
+    'workspace_run_change_files',
+    'change_file_contents',
+    'content_blobs',
+    'edge_sessions',
+  ])
+    out[t] = await countRows(s.server.store, t);
+  return out;
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -172,10 +168,10 @@ describe('the centre accepts edge batches', () => {
     const first = await send(c, b);
     expect(first.status).toBe(200);
     expect(first.body).toEqual({ applied: [1, 2, 3, 4], skipped: [] });
-    const after = counts(c.dbPath);
+    const after = await counts(c);
     expect(after).toMatchObject({ sessions: 1, runs: 1, workspace_run_changes: 1, content_blobs: 1, edge_sessions: 1 });
     expect((await send(c, b)).status).toBe(200);
-    expect(counts(c.dbPath)).toEqual(after);
+    expect(await counts(c)).toEqual(after);
     // The kept content is the one sent, and the REST route serves the change.
     const detail = await c.get(`/api/hermes/sessions/${b.session_id}/workspace-run-changes/run:r1`);
     expect(detail.status).toBe(200);
@@ -183,16 +179,16 @@ describe('the centre accepts edge batches', () => {
 
   it('refuses a missing or wrong token before reading the body, storing nothing', async () => {
     const c = await centre();
-    const before = counts(c.dbPath);
+    const before = await counts(c);
     for (const token of [null, 'wrong-token-0123456789abcdef', TOKEN.slice(0, -1)]) {
       const res = await send(c, batch(), token);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     }
-    expect(counts(c.dbPath)).toEqual(before);
+    expect(await counts(c)).toEqual(before);
     // Positive control: the right token stores.
     expect((await send(c, batch())).status).toBe(200);
-    expect(counts(c.dbPath).sessions).toBe(1);
+    expect((await counts(c)).sessions).toBe(1);
   });
 
   it('answers 404 on a server that accepts no edges, even with a token', async () => {
@@ -204,7 +200,7 @@ describe('the centre accepts edge batches', () => {
 
   it('refuses a malformed batch whole, naming the field, and stores nothing of it', async () => {
     const c = await centre();
-    const before = counts(c.dbPath);
+    const before = await counts(c);
     const bad: [string, (b: EdgeBatchRequest) => unknown][] = [
       ['not JSON', () => '{"entries": ['],
       ['a run with an unknown status', (b) => ((b.entries[1]!.row!.status = 'exploded'), b)],
@@ -226,7 +222,7 @@ describe('the centre accepts edge batches', () => {
       expect(res.status, what).toBe(400);
       expect(res.body.error.code, what).toBe('invalid_input');
     }
-    expect(counts(c.dbPath)).toEqual(before);
+    expect(await counts(c)).toEqual(before);
   });
 
   it('refuses a batch over RUNDIFF_EDGE_MAX_BATCH_BYTES with 413, storing nothing', async () => {
@@ -236,7 +232,7 @@ describe('the centre accepts edge batches', () => {
     // The hint names this route's setting, not the one for the other routes' bodies.
     expect(res.body.error.hint).toMatch(/RUNDIFF_EDGE_MAX_BATCH_BYTES/);
     expect(res.body.error.hint).not.toMatch(/RUNDIFF_MAX_BODY_BYTES/);
-    expect(counts(c.dbPath).sessions).toBe(0);
+    expect((await counts(c)).sessions).toBe(0);
     // Also when the size is found while reading (no Content-Length announced: chunked).
     const chunked = await new Promise<{ status: number; hint: string }>((resolve, reject) => {
       const req = http.request(
@@ -278,7 +274,7 @@ describe('the centre accepts edge batches', () => {
     const res = await send(c, b);
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'missing_blobs', details: { missing_blobs: [blob] } });
-    expect(counts(c.dbPath)).toMatchObject({ sessions: 0, workspace_run_changes: 0, content_blobs: 0 });
+    expect(await counts(c)).toMatchObject({ sessions: 0, workspace_run_changes: 0, content_blobs: 0 });
   });
 
   it("refuses one edge's batch for a session another edge owns (logged once), and the owner's own still goes in", async () => {
@@ -409,6 +405,8 @@ describe('an edge sending to a centre', () => {
       // Recorded while the centre cannot be reached: the whole run waits in the outbox.
       const offline = await startTestServer({
         dbPath,
+        // An edge keeps its outbox in SQLite, whichever engine the centre stores in.
+        engine: 'sqlite',
         env: { RUNDIFF_UPSTREAM: 'http://127.0.0.1:1', RUNDIFF_UPSTREAM_TOKEN: TOKEN },
       });
       const onEdge = await watch(offline.server.url, sessionId);
@@ -429,6 +427,8 @@ describe('an edge sending to a centre', () => {
       const edge = await started(
         startTestServer({
           dbPath,
+          // An edge keeps its outbox in SQLite, whichever engine the centre stores in.
+          engine: 'sqlite',
           env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
           // Every run's terminal row and its change go in different batches.
           shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100, bounds: { maxEntries, maxBytes: 1 << 20 } },
@@ -463,6 +463,8 @@ describe('an edge sending to a centre', () => {
     const dbPath = path.join(dir, 'edge.db');
     const opts = {
       dbPath,
+      // An edge keeps its outbox in SQLite, whichever engine the centre stores in.
+      engine: 'sqlite' as const,
       env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
       shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100 },
     };
@@ -489,6 +491,8 @@ describe('an edge sending to a centre', () => {
     cleanups.push(() => fs.rmSync(ws, { recursive: true, force: true }));
     const edge = await started(
       startTestServer({
+        // An edge keeps its outbox in SQLite, whichever engine the centre stores in.
+        engine: 'sqlite',
         env: { RUNDIFF_UPSTREAM: c.server.url, RUNDIFF_UPSTREAM_TOKEN: TOKEN },
         // Small batches: a session's entries go over several requests, still in order.
         shipper: { idleMs: 20, minBackoffMs: 20, maxBackoffMs: 100, bounds: { maxEntries: 3, maxBytes: 1 << 20 } },
@@ -512,14 +516,14 @@ describe('an edge sending to a centre', () => {
     // A change's contents are written just after its completion is answered: wait for the centre to
     // hold them, not only for the edge's outbox to be empty.
     const centreHolds = (n: number) =>
-      vi.waitFor(() => expect(counts(c.dbPath).content_blobs).toBe(n), { timeout: 20_000, interval: 20 });
+      vi.waitFor(async () => expect((await counts(c)).content_blobs).toBe(n), { timeout: 20_000, interval: 20 });
     const a = randomUUID();
     await runWriting(a, 'one', 'same content\n');
     await centreHolds(1);
     await drained();
     // The centre loses the content (its session deleted there); the edge believes it sent it.
     expect((await c.request('DELETE', `/api/hermes/sessions/${a}`)).status).toBeLessThan(300);
-    expect(counts(c.dbPath).content_blobs).toBe(0);
+    expect((await counts(c)).content_blobs).toBe(0);
     const b = randomUUID();
     await runWriting(b, 'two', 'same content\n');
     await centreHolds(1);
@@ -539,14 +543,13 @@ describe('an edge sending to a centre', () => {
       },
       { timeout: 20_000, interval: 20 },
     );
-    const centreRuns = new Database(c.dbPath, { readonly: true });
-    try {
-      expect(centreRuns.prepare('SELECT COUNT(*) FROM runs WHERE session_id = ?').pluck().get(free)).toBe(1);
-      expect(centreRuns.prepare('SELECT run_id FROM runs WHERE session_id = ?').pluck().all(taken.session_id)).toEqual([
-        'r1',
-      ]);
-    } finally {
-      centreRuns.close();
-    }
+    const runsOf = async (sessionId: string) =>
+      (
+        await selectRows<{ run_id: string }>(c.server.store, 'SELECT run_id FROM runs WHERE session_id = ?', [
+          sessionId,
+        ])
+      ).map((r) => r.run_id);
+    expect(await runsOf(free)).toHaveLength(1);
+    expect(await runsOf(taken.session_id)).toEqual(['r1']);
   });
 });

@@ -66,26 +66,30 @@ describe('live feed over the bridge and socket', () => {
     expect(progress.slice(count).filter((p) => p.run_id === 'r1')).toEqual([]);
   });
 
-  it('a git workspace of 6,000 files (over the old 5,000-file cut-off) shows touched paths live, watched one folder at a time', async () => {
-    const { t, repo, progress } = await setup();
-    for (let d = 0; d < 30; d++) {
-      const dir = path.join(repo.dir, `pkg${d}`);
-      fs.mkdirSync(dir);
-      for (let f = 0; f < 200; f++) fs.writeFileSync(path.join(dir, `f${f}.ts`), 'x\n');
-    }
-    // Left uncommitted: the checkpoint takes untracked files as they are, and a commit of 6,000
-    // files would only make the test slower.
-    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
-    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
-    repo.write('pkg3/f7.ts', 'changed\n');
-    repo.write('pkg29/new.ts', 'new\n');
-    const seen = await waitFor(() =>
-      progress.find((p) => p.touched.includes('pkg3/f7.ts') && p.touched.includes('pkg29/new.ts')),
-    );
-    expect(seen).toMatchObject({ run_id: 'r1', available: true, mode: 'watch', touched_count: 2 });
-    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
-    expect(done.body.changed_count).toBe(2);
-  });
+  it(
+    'a git workspace of 6,000 files (over the old 5,000-file cut-off) shows touched paths live, watched one folder at a time',
+    { tags: ['stress'] },
+    async () => {
+      const { t, repo, progress } = await setup();
+      for (let d = 0; d < 30; d++) {
+        const dir = path.join(repo.dir, `pkg${d}`);
+        fs.mkdirSync(dir);
+        for (let f = 0; f < 200; f++) fs.writeFileSync(path.join(dir, `f${f}.ts`), 'x\n');
+      }
+      // Left uncommitted: the checkpoint takes untracked files as they are, and a commit of 6,000
+      // files would only make the test slower.
+      await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+      await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+      repo.write('pkg3/f7.ts', 'changed\n');
+      repo.write('pkg29/new.ts', 'new\n');
+      const seen = await waitFor(() =>
+        progress.find((p) => p.touched.includes('pkg3/f7.ts') && p.touched.includes('pkg29/new.ts')),
+      );
+      expect(seen).toMatchObject({ run_id: 'r1', available: true, mode: 'watch', touched_count: 2 });
+      const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+      expect(done.body.changed_count).toBe(2);
+    },
+  );
 
   it('past RUNDIFF_LIVE_FEED_MAX_WATCHES the run is checked periodically: the engine lists its changed paths, ignored ones left out', async () => {
     const { t, repo, progress } = await setup({ liveFeedMaxWatches: 1 });
@@ -112,40 +116,51 @@ describe('live feed over the bridge and socket', () => {
     });
   });
 
-  it('a rename storm during an open run: health answers, the feed goes on with periodic checks (too_many_events), and the completion is stored with the right delta', async () => {
-    // One window longer than the test: the switch-off depends on the number of events, not on speed.
-    const { t, repo, progress } = await setup({}, { maxEventsPerWindow: 1_000, eventWindowMs: 600_000 });
-    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
-    expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
-    repo.write('a.txt', 'changed\n');
-    await waitFor(() => progress.find((p) => p.available && p.touched.includes('a.txt')));
+  it(
+    'a rename storm during an open run: health answers, the feed goes on with periodic checks (too_many_events), and the completion is stored with the right delta',
+    { tags: ['stress'] },
+    async () => {
+      // One window longer than the test: the switch-off depends on the number of events, not on speed.
+      const { t, repo, progress } = await setup({}, { maxEventsPerWindow: 1_000, eventWindowMs: 600_000 });
+      await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+      expect((await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' })).body.tracking).toBe(true);
+      repo.write('a.txt', 'changed\n');
+      await waitFor(() => progress.find((p) => p.available && p.touched.includes('a.txt')));
 
-    const storm = startRenameStorm(repo.dir, { from: 'storm-a.txt', to: 'storm-b.txt', pairs: 20_000, maxMs: 20_000 });
-    cleanups.push(() => storm.stop());
-    let stormOver = false;
-    void storm.done.finally(() => (stormOver = true)).catch(() => undefined);
-    const health: number[] = [];
-    while (!stormOver && !progress.some((p) => p.mode === 'poll')) health.push((await t.get('/api/health')).status);
-    const polled = await waitFor(() => progress.find((p) => p.mode === 'poll'));
-    expect(polled).toMatchObject({ run_id: 'r1', available: true, reason: 'too_many_events' });
-    const renames = await storm.done;
-    expect(renames % 2).toBe(0); // the storm file is back under its first name
-    expect(health.length).toBeGreaterThan(0);
-    expect(health.every((s) => s === 200)).toBe(true);
+      const storm = startRenameStorm(repo.dir, {
+        from: 'storm-a.txt',
+        to: 'storm-b.txt',
+        pairs: 20_000,
+        maxMs: 20_000,
+      });
+      cleanups.push(() => storm.stop());
+      let stormOver = false;
+      void storm.done.finally(() => (stormOver = true)).catch(() => undefined);
+      const health: number[] = [];
+      while (!stormOver && !progress.some((p) => p.mode === 'poll')) health.push((await t.get('/api/health')).status);
+      const polled = await waitFor(() => progress.find((p) => p.mode === 'poll'));
+      expect(polled).toMatchObject({ run_id: 'r1', available: true, reason: 'too_many_events' });
+      const renames = await storm.done;
+      expect(renames % 2).toBe(0); // the storm file is back under its first name
+      expect(health.length).toBeGreaterThan(0);
+      expect(health.every((s) => s === 200)).toBe(true);
 
-    repo.write('b.txt', 'b\n');
-    // Not dark after the storm: the periodic check reports the new file.
-    await waitFor(() => progress.find((p) => p.mode === 'poll' && p.touched.includes('b.txt')));
-    expect(progress.some((p) => !p.available)).toBe(false);
-    const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
-    expect(done.status).toBe(200);
-    expect(done.body).toMatchObject({ tracking: true, changed_count: 2 });
-    expect(done.body.files.map((f: { path: string; change_type: string }) => [f.path, f.change_type]).sort()).toEqual([
-      ['a.txt', 'modified'],
-      ['b.txt', 'added'],
-    ]);
-    const detail = await t.get('/api/hermes/sessions/s1');
-    expect(detail.body.runs[0]).toMatchObject({ run_id: 'r1', status: 'completed', tracking: true });
-    expect(detail.body.changes).toHaveLength(1);
-  });
+      repo.write('b.txt', 'b\n');
+      // Not dark after the storm: the periodic check reports the new file.
+      await waitFor(() => progress.find((p) => p.mode === 'poll' && p.touched.includes('b.txt')));
+      expect(progress.some((p) => !p.available)).toBe(false);
+      const done = await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ tracking: true, changed_count: 2 });
+      expect(done.body.files.map((f: { path: string; change_type: string }) => [f.path, f.change_type]).sort()).toEqual(
+        [
+          ['a.txt', 'modified'],
+          ['b.txt', 'added'],
+        ],
+      );
+      const detail = await t.get('/api/hermes/sessions/s1');
+      expect(detail.body.runs[0]).toMatchObject({ run_id: 'r1', status: 'completed', tracking: true });
+      expect(detail.body.changes).toHaveLength(1);
+    },
+  );
 });

@@ -6,7 +6,7 @@ import { POSTGRES_RUN_ENV, startPostgres, type RunPostgres, type TestPostgres } 
 
 /**
  * Vitest global setup: one throwaway PostgreSQL for the whole test run instead of one per test
- * file (each file runs in a fresh process, and a start costs 2-8 s of the two cores). The server
+ * file (the files run in many processes, and a start costs 2-8 s of the two cores). The server
  * is started in the runner's process on the first request of a test process, through a unix socket
  * whose path reaches the test processes in {@link POSTGRES_RUN_ENV}; a run whose tests never ask
  * starts none. The runner stops it at the end of the run (and at its exit, as any test server).

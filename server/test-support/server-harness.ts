@@ -21,6 +21,8 @@ export interface TestServerOptions extends ServerOptions {
   limits?: Partial<Limits>;
   env?: Record<string, string>;
   host?: string;
+  /** The store engine; default the test run's (`testStoreEngine()`). An edge (`RUNDIFF_UPSTREAM`) needs SQLite. */
+  engine?: StoreEngine;
 }
 
 export interface TestServer {
@@ -73,7 +75,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dir = createTempDir('rundiff-server-');
   const dbPath = opts.dbPath ?? path.join(dir, 'data', 'rundiff.db');
   const env: Record<string, string> = { HOME: process.env.HOME ?? '/nonexistent', ...opts.env };
-  if (testStoreEngine() === 'postgres' && env.RUNDIFF_DATABASE_URL === undefined)
+  if ((opts.engine ?? testStoreEngine()) === 'postgres' && env.RUNDIFF_DATABASE_URL === undefined)
     env.RUNDIFF_DATABASE_URL = (await databaseFor(dbPath)).url;
   const limits = Object.fromEntries(Object.entries(opts.limits ?? {}).map(([k, v]) => [k, String(v)]));
   const config = resolveConfig({ port: 0, db: dbPath, host: opts.host ?? '127.0.0.1', limits }, env);

@@ -223,42 +223,47 @@ describe('git status as the stat source', () => {
 });
 
 describe('large repositories on default settings', () => {
-  test('21,000 tracked files and an ignored node_modules (over the old 20,000-file default) are tracked completely: no file-count cut', async () => {
-    // Default limits but the time bound: on a loaded test machine git's deadline could trip, which is
-    // a stated outcome of its own (bounds.test.ts), not what this test is about.
-    const big = testEngine({ scanTimeoutMs: 30_000 });
-    onTestFinished(() => big.close());
-    const repo = createTempRepo({ files: { '.gitignore': 'node_modules/\n' }, commit: false });
-    onTestFinished(() => repo.cleanup());
-    // 21,000 loose objects would start git's automatic gc in the background, still writing to .git
-    // while the folder is removed.
-    repo.git('config', 'gc.auto', '0');
-    for (let d = 0; d < 210; d++) {
-      const dir = path.join(repo.dir, `pkg${d}`, 'src');
-      fs.mkdirSync(dir, { recursive: true });
-      for (let f = 0; f < 100; f++) fs.writeFileSync(path.join(dir, `f${f}.ts`), `export const v = ${d * 100 + f};\n`);
-    }
-    const deps = path.join(repo.dir, 'node_modules', 'dep');
-    fs.mkdirSync(deps, { recursive: true });
-    for (let f = 0; f < 1_000; f++) fs.writeFileSync(path.join(deps, `m${f}.js`), 'module.exports = 1;\n');
-    repo.commit('21,000 files');
-    const { start, delta } = await runChange(big, repo.dir, () => {
-      repo.write('pkg0/src/f0.ts', 'export const v = -1;\n');
-      repo.write('pkg209/src/f99.ts', 'export const v = -2;\n');
-      repo.rm('pkg150/src/f50.ts');
-      repo.write('pkg150/src/new.ts', 'export const n = 1;\n');
-      repo.write('node_modules/dep/m0.js', 'changed but ignored\n');
-    });
-    expect(start).toMatchObject({ truncated: false, truncated_reasons: [] });
-    expect(start.scanned_files).toBe(21_001);
-    expect(delta.truncated).toBe(false);
-    expect(rows(delta)).toEqual([
-      'M pkg0/src/f0.ts +1 -1',
-      'D pkg150/src/f50.ts +0 -1',
-      'A pkg150/src/new.ts +1 -0',
-      'M pkg209/src/f99.ts +1 -1',
-    ]);
-  }, 120_000);
+  test(
+    '21,000 tracked files and an ignored node_modules (over the old 20,000-file default) are tracked completely: no file-count cut',
+    { tags: ['stress'], timeout: 120_000 },
+    async () => {
+      // Default limits but the time bound: on a loaded test machine git's deadline could trip, which is
+      // a stated outcome of its own (bounds.test.ts), not what this test is about.
+      const big = testEngine({ scanTimeoutMs: 30_000 });
+      onTestFinished(() => big.close());
+      const repo = createTempRepo({ files: { '.gitignore': 'node_modules/\n' }, commit: false });
+      onTestFinished(() => repo.cleanup());
+      // 21,000 loose objects would start git's automatic gc in the background, still writing to .git
+      // while the folder is removed.
+      repo.git('config', 'gc.auto', '0');
+      for (let d = 0; d < 210; d++) {
+        const dir = path.join(repo.dir, `pkg${d}`, 'src');
+        fs.mkdirSync(dir, { recursive: true });
+        for (let f = 0; f < 100; f++)
+          fs.writeFileSync(path.join(dir, `f${f}.ts`), `export const v = ${d * 100 + f};\n`);
+      }
+      const deps = path.join(repo.dir, 'node_modules', 'dep');
+      fs.mkdirSync(deps, { recursive: true });
+      for (let f = 0; f < 1_000; f++) fs.writeFileSync(path.join(deps, `m${f}.js`), 'module.exports = 1;\n');
+      repo.commit('21,000 files');
+      const { start, delta } = await runChange(big, repo.dir, () => {
+        repo.write('pkg0/src/f0.ts', 'export const v = -1;\n');
+        repo.write('pkg209/src/f99.ts', 'export const v = -2;\n');
+        repo.rm('pkg150/src/f50.ts');
+        repo.write('pkg150/src/new.ts', 'export const n = 1;\n');
+        repo.write('node_modules/dep/m0.js', 'changed but ignored\n');
+      });
+      expect(start).toMatchObject({ truncated: false, truncated_reasons: [] });
+      expect(start.scanned_files).toBe(21_001);
+      expect(delta.truncated).toBe(false);
+      expect(rows(delta)).toEqual([
+        'M pkg0/src/f0.ts +1 -1',
+        'D pkg150/src/f50.ts +0 -1',
+        'A pkg150/src/new.ts +1 -0',
+        'M pkg209/src/f99.ts +1 -1',
+      ]);
+    },
+  );
 });
 
 describe('index file and status parsing', () => {

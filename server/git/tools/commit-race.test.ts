@@ -88,38 +88,42 @@ describe('git_commit commits exactly what the review showed', () => {
     expect(repo.git('ls-tree', 'HEAD', 'a.txt', 'new.sh')).toMatch(/^100755 blob .*a\.txt\n100755 blob .*new\.sh\n$/);
   });
 
-  it('race: under a concurrent writer, every commit holds only the blob its review showed', async () => {
-    const repo = fresh();
-    const writer = await startWriter(path.join(repo.dir, 'a.txt'));
-    const outcome = { committed: 0, stale: 0, other: 0 };
-    const deadline = Date.now() + 45_000;
-    // Bounded by count and time; stops early once both outcomes were seen often enough.
-    for (let i = 0; i < 120 && Date.now() < deadline; i++) {
-      if (outcome.committed >= 15 && outcome.stale >= 3) break;
-      const h = toolHarness(repo);
-      const diff = await h.call<GitDiffOutput>('git_diff');
-      const reviewed = shownOid(diff.diff, 'a.txt');
-      const before = repo.git('rev-parse', 'HEAD').trim();
-      const res = await callTool('git_commit', { message: `commit ${i}`, paths: ['a.txt'] }, h.ctx);
-      if (res.ok) {
-        outcome.committed++;
-        expect(reviewed).not.toBeNull();
-        expect(repo.git('rev-parse', 'HEAD:a.txt').trim()).toBe(reviewed);
-        expect(repo.git('rev-parse', 'HEAD~1').trim()).toBe(before);
-      } else if (res.error.code === 'stale_review') outcome.stale++;
-      else {
-        expect(['review_required', 'nothing_to_commit'], `${res.error.code}: ${res.error.message}`).toContain(
-          res.error.code,
-        );
-        outcome.other++;
+  it(
+    'race: under a concurrent writer, every commit holds only the blob its review showed',
+    { tags: ['stress'], timeout: 90_000 },
+    async () => {
+      const repo = fresh();
+      const writer = await startWriter(path.join(repo.dir, 'a.txt'));
+      const outcome = { committed: 0, stale: 0, other: 0 };
+      const deadline = Date.now() + 45_000;
+      // Bounded by count and time; stops early once both outcomes were seen often enough.
+      for (let i = 0; i < 120 && Date.now() < deadline; i++) {
+        if (outcome.committed >= 15 && outcome.stale >= 3) break;
+        const h = toolHarness(repo);
+        const diff = await h.call<GitDiffOutput>('git_diff');
+        const reviewed = shownOid(diff.diff, 'a.txt');
+        const before = repo.git('rev-parse', 'HEAD').trim();
+        const res = await callTool('git_commit', { message: `commit ${i}`, paths: ['a.txt'] }, h.ctx);
+        if (res.ok) {
+          outcome.committed++;
+          expect(reviewed).not.toBeNull();
+          expect(repo.git('rev-parse', 'HEAD:a.txt').trim()).toBe(reviewed);
+          expect(repo.git('rev-parse', 'HEAD~1').trim()).toBe(before);
+        } else if (res.error.code === 'stale_review') outcome.stale++;
+        else {
+          expect(['review_required', 'nothing_to_commit'], `${res.error.code}: ${res.error.message}`).toContain(
+            res.error.code,
+          );
+          outcome.other++;
+        }
       }
-    }
-    writer.kill('SIGKILL');
-    // Positive control: the writer really raced the tools (some reviews went stale), and some
-    // commits went through, so the assertion above was exercised.
-    expect(outcome.stale, JSON.stringify(outcome)).toBeGreaterThan(0);
-    expect(outcome.committed, JSON.stringify(outcome)).toBeGreaterThan(0);
-  }, 90_000);
+      writer.kill('SIGKILL');
+      // Positive control: the writer really raced the tools (some reviews went stale), and some
+      // commits went through, so the assertion above was exercised.
+      expect(outcome.stale, JSON.stringify(outcome)).toBeGreaterThan(0);
+      expect(outcome.committed, JSON.stringify(outcome)).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('core.fileMode=false', () => {

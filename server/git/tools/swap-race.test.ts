@@ -83,49 +83,57 @@ describe('git_diff reads work-tree files only through the safe read', () => {
     expect(out.diff).not.toContain(SECRET);
   });
 
-  it('race: a file swapped between regular, symlink-to-secret and FIFO never leaks the secret, and every call answers', async () => {
-    const { repo, secret, stage } = setup();
-    const swapper = await startSwapper(stage, path.join(repo.dir, 'new.txt'), secret);
-    const h = toolHarness(repo);
-    const seen = { link: 0, regular: 0, unreadable: 0, calls: 0 };
-    const deadline = Date.now() + 20_000;
-    for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-      const out = await h.call<GitDiffOutput>('git_diff');
-      seen.calls++;
-      expect(JSON.stringify(out)).not.toContain(SECRET);
-      if (out.diff.includes('new file mode 120000')) seen.link++;
-      if (out.diff.includes('+regular content')) seen.regular++;
-      if (out.omitted.some((o) => o.reason === 'unreadable')) seen.unreadable++;
-    }
-    swapper.kill('SIGKILL');
-    // Positive control: the swap really happened under the tool (it saw the link and the file).
-    expect(seen.link).toBeGreaterThan(0);
-    expect(seen.regular).toBeGreaterThan(0);
-    expect(seen.calls).toBeGreaterThanOrEqual(20);
-  }, 60_000);
+  it(
+    'race: a file swapped between regular, symlink-to-secret and FIFO never leaks the secret, and every call answers',
+    { tags: ['stress'], timeout: 60_000 },
+    async () => {
+      const { repo, secret, stage } = setup();
+      const swapper = await startSwapper(stage, path.join(repo.dir, 'new.txt'), secret);
+      const h = toolHarness(repo);
+      const seen = { link: 0, regular: 0, unreadable: 0, calls: 0 };
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 100 && Date.now() < deadline; i++) {
+        const out = await h.call<GitDiffOutput>('git_diff');
+        seen.calls++;
+        expect(JSON.stringify(out)).not.toContain(SECRET);
+        if (out.diff.includes('new file mode 120000')) seen.link++;
+        if (out.diff.includes('+regular content')) seen.regular++;
+        if (out.omitted.some((o) => o.reason === 'unreadable')) seen.unreadable++;
+      }
+      swapper.kill('SIGKILL');
+      // Positive control: the swap really happened under the tool (it saw the link and the file).
+      expect(seen.link).toBeGreaterThan(0);
+      expect(seen.regular).toBeGreaterThan(0);
+      expect(seen.calls).toBeGreaterThanOrEqual(20);
+    },
+  );
 
-  it('race: a tracked file swapped the same way never leaks the secret, and every call answers', async () => {
-    const { repo, secret, stage } = setup();
-    repo.write('t.txt', 'tracked\n');
-    repo.commit('track t.txt');
-    // Each kind held up to 4 ms: long enough for git to see a whole link or file now and then.
-    const swapper = await startSwapper(stage, path.join(repo.dir, 't.txt'), secret, 4);
-    const h = toolHarness(repo);
-    const seen = { shown: 0, unreadable: 0, calls: 0 };
-    const deadline = Date.now() + 20_000;
-    for (let i = 0; i < 100 && Date.now() < deadline; i++) {
-      // h.call fails the test on any error: every call must answer with a diff.
-      const out = await h.call<GitDiffOutput>('git_diff', i % 2 === 0 ? {} : { spec: 'HEAD' });
-      seen.calls++;
-      expect(JSON.stringify(out)).not.toContain(SECRET);
-      if (/new file mode 120000|\+regular content/.test(out.diff)) seen.shown++;
-      if (out.omitted.some((o) => o.path === 't.txt' && o.reason === 'unreadable')) seen.unreadable++;
-    }
-    swapper.kill('SIGKILL');
-    // Positive control: the tool met the swapped-in file or link, and the FIFO (or a kind change
-    // under git), in place of the tracked file.
-    expect(seen.shown).toBeGreaterThan(0);
-    expect(seen.unreadable).toBeGreaterThan(0);
-    expect(seen.calls).toBeGreaterThanOrEqual(20);
-  }, 60_000);
+  it(
+    'race: a tracked file swapped the same way never leaks the secret, and every call answers',
+    { tags: ['stress'], timeout: 60_000 },
+    async () => {
+      const { repo, secret, stage } = setup();
+      repo.write('t.txt', 'tracked\n');
+      repo.commit('track t.txt');
+      // Each kind held up to 4 ms: long enough for git to see a whole link or file now and then.
+      const swapper = await startSwapper(stage, path.join(repo.dir, 't.txt'), secret, 4);
+      const h = toolHarness(repo);
+      const seen = { shown: 0, unreadable: 0, calls: 0 };
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 100 && Date.now() < deadline; i++) {
+        // h.call fails the test on any error: every call must answer with a diff.
+        const out = await h.call<GitDiffOutput>('git_diff', i % 2 === 0 ? {} : { spec: 'HEAD' });
+        seen.calls++;
+        expect(JSON.stringify(out)).not.toContain(SECRET);
+        if (/new file mode 120000|\+regular content/.test(out.diff)) seen.shown++;
+        if (out.omitted.some((o) => o.path === 't.txt' && o.reason === 'unreadable')) seen.unreadable++;
+      }
+      swapper.kill('SIGKILL');
+      // Positive control: the tool met the swapped-in file or link, and the FIFO (or a kind change
+      // under git), in place of the tracked file.
+      expect(seen.shown).toBeGreaterThan(0);
+      expect(seen.unreadable).toBeGreaterThan(0);
+      expect(seen.calls).toBeGreaterThanOrEqual(20);
+    },
+  );
 });
