@@ -434,7 +434,7 @@ export const LIMIT_SETTINGS: { readonly [K in keyof Limits]: Setting<number> & {
   searchMaxCandidates: limit(
     'RUNDIFF_SEARCH_MAX_CANDIDATES',
     'count',
-    20_000,
+    5_000,
     "documents holding a query's words one search looks at, newest first (SQLite's bound on a search)",
   ),
   searchTimeoutMs: limit('RUNDIFF_SEARCH_TIMEOUT_MS', 'ms', 2_000, 'time one search may take on PostgreSQL'),
