@@ -98,6 +98,12 @@ describe('GET /api/hermes/search', () => {
     expect((await refused('path:a path:b abc')).message).toMatch(/path: may be given once/);
     expect((await refused('ab')).message).toMatch(/at least 3 characters/);
     expect((await refused('x'.repeat(501))).message).toMatch(/at most 500 characters/);
+    expect((await refused(Array.from({ length: 17 }, (_, i) => `w${i}x`).join(' '))).message).toMatch(
+      /at most 16 words and phrases/,
+    );
+    // Positive control: 16 are accepted.
+    const sixteen = Array.from({ length: 16 }, (_, i) => `w${i}x`).join(' ');
+    expect((await t.get(`/api/hermes/search?q=${encodeURIComponent(sixteen)}`)).status).toBe(200);
     expect((await refused(null)).message).toMatch(/q \(the search text\) is required/);
     expect((await refused('abc', '&sort=new')).message).toMatch(/unknown query parameter "sort"/);
     expect((await refused('abc session:x', '&session=y')).message).toMatch(/another session/);

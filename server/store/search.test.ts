@@ -167,6 +167,29 @@ describeEachEngine('search', (engine) => {
     expect(await engine.count(s, 'search_docs')).toBe(2); // plain's title and prompt
   });
 
+  it('a document is written in the storing transaction: rolled back with it, committed with it', async () => {
+    const s = await engine.open();
+    await s.sessions.upsert('x', { title: 't' }, 1);
+    const message = (id: string, content: string) => ({
+      id,
+      session_id: 'x',
+      role: 'user' as const,
+      content,
+      run_id: null,
+      tool_call_id: null,
+      created_at: 2,
+    });
+    const failed = s.transaction(async (tx) => {
+      await tx.messages.insert(message('m1', 'rolled back words'));
+      expect((await tx.search.search(criteria(['rolled back']))).rows).toHaveLength(1);
+      throw new Error('undo');
+    });
+    await expect(failed).rejects.toThrow('undo');
+    expect((await s.search.search(criteria(['rolled back']))).rows).toEqual([]);
+    await s.transaction(async (tx) => tx.messages.insert(message('m2', 'committed words')));
+    expect((await s.search.search(criteria(['committed']))).rows.map((r) => r.ref)).toEqual(['m2']);
+  });
+
   it('indexes at most the set number of patch characters per file', async () => {
     const s = await engine.open();
     await s.search.setPatchChars(60);
@@ -190,5 +213,27 @@ describeEachEngine('search', (engine) => {
     const limited = await s.search.search(criteria(['prettier'], { limit: 2 }));
     expect(limited).toMatchObject({ more: true, capped: false });
     expect(limited.rows).toHaveLength(2);
+  });
+});
+
+describeEachEngine('search time bound', (engine) => {
+  it('a statement past the time bound fails as timed out; within it, it runs (PostgreSQL; SQLite has none)', async () => {
+    const sql = await engine.openSql();
+    const bound = sql.dialect.statementTimeout(50);
+    if (engine.name === 'sqlite') {
+      // SQLite's statements cannot be stopped from JavaScript: its searches are bounded by rows.
+      expect(bound).toBeNull();
+      return;
+    }
+    const sleep = (timeoutMs: number) =>
+      sql.read(async (q) => {
+        await q.run(sql.dialect.statementTimeout(timeoutMs)!);
+        await q.get('SELECT pg_sleep(0.3)');
+      });
+    // Positive control: the same sleep within a larger bound completes.
+    await expect(sleep(5_000)).resolves.toBeUndefined();
+    const err: unknown = await sleep(50).catch((e: unknown) => e);
+    expect(sql.dialect.timedOut(err)).toBe(true);
+    expect(sql.dialect.timedOut(new Error('other'))).toBe(false);
   });
 });
