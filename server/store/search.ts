@@ -128,7 +128,12 @@ export function createSearchStore(sql: Sql): SearchApi {
       // Two steps: the ids that pass (only the joins a filter needs, no text copied), newest
       // first; then the rows of the page alone. Sorting whole rows of every candidate cost more
       // than the search itself.
-      const joins = c.path !== null || c.status !== null ? JOINS : '';
+      const joins =
+        c.status !== null
+          ? JOINS
+          : c.path !== null
+            ? `JOIN workspace_run_change_files f ON d.kind IN ('path', 'patch') AND f.id = d.ref`
+            : '';
       const ids = `WITH m AS MATERIALIZED (SELECT id FROM ${from})
         SELECT d.id, (SELECT COUNT(*) FROM m) AS candidates
         FROM m ${d.joinInOrder} search_docs d ON d.id = m.id ${joins}
