@@ -1,8 +1,8 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn]`:
- * runs the named benchmarks (all by default but monorepo500k) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search]`:
+ * runs the named benchmarks (all by default but monorepo500k and search) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
  * `--runs=off`, `--profile=FILE` (the server's CPU profile of the first window).
@@ -79,6 +79,13 @@ if (all || wanted.has('spawn')) {
   const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');
   const r = await benchSpawn();
   process.stdout.write(`${formatSpawnBench(r)}\n`);
+}
+// Opt-in: storing 500,000 file rows takes minutes (`--postgres` measures PostgreSQL too).
+if (wanted.has('search')) {
+  const { benchSearch, formatSearchBench } = await import('./search.ts');
+  const small = process.argv.includes('--small');
+  const r = await benchSearch({ postgres: process.argv.includes('--postgres'), ...(small ? { sessions: 10 } : {}) });
+  process.stdout.write(`${formatSearchBench(r)}\n`);
 }
 // A benchmark that used the throwaway PostgreSQL server leaves it running (a child process), which
 // would keep this process alive.

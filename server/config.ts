@@ -144,8 +144,14 @@ export interface Setting<T = unknown> {
   parse: (raw: string | number | boolean, from: Source) => T;
 }
 
-type Unit = 'ms' | 'bytes' | 'count' | 'days';
-const UNIT_TEXT: Record<Unit, string> = { ms: 'ms', bytes: 'bytes', count: '', days: 'days' };
+type Unit = 'ms' | 'bytes' | 'characters' | 'count' | 'days';
+const UNIT_TEXT: Record<Unit, string> = {
+  ms: 'ms',
+  bytes: 'bytes',
+  characters: 'characters',
+  count: '',
+  days: 'days',
+};
 
 /** `67108864` -> `64 MiB`; null when the number is not a whole KiB/MiB/GiB. */
 function binarySize(n: number): string | null {
@@ -419,6 +425,19 @@ export const LIMIT_SETTINGS: { readonly [K in keyof Limits]: Setting<number> & {
     1024 * 1024 * 1024,
     "all kept file contents together, compressed; the oldest changes' contents go first",
   ),
+  searchPatchChars: limit(
+    'RUNDIFF_SEARCH_PATCH_CHARS',
+    'characters',
+    64 * 1024,
+    "a changed file's patch text indexed for search, from its start (a byte each for ASCII text)",
+  ),
+  searchMaxCandidates: limit(
+    'RUNDIFF_SEARCH_MAX_CANDIDATES',
+    'count',
+    5_000,
+    "documents holding a query's words one search looks at, newest first (SQLite's bound on a search)",
+  ),
+  searchTimeoutMs: limit('RUNDIFF_SEARCH_TIMEOUT_MS', 'ms', 2_000, 'time one search may take on PostgreSQL'),
 };
 
 /** Every setting but the limits; the keys that have a flag are the keys of `ConfigFlags`. */

@@ -178,6 +178,8 @@ async function startServer(
 ): Promise<RunningServer> {
   const store = await openStoreFrom(config);
   closers.push('store', () => store.close());
+  // File rows stored from now on index this much of their patch (docs/contract.md, "Search").
+  await store.search.setPatchChars(config.limits.searchPatchChars);
   // SQLite's WAL checkpoints run in a thread of their own, not inside a completion's commit.
   const sqlite = sqliteDbOf(store);
   const checkpointer = sqlite ? startWalCheckpointer(sqlite, { log }) : null;
@@ -248,7 +250,7 @@ async function startServer(
     store,
     engine,
     recorder,
-    history: createHistory(store),
+    history: createHistory(store, config.limits),
     socket,
     callLog: createCallLog(store),
     approvals,

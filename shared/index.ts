@@ -12,3 +12,4 @@ export * from './viewed.ts';
 export * from './edge.ts';
 export * from './duration.ts';
 export * from './json-depth.ts';
+export * from './search.ts';

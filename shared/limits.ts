@@ -46,4 +46,16 @@ export interface Limits {
   maxContentFileBytes: number;
   /** All kept file contents together, compressed (bytes); the oldest changes' contents go first. RUNDIFF_CONTENT_STORE_MAX_BYTES */
   contentStoreMaxBytes: number;
+  /**
+   * A changed file's patch text indexed for search (characters from its start; a byte each for
+   * ASCII text); the rest of a longer patch is not found by search. RUNDIFF_SEARCH_PATCH_CHARS
+   */
+  searchPatchChars: number;
+  /**
+   * Documents holding a query's words that one search looks at, newest first (count): the bound
+   * on a search's work on SQLite. RUNDIFF_SEARCH_MAX_CANDIDATES
+   */
+  searchMaxCandidates: number;
+  /** Time one search may take on PostgreSQL (ms; its statement timeout). RUNDIFF_SEARCH_TIMEOUT_MS */
+  searchTimeoutMs: number;
 }

@@ -20,6 +20,7 @@ import { netChangeRouter } from './net-change.ts';
 import type { Reviews } from '../review/index.ts';
 import { reviewBodyOptional, reviewsRouter } from './reviews.ts';
 import { revertRouter } from './revert.ts';
+import { searchRouter } from './search.ts';
 import { sessionsRouter } from './sessions.ts';
 import { viewedRouter } from './viewed.ts';
 import { webRouter } from './web.ts';
@@ -240,6 +241,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(parseBody);
   api.use(healthRouter(deps.contentStats));
   api.use(sessionsRouter(deps.history, deps.recorder));
+  api.use(searchRouter(deps.history));
   // A change's kept contents are written just after its answer: the routes that read them wait
   // for that write instead of answering from a partial store (a comment's lines, a patch without
   // whitespace, where a review's comments are now).

@@ -126,6 +126,7 @@ describe('rundiff mcp --server', () => {
       'revert_changes',
       'review_comments',
       'review_comments_addressed',
+      'search_history',
     ]);
     const rc = tools.find((x) => x.name === 'run_changes')!;
     expect(rc.annotations?.readOnlyHint).toBe(true);

@@ -71,6 +71,7 @@ describe('rundiff mcp over stdio', () => {
       'git_commit',
       'review_comments',
       'review_comments_addressed',
+      'search_history',
     ]);
     for (const t of tools.filter((x) => x.name.startsWith('git_'))) {
       expect(t.inputSchema.type).toBe('object');

@@ -6,9 +6,12 @@ import {
   type SessionDetailResponse,
   type SessionFilter,
   type SessionListResponse,
+  type SearchResponse,
   type WorkspacesResponse,
 } from '../../shared/index.ts';
 import type { Store, StoreTx, WritePart } from '../store/index.ts';
+import { DEFAULT_LIMITS } from '../config.ts';
+import { searchHistory, type SearchLimits, type SearchOptions } from './search.ts';
 
 /** Serialized summaries of stored changes kept for session details (they never change once stored). */
 const MAX_FRAGMENT_BYTES = 64 * 1024 * 1024;
@@ -42,7 +45,7 @@ export interface DetailDocument {
  * never-reused seq, and the whole answer until the store's write clock says the session changed, so
  * a timeline of 200 changes x 50 files costs a join of cached parts, not 10,000 rows, per request.
  */
-export function createHistory(store: Store) {
+export function createHistory(store: Store, searchLimits: SearchLimits = DEFAULT_LIMITS) {
   const fragments = new Map<number, Buffer>();
   let fragmentBytes = 0;
   const details = new Map<string, { version: string; doc: DetailDocument }>();
@@ -151,6 +154,10 @@ export function createHistory(store: Store) {
   }
 
   return {
+    /** Search over everything recorded (docs/contract.md, "Search"); a bad query is `invalid_input`. */
+    search(q: string, opts: SearchOptions = {}): Promise<SearchResponse> {
+      return searchHistory(store, searchLimits, q, opts);
+    },
     listSessions(limit: number, before: number | null, filter: SessionFilter = {}): Promise<SessionListResponse> {
       return store.sessions.page(limit, before, filter);
     },

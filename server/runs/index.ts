@@ -12,3 +12,5 @@ export {
   MAX_MESSAGE_BYTES,
   MAX_ERROR_BYTES,
 } from './event-schema.ts';
+export { searchHistory, type SearchLimits, type SearchOptions } from './search.ts';
+export { parseSearchQuery, type ParsedQuery } from './search-query.ts';

@@ -6,6 +6,7 @@ import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
+import { createSearchStore } from './search.ts';
 import { createSessionsKept, createSessionStore } from './sessions.ts';
 import type { WriteClock } from './sql/clock.ts';
 import { createViewedStore } from './viewed.ts';
@@ -14,7 +15,17 @@ import type { Store, StoreClock, StoreTx } from './types.ts';
 
 /** The modules written once, over the executor. */
 type Shared =
-  'sessions' | 'messages' | 'runs' | 'viewed' | 'callLog' | 'catalog' | 'changes' | 'reviews' | 'ingest' | 'contents';
+  | 'sessions'
+  | 'messages'
+  | 'runs'
+  | 'viewed'
+  | 'callLog'
+  | 'catalog'
+  | 'changes'
+  | 'reviews'
+  | 'ingest'
+  | 'contents'
+  | 'search';
 
 /** The modules an engine still builds itself (not yet written over the executor), bound to where `q` runs. */
 export type EngineModules = (q: Sql) => Omit<StoreTx, 'transaction' | 'clock' | Shared>;
@@ -50,6 +61,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     reviews: createReviewStore(q, clock),
     ingest: createIngestStore(q, clock),
     contents: createContentStore(q),
+    search: createSearchStore(q),
     clock: boundClock(clock, q),
     transaction: (fn) => q.transaction((inner) => fn(modules(inner))),
   });

@@ -25,7 +25,9 @@ export type {
   ViewedApi,
   IngestApi,
   OutboxApi,
+  SearchApi,
 } from './types.ts';
+export type { SearchCriteria, SearchFound, SearchRow } from './search.ts';
 export type { BatchBounds, OutboxBatch } from './outbox.ts';
 export type { IngestBatch, IngestBlob, IngestEffect, IngestEntry, IngestOutcome } from './ingest.ts';
 export type { NewChange, NewFile } from './changes.ts';

@@ -6,7 +6,7 @@ import type {
   WorkspacesResponse,
 } from '../../shared/index.ts';
 import type { WriteClock } from './sql/clock.ts';
-import { perDialect, SQLITE } from './sql/dialect.ts';
+import { likePattern, perDialect, SQLITE } from './sql/dialect.ts';
 import type { Dialect, Param, Sql } from './sql/types.ts';
 import type { SessionsApi } from './types.ts';
 
@@ -50,11 +50,6 @@ export const SESSION_COLUMNS = TEXTS(SQLITE).columns;
 
 /** Sessions whose changed_count is kept between reads of their row. */
 const MAX_KEPT_TOTALS = 1024;
-
-/** `%` and `_` in a search are literal characters, not wildcards. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 const STATUS_CLAUSES: Record<SessionStatusFilter, string> = {
   running: `EXISTS (SELECT 1 FROM runs r WHERE r.session_id = s.id AND r.status = 'running')`,

@@ -31,6 +31,7 @@ import type { BatchBounds, OutboxBatch } from './outbox.ts';
 import type { MarkOutcome } from './viewed.ts';
 import type { WritePart } from './sql/clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
+import type { SearchCriteria, SearchFound } from './search.ts';
 
 /**
  * The store as every caller sees it, whatever the engine (SQLite embedded, PostgreSQL shared).
@@ -80,6 +81,8 @@ export interface Store {
   catalog: CatalogApi;
   /** A centre's writes of what its edges send (`POST /api/edge/batches`). */
   ingest: IngestApi;
+  /** Search over everything recorded (indexed by the storing transactions themselves). */
+  search: SearchApi;
   /** An edge's outbox of stored results its centre has not acknowledged; null on an engine that cannot be an edge. */
   outbox: OutboxApi | null;
   /** Moves on whenever a session's rows may have changed (readers cache by it). */
@@ -230,6 +233,13 @@ export interface ReviewsApi {
   deleteReview(sessionId: string, id: string): Promise<void>;
   changeOrder(sessionId: string, changeId: string): Promise<ChangeOrder | null>;
   touches(sessionId: string, path: string): Promise<PathTouch[]>;
+}
+
+export interface SearchApi {
+  /** Newest documents first; a tripped bound is said in the answer (`capped`, `timed_out`). */
+  search(criteria: SearchCriteria): Promise<SearchFound>;
+  /** How much of each file's patch later stores index (characters); rows stored before keep theirs. */
+  setPatchChars(chars: number): Promise<void>;
 }
 
 export interface CallLogApi {

@@ -183,6 +183,24 @@ describe('a database made by the previous release', () => {
     });
   });
 
+  it('upgrades in place: what the release stored becomes searchable (titles, messages, commands, paths, patches)', async () => {
+    const t = await open(copyOfReleaseDb());
+    const kinds = async (q: string) =>
+      ((await t.get(`/api/hermes/search?q=${encodeURIComponent(q)}`)).body as { hits: { kind: string }[] }).hits.map(
+        (h) => h.kind,
+      );
+    expect(await kinds('Git session')).toEqual(['title']);
+    expect(await kinds('edit please')).toEqual(['prompt']);
+    expect(await kinds('done, edited')).toEqual(['reply']);
+    expect(await kinds('edit_file')).toEqual(['command']);
+    expect(await kinds('added.txt kind:path')).toContain('path');
+    const [gone] = (await t.get('/api/hermes/search?q=gone%20kind:patch')).body.hits as {
+      line: number;
+      side: string;
+    }[];
+    expect(gone).toMatchObject({ line: 1, side: 'before' });
+  });
+
   it('control: a row changed in the copy shows up as a difference', async () => {
     const dbPath = copyOfReleaseDb();
     const db = new Database(dbPath);

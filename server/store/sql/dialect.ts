@@ -1,5 +1,13 @@
 import type { Dialect } from './types.ts';
 
+/** `%` and `_` in a search are literal characters, not wildcards. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** An FTS5 string token: the text between double quotes, its own quotes doubled (no operators inside). */
+const ftsString = (text: string): string => `"${text.replace(/"/g, '""')}"`;
+
 export const SQLITE: Dialect = {
   name: 'sqlite',
   blocking: true,
@@ -12,7 +20,14 @@ export const SQLITE: Dialect = {
   forUpdate: '',
   offset: (n) => `LIMIT -1 OFFSET ${n}`,
   forShare: '',
+  textSearch: () => 'SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
+  textSearchValues: (terms, limit) => [terms.map(ftsString).join(' AND '), limit],
+  statementTimeout: () => null,
+  timedOut: () => false,
 };
+
+// The expression pg_trgm's index is built on (migration 0011), so the planner can use it.
+const POSTGRES_LIKE = `lower(body) LIKE ? ESCAPE '\\'`;
 
 export const POSTGRES: Dialect = {
   name: 'postgres',
@@ -27,6 +42,12 @@ export const POSTGRES: Dialect = {
   forUpdate: ' FOR UPDATE',
   offset: (n) => `OFFSET ${n}`,
   forShare: ' FOR SHARE',
+  textSearch: (terms) =>
+    `SELECT id FROM search_docs WHERE ${Array.from({ length: terms }, () => POSTGRES_LIKE).join(' AND ')} ORDER BY id DESC LIMIT ?`,
+  textSearchValues: (terms, limit) => [...terms.map((t) => POSTGRES.likeValue(likePattern(t))), limit],
+  statementTimeout: (ms) => `SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ms))}`,
+  // 57014: query_canceled, what a statement stopped by statement_timeout fails with.
+  timedOut: (err) => (err as { code?: unknown } | null)?.code === '57014',
 };
 
 /** `build` once per dialect: statement texts that name a dialect's pieces are built on first use. */

@@ -42,6 +42,22 @@ export interface Dialect {
    * would delete them waits, or skips them); SQLite's writers never overlap.
    */
   readonly forShare: string;
+  /**
+   * A subquery naming the ids (`id`) of search documents whose text holds every one of `terms`
+   * (case-insensitive substrings of 3 characters or more), newest first, at most a placeholder's
+   * count: SQLite's FTS5 trigram index, PostgreSQL's pg_trgm index over `lower(body)`.
+   */
+  textSearch(terms: number): string;
+  /** The parameters of `textSearch`: the terms, then the count. */
+  textSearchValues(terms: readonly string[], limit: number): Param[];
+  /**
+   * A statement bounding each later statement of the open transaction to `ms` (PostgreSQL's
+   * `SET LOCAL statement_timeout`); null on SQLite, whose statements cannot be stopped from
+   * JavaScript, so its reads are bounded by the rows they visit instead.
+   */
+  statementTimeout(ms: number): string | null;
+  /** True for the error of a statement stopped by `statementTimeout`. */
+  timedOut(err: unknown): boolean;
 }
 
 /**

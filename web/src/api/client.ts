@@ -17,6 +17,7 @@ import type {
   DeliveryMode,
   SessionDetailResponse,
   SessionReviewResponse,
+  SearchResponse,
   SessionFilter,
   SessionListResponse,
   ViewedRequest,
@@ -110,6 +111,7 @@ async function sendJson<T>(path: string, method: string, body: unknown): Promise
 }
 
 export const api = {
+  search: (q: string, opts: { limit?: number; session?: string } = {}) => getJson<SearchResponse>(urls.search(q, opts)),
   listSessions: (opts: { limit?: number; before?: number | null; filter?: SessionFilter } = {}) =>
     getJson<SessionListResponse>(urls.sessions(opts)),
   getSession: (id: string, opts: { messagesBefore?: number; messagesLimit?: number } = {}) =>

@@ -65,6 +65,13 @@ export const urls = {
   unviewed: (sessionId: string, changeId: string, fileId: string) =>
     `${base}/${enc(sessionId)}/viewed?${new URLSearchParams({ change_id: changeId, file_id: fileId }).toString()}`,
   workspaces: () => '/api/hermes/workspaces',
+  /** Search over everything recorded (contract.md section 3f), or one session's. */
+  search: (q: string, opts: { limit?: number; session?: string } = {}) => {
+    const params = new URLSearchParams({ q });
+    if (opts.limit !== undefined) params.set('limit', String(opts.limit));
+    if (opts.session !== undefined) params.set('session', opts.session);
+    return `/api/hermes/search?${params.toString()}`;
+  },
   /** A session's review comments and the reviews sent (contract.md section 3c). */
   review: (sessionId: string) => `${base}/${enc(sessionId)}/review`,
   comments: (sessionId: string) => `${base}/${enc(sessionId)}/comments`,

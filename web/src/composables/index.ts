@@ -18,3 +18,4 @@ export { useHideViewed } from './useHideViewed.ts';
 export { fullTimeText, timeText, useReview, type Composer, type LineTarget, type ReviewHandle } from './useReview.ts';
 export { useRevealLine, type LinePlace } from './useRevealLine.ts';
 export { PATCH_COMMENTS, type PatchComments, type ThreadItem } from './usePatchComments.ts';
+export { useHistorySearch } from './useHistorySearch.ts';

@@ -16,3 +16,4 @@ export * from './change-owner.ts';
 export * from './command-outcome.ts';
 export * from './approval-text.ts';
 export * from './viewed.ts';
+export * from './search-hits.ts';
