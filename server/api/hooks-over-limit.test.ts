@@ -185,3 +185,107 @@ describe('a hook payload over the body limit', () => {
     expect(logs.some((l) => l.includes('was not used'))).toBe(true);
   });
 });
+
+/**
+ * opencode and Hermes keep their tool-call ids nested (`input.callID`, `extra.tool_call_id`), and
+ * Hermes sends its ids after the tool's input: an over-limit end is found where the agent puts it.
+ */
+describe('a tool end over the body limit from an agent that nests its ids', () => {
+  const postTo = (t: TestServer, agent: string, body: unknown) =>
+    t.request('POST', `/api/hooks/${agent}`, {
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const detail = async (t: TestServer, id: string) =>
+    (await t.get(`/api/hermes/sessions/${encodeURIComponent(id)}`)).body;
+
+  const opencode = {
+    session: 'opencode:ses_big1',
+    prompt: (ws: string) => ({
+      hook: 'chat.message',
+      directory: ws,
+      input: { sessionID: 'ses_big1', messageID: 'msg_1' },
+      output: { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'write a large file' }] },
+    }),
+    pre: (ws: string) => ({
+      hook: 'tool.execute.before',
+      directory: ws,
+      input: { tool: 'write', sessionID: 'ses_big1', callID: 'call_big' },
+      output: { args: { filePath: path.join(ws, 'big.txt'), content: BIG } },
+    }),
+    post: (ws: string, content: string) => ({
+      hook: 'tool.execute.after',
+      directory: ws,
+      input: { tool: 'write', sessionID: 'ses_big1', callID: 'call_big' },
+      output: { title: 'big.txt', output: content, metadata: { filepath: path.join(ws, 'big.txt'), exists: false } },
+    }),
+  };
+  /** In Hermes's order: the tool's input before the session id, the call id after the arguments and result. */
+  const hermes = {
+    session: 'hermes:20261130_big',
+    base: (ws: string, event: string, tool: string | null, input: unknown) => ({
+      hook_event_name: event,
+      tool_name: tool,
+      tool_input: input,
+      session_id: '20261130_big',
+      cwd: ws,
+      profile: 'default',
+    }),
+    prompt(ws: string) {
+      return { ...this.base(ws, 'pre_llm_call', null, null), extra: { turn_id: 'turn_1', user_message: 'write it' } };
+    },
+    pre(ws: string) {
+      const input = { path: path.join(ws, 'big.txt'), content: BIG };
+      return { ...this.base(ws, 'pre_tool_call', 'write_file', input), extra: { tool_call_id: 'call_big' } };
+    },
+    post(ws: string, content: string) {
+      const input = { path: path.join(ws, 'big.txt'), content };
+      return {
+        ...this.base(ws, 'post_tool_call', 'write_file', input),
+        extra: {
+          tool_name: 'write_file',
+          args: input,
+          result: `{"bytes_written": ${content.length}}`,
+          session_id: '20261130_big',
+          tool_call_id: 'call_big',
+          turn_id: 'turn_1',
+          status: 'success',
+        },
+      };
+    },
+  };
+
+  for (const [agent, a] of [
+    ['opencode', opencode],
+    ['hermes', hermes],
+  ] as const) {
+    it(`${agent}: a tool end over the limit closes its call, failed with the reason, stores its change, drops its checkpoint`, async () => {
+      const { t, ws, logs } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      expect((await postTo(t, agent, a.pre(ws))).status).toBe(200);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(true);
+      fs.writeFileSync(path.join(ws, 'big.txt'), BIG);
+      const body = JSON.stringify(a.post(ws, BIG + BIG));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2 * 1024 * 1024);
+      expect(await postTo(t, agent, body)).toMatchObject({ status: 200, body: {} });
+
+      const d = await detail(t, a.session);
+      expect(toolCalls(d)).toEqual([['call_big', 'failed', hookBodyOverLimit(Buffer.byteLength(body))]]);
+      expect(filesOf(d, 'tool:call_big')).toEqual(['big.txt']);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(false);
+      expect(d.runs.map((r: { status: string }) => r.status)).toEqual(['running']);
+      expect(logs.some((l) => l.includes('closed the tool call call_big without its answer'))).toBe(true);
+    });
+
+    it(`${agent}: the same end under the limit closes its call as completed (the control)`, async () => {
+      const { t, ws } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      fs.writeFileSync(path.join(ws, 'big.txt'), BIG);
+      expect((await postTo(t, agent, a.post(ws, 'small'))).status).toBe(200);
+      const d = await detail(t, a.session);
+      expect(toolCalls(d)).toEqual([['call_big', 'completed', null]]);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(false);
+    });
+  }
+});

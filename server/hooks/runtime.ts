@@ -1,6 +1,7 @@
 import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
 import { parseBridgeEvent, type Recorder } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
+import type { OversizeFields } from './oversize.ts';
 import { hookSessionId } from './agents/kit.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
 import {
@@ -127,13 +128,13 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
   }
 
   /**
-   * A payload over the body limit, of which only `fields` (its top-level string fields, see
-   * `oversize.ts`) were read: it may only close what it refers to. The fields go through the agent's
+   * A payload over the body limit, of which only `fields` (its top-level scalars and the agent's
+   * `overLimitPaths`, see `oversize.ts`) were read: it may only close what it refers to. The fields go through the agent's
    * mapping; if that yields tool-call ends and nothing that opens or ends anything else (a pre-tool
    * or prompt event opens nothing on a guess), each end is sent with only its ids and the error
    * saying why, and the state moves on; otherwise nothing is sent and the state stays.
    */
-  async function closeOversized(agent: string, fields: Record<string, string>, bytes: number): Promise<HookOutcome> {
+  async function closeOversized(agent: string, fields: OversizeFields, bytes: number): Promise<HookOutcome> {
     const mapper = mapperOf(agent);
     if (!mapper) return { sessionId: null, sent: 0, failures: [`no hook mapping for agent ${JSON.stringify(agent)}`] };
     const probe = safeMap(mapper, fields, null);
@@ -187,6 +188,8 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     handle,
     closeOversized,
     knows: (agent: string): boolean => mapperOf(agent) !== undefined,
+    /** The nested fields to read from the agent's payloads over the body limit. */
+    overLimitPathsOf: (agent: string): readonly string[] => mapperOf(agent)?.overLimitPaths ?? [],
     /** How the agent's hook answers can carry text to it, when they can. */
     replyOf: (agent: string): HookReply | undefined => mapperOf(agent)?.reply,
     states,

@@ -91,6 +91,8 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
 
 export const opencodeMapper: AgentMapper = {
   agent: 'opencode',
+  // The plugin posts the call's ids in `input`, before the arguments and the answer in `output`.
+  overLimitPaths: ['input.tool', 'input.sessionID', 'input.callID'],
   checkedVersion: 'opencode-ai 1.18.33',
   map: (payload, state) => safely(state, () => map(payload, state)),
 };
