@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookBodyOverLimit } from '../../shared/index.ts';
+import { hookBodyOverLimit, TOOL_ENDED_WITH_RUN } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer, type RawResponse, type TestServer } from '../test-support/server-harness.ts';
 
@@ -97,10 +97,10 @@ const toolCalls = (d: { tool_calls: { tool_call_id: string; status: string; erro
   d.tool_calls.map((c) => [c.tool_call_id, c.status, c.error]);
 const filesOf = (d: { changes: { change_id: string; files: { path: string }[] }[] }, id: string) =>
   d.changes.find((c) => c.change_id === id)?.files.map((f) => f.path);
-const revert = (t: TestServer, changeId: string) =>
+const revert = (t: TestServer, changeId: string, session = `claude-code:${SESSION}`) =>
   t.request(
     'POST',
-    `/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}/workspace-run-changes/${encodeURIComponent(changeId)}/revert`,
+    `/api/hermes/sessions/${encodeURIComponent(session)}/workspace-run-changes/${encodeURIComponent(changeId)}/revert`,
     { headers: { 'content-type': 'application/json' }, body: '{}' },
   );
 
@@ -288,4 +288,128 @@ describe('a tool end over the body limit from an agent that nests its ids', () =
       expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(false);
     });
   }
+});
+
+/**
+ * A run-end event over the limit (a Stop whose reply alone is over 2 MiB) still ends the run it
+ * names: the run is recorded as the agent ended it, and its close ends the tool calls still open.
+ */
+describe("a run's end over the body limit", () => {
+  const postTo = (t: TestServer, agent: string, body: unknown) =>
+    t.request('POST', `/api/hooks/${agent}`, {
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const runsOf = (d: { runs: { run_id: string; status: string; error: string | null }[] }) =>
+    d.runs.map((r) => [r.run_id, r.status, r.error]);
+  const messagesOf = (d: { messages: { role: string }[] }) => d.messages.map((m) => m.role);
+
+  const agents = {
+    'claude-code': {
+      session: `claude-code:${SESSION}`,
+      run: 'prompt-1',
+      prompt: (ws: string) => payload(ws, 'UserPromptSubmit', { prompt: 'write a large file' }),
+      pre: (ws: string) => preWrite(ws, 'small\n'),
+      end: (ws: string, reply: string) =>
+        payload(ws, 'Stop', { stop_hook_active: false, last_assistant_message: reply }),
+    },
+    opencode: {
+      session: 'opencode:ses_end1',
+      run: 'msg_1',
+      prompt: (ws: string) => ({
+        hook: 'chat.message',
+        directory: ws,
+        input: { sessionID: 'ses_end1', messageID: 'msg_1' },
+        output: { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'write it' }] },
+      }),
+      pre: (ws: string) => ({
+        hook: 'tool.execute.before',
+        directory: ws,
+        input: { tool: 'write', sessionID: 'ses_end1', callID: 'call_open' },
+        output: { args: { filePath: path.join(ws, 'big.txt'), content: 'small\n' } },
+      }),
+      end: (ws: string, reply: string) => ({
+        hook: 'event',
+        directory: ws,
+        event: { type: 'session.idle', properties: { sessionID: 'ses_end1' } },
+        reply,
+      }),
+    },
+    hermes: {
+      session: 'hermes:20261130_end',
+      run: 'turn_1',
+      prompt: (ws: string) => ({
+        hook_event_name: 'pre_llm_call',
+        tool_name: null,
+        tool_input: null,
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { turn_id: 'turn_1', user_message: 'write it' },
+      }),
+      pre: (ws: string) => ({
+        hook_event_name: 'pre_tool_call',
+        tool_name: 'write_file',
+        tool_input: { path: path.join(ws, 'big.txt'), content: 'small\n' },
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { tool_call_id: 'call_open', turn_id: 'turn_1' },
+      }),
+      end: (ws: string, reply: string) => ({
+        hook_event_name: 'post_llm_call',
+        tool_name: null,
+        tool_input: null,
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { turn_id: 'turn_1', assistant_response: reply },
+      }),
+    },
+  };
+  const openCall = { 'claude-code': 'toolu_big', opencode: 'call_open', hermes: 'call_open' };
+
+  for (const [agent, a] of Object.entries(agents) as [keyof typeof agents, (typeof agents)[keyof typeof agents]][]) {
+    it(`${agent}: a run's end over the limit ends its run, and the run's close ends its open tool call`, async () => {
+      const { t, ws, logs } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      fs.writeFileSync(path.join(ws, 'big.txt'), 'small\n');
+      const body = JSON.stringify(a.end(ws, BIG + BIG));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2 * 1024 * 1024);
+      expect(await postTo(t, agent, body)).toMatchObject({ status: 200, body: {} });
+
+      const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent(a.session)}`)).body;
+      expect(runsOf(d)).toEqual([[a.run, 'completed', null]]);
+      expect(toolCalls(d)).toEqual([[openCall[agent], 'failed', TOOL_ENDED_WITH_RUN]]);
+      expect(filesOf(d, `run:${a.run}`)).toEqual(['big.txt']);
+      // The reply was not read: nothing of it is stored.
+      expect(messagesOf(d)).toEqual(['user']);
+      expect(t.server.engine.has(a.session, `run:${a.run}`)).toBe(false);
+      expect(logs.some((l) => l.includes(`ended the run ${a.run} (run.completed)`))).toBe(true);
+      // Nothing of the run is open any more: a revert of it is not refused as busy.
+      const reverted = await revert(t, `run:${a.run}`, a.session);
+      expect(reverted.status).toBe(200);
+    });
+
+    it(`${agent}: the same end under the limit ends the run with its reply (the control)`, async () => {
+      const { t, ws } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      expect((await postTo(t, agent, a.end(ws, 'done'))).status).toBe(200);
+      const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent(a.session)}`)).body;
+      expect(runsOf(d)).toEqual([[a.run, 'completed', null]]);
+      expect(toolCalls(d)).toEqual([[openCall[agent], 'failed', TOOL_ENDED_WITH_RUN]]);
+      expect(messagesOf(d)).toEqual(['user', 'assistant']);
+    });
+  }
+
+  it('a Stop over the limit with no run open sends nothing', async () => {
+    const { t, ws, logs } = await setup();
+    const res = await postTo(
+      t,
+      'claude-code',
+      JSON.stringify(payload(ws, 'Stop', { last_assistant_message: BIG + BIG })),
+    );
+    expect([res.status, res.body]).toEqual([200, {}]);
+    expect((await t.get(`/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}`)).status).toBe(404);
+    expect(logs.some((l) => l.includes('was not used (it would mean nothing to close)'))).toBe(true);
+  });
 });
