@@ -193,7 +193,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
           deps.log(
             event.type === 'tool.completed'
               ? `hook ${agent} (${key}): ${over}: closed the tool call ${event.tool_call_id} without its answer`
-              : `hook ${agent} (${key}): ${over}: ended the run ${event.run_id} (${event.type}); the rest of the payload was not read`,
+              : `hook ${agent} (${key}): ${over}: ended the run ${event.run_id} (${event.type}); its reply, if any, was not stored`,
           );
         } catch (err) {
           done.failures.push(`${end.type} of ${over} refused: ${err instanceof Error ? err.message : String(err)}`);
