@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
-import { readInside, removeInside, safeRoot, writeInside, type SafeRoot } from '../../fs/index.ts';
+import { COMMAND_WALK, readInside, removeInside, safeRoot, writeInside, type SafeRoot } from '../../fs/index.ts';
 
 /**
  * Every file an installer reads, writes or removes (settings, plugin, hook executables, the Hermes
@@ -16,7 +16,9 @@ import { readInside, removeInside, safeRoot, writeInside, type SafeRoot } from '
  * - the resolved path is then read and written only through `fs/` (`readInside`, `writeInside`,
  *   `removeInside`): opened without following links or blocking, folder by folder, only a regular
  *   file read, written to a fresh temp file (`O_EXCL|O_NOFOLLOW`, random name) in its checked
- *   folder and renamed over the name; a failure removes the temp file.
+ *   folder and renamed over the name; a failure removes the temp file. Where there is no
+ *   `/proc/self/fd` (macOS), the command's working folder walks down instead, each folder checked
+ *   to be the one opened without following a link (`WriteOptions.walk`).
  */
 export interface HookPath {
   /** The folder the file must stay below (workspace, home or data folder). */
@@ -116,7 +118,7 @@ export function writeHookFile(p: HookPath, text: string, opts: { perm?: number; 
     at.root,
     at.key,
     { kind: 'file', bytes: Buffer.from(text, 'utf8'), mode: '100644', perm },
-    opts.folderMode !== undefined ? { folderMode: opts.folderMode } : {},
+    { walk: COMMAND_WALK, ...(opts.folderMode !== undefined ? { folderMode: opts.folderMode } : {}) },
   );
   if (!done.ok) throw refused(p, done.message);
 }
@@ -125,6 +127,6 @@ export function writeHookFile(p: HookPath, text: string, opts: { perm?: number; 
 export function removeHookFile(p: HookPath): void {
   const at = locate(p, false);
   if (at === null) return;
-  const done = removeInside(at.root, at.key);
+  const done = removeInside(at.root, at.key, { walk: COMMAND_WALK });
   if (!done.ok) throw refused(p, done.message);
 }
