@@ -4,7 +4,6 @@
 // for a symlink after the check leads nowhere new. Plain JavaScript on Node's built-ins only (the
 // hook client loads it on every start that finds no server).
 import fs from 'node:fs';
-import path from 'node:path';
 
 /** A start another hook began this recently is waited for rather than repeated. */
 const START_LOCK_FRESH_MS = 30_000;
@@ -40,9 +39,12 @@ function lstatOrNull(file) {
  * The state folder `dir`, created if missing, opened when the client may keep its state there: a
  * real folder (not a symlink to another), the user's own, that other users cannot write into. The
  * checks read the opened folder itself. Resolves {dir, at(name), close()} or an Error saying why not.
- * Folders above `dir` may be links (a dotfiles setup); only `dir` itself is pinned.
+ * Folders above `dir` may be links (a dotfiles setup); only `dir` itself is pinned: through its
+ * descriptor where /proc/self/fd exists, else (`pin: 'cwd'`) by making it the process's working
+ * folder, kept only when the folder entered is the one opened (the hook client is a process of its
+ * own that names no other relative path), its names then given relative to it.
  */
-export function openStateDir(dir) {
+export function openStateDir(dir, { pin = HAS_PROC_FD ? 'proc' : 'cwd' } = {}) {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   let fd;
   try {
@@ -65,10 +67,22 @@ export function openStateDir(dir) {
     fs.closeSync(fd);
     return new Error(why);
   }
+  if (pin === 'cwd') {
+    let entered = null;
+    try {
+      process.chdir(dir);
+      entered = fs.statSync('.');
+    } catch {
+      // not entered: refused below
+    }
+    if (entered === null || entered.dev !== st.dev || entered.ino !== st.ino) {
+      fs.closeSync(fd);
+      return new Error(`${dir} was replaced while it was opened`);
+    }
+  }
   return {
     dir,
-    // Without /proc the name is all there is: the folder is then checked, not pinned.
-    at: (name) => (HAS_PROC_FD ? `/proc/self/fd/${fd}/${name}` : path.join(dir, name)),
+    at: (name) => (pin === 'cwd' ? `./${name}` : `/proc/self/fd/${fd}/${name}`),
     close: () => fs.closeSync(fd),
   };
 }
