@@ -14,6 +14,8 @@
  *     and no revert answers 500.
  *  7. planted temp names: `rundiff hooks install` in a repository that plants the installer's old
  *     temp name for every pid and a settings file linked outside writes nothing outside.
+ *  8. the hook client's data folder flipped to a symlink while the client's state steps run
+ *     (check, lock, log, pid): nothing is written outside.
  *
  * Every loop is bounded in count and time, every server listens on loopback, and every folder
  * and process it makes is removed at the end.
@@ -527,6 +529,114 @@ async function workspaceFlip(seconds: number): Promise<void> {
 }
 
 /**
+ * Flips a folder that is re-created under it: the hook client makes its data folder when it finds
+ * none, so a flip finding a new folder at the name takes that one away and goes on.
+ */
+const STATE_FLIP = `
+const fs = require('node:fs');
+const [at, target, ms] = process.argv.slice(1);
+const end = Date.now() + Number(ms);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+let n = 0;
+let strays = 0;
+// Whatever the client made at the name meanwhile is moved aside, and the real folder put back.
+const restore = () => {
+  if (!fs.existsSync(at + '.real')) return;
+  try { fs.renameSync(at, at + '.stray' + ++strays); } catch {}
+  fs.renameSync(at + '.real', at);
+};
+while (Date.now() < end) {
+  try {
+    fs.renameSync(at, at + '.real');
+    fs.symlinkSync(target, at);
+    fs.unlinkSync(at);
+    fs.renameSync(at + '.real', at);
+    n += 1;
+  } catch {
+    restore();
+  }
+  Atomics.wait(pause, 0, 0, 1);
+}
+process.stdout.write(String(n));
+`;
+
+/**
+ * The hook client's own state steps (`bin/hook-state.js`, in the client's order: the folder's
+ * check, the start lock, the log, the pid file), looped for `ms` against a data folder; prints
+ * how many rounds wrote and how many were refused.
+ */
+const STATE_STEPS = `
+const fs = require('node:fs');
+const [module, dir, ms] = process.argv.slice(1);
+import(module).then((s) => {
+  const end = Date.now() + Number(ms);
+  let wrote = 0;
+  let refused = 0;
+  while (Date.now() < end) {
+    try {
+      const state = s.openStateDir(dir);
+      if (state instanceof Error) { refused++; continue; }
+      try {
+        s.takeStartLock(state);
+        const log = s.openLog(state);
+        fs.writeSync(log.fd, 'hook\\n');
+        fs.closeSync(log.fd);
+        s.writePidFile(state, 4242);
+        s.releaseStartLock(state);
+        wrote++;
+        // The positive control: the same write by the folder's name, as the client did before.
+        try { fs.appendFileSync(dir + '/byname.log', 'x'); } catch {}
+      } finally {
+        state.close();
+      }
+    } catch {
+      refused++;
+    }
+  }
+  process.stdout.write(JSON.stringify({ wrote, refused }));
+});
+`;
+
+/**
+ * The hook client's data folder flipped between itself and a symlink to a folder outside while the
+ * client's state steps run: what was checked is what is written, so nothing lands outside. The
+ * positive controls: some rounds wrote (the folder was real at their check), and a write by the
+ * folder's name after the same check (what the client did before) landed outside.
+ */
+async function hookStateFlip(seconds: number): Promise<void> {
+  const base = tempDir('hookstate');
+  const parent = path.join(base, 'data');
+  const dir = path.join(parent, 'rundiff');
+  const outside = path.join(base, 'outside');
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(outside, { mode: 0o700 });
+  fs.writeFileSync(path.join(outside, 'keep.txt'), 'outside\n');
+  const outsideBefore = filesOf(outside);
+  const ms = String(seconds * 1000);
+  const flipper = spawn(process.execPath, ['-e', STATE_FLIP, dir, outside, ms], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const steps = spawn(process.execPath, ['-e', STATE_STEPS, path.join(repoRoot, 'bin', 'hook-state.js'), dir, ms], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let flips = '';
+  let counts = '';
+  flipper.stdout.on('data', (d: Buffer) => (flips += d.toString()));
+  steps.stdout.on('data', (d: Buffer) => (counts += d.toString()));
+  await Promise.all([new Promise((r) => flipper.on('exit', r)), new Promise((r) => steps.on('exit', r))]);
+  const { wrote, refused } = JSON.parse(counts || '{"wrote":0,"refused":0}') as { wrote: number; refused: number };
+  const byName = path.join(outside, 'byname.log');
+  const landedOutside = fs.existsSync(byName) ? fs.statSync(byName).size : 0;
+  fs.rmSync(byName, { force: true });
+  const untouched = filesOf(outside) === outsideBefore;
+  record(
+    'hook data folder flipped',
+    untouched && wrote > 0 && landedOutside > 0,
+    `${wrote + refused} rounds of the hook's state steps over ${flips || '?'} flips in ${seconds} s: ${wrote} wrote, ${refused} refused; the outside folder ${untouched ? 'untouched' : 'CHANGED'}, where ${landedOutside} writes by the folder's name landed`,
+  );
+}
+
+/**
  * `rundiff hooks install` inside a hostile repository: every pid's old temp name
  * (`.claude/settings.json.rundiff-<pid>.tmp`) planted as a link to a file outside, and
  * `.gemini/settings.json` a link to a credential file outside. The install must leave both outside
@@ -643,6 +753,7 @@ async function main(): Promise<void> {
       ['storm', 'rename storm during a run', () => renameStorm(5)],
       ['many', '200 concurrent runs on separate workspaces', () => concurrentRuns(200)],
       ['flip', 'workspace flipped during reverts', () => workspaceFlip(5)],
+      ['hookstate', 'hook data folder flipped', () => hookStateFlip(5)],
     ];
     for (const [name, title, check] of checks) {
       if (!want(name)) continue;

@@ -10,6 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openLog, openStateDir, releaseStartLock, takeStartLock, writePidFile } from './hook-state.js';
 
 /** Agents that read the hook's stdout as JSON and need an answer there; the others get nothing. */
 const JSON_REPLY_AGENTS = new Set(['gemini']);
@@ -17,8 +18,6 @@ const JSON_REPLY_AGENTS = new Set(['gemini']);
 const ANSWER_TIMEOUT_MS = 30_000;
 /** The longest wait for a server started here to answer its health check. */
 const START_TIMEOUT_MS = 20_000;
-/** A start another hook began this recently is waited for rather than repeated. */
-const START_LOCK_FRESH_MS = 30_000;
 const MAX_STDIN_BYTES = 64 * 1024 * 1024;
 
 function parse(argv) {
@@ -123,130 +122,45 @@ function serverEnv(env) {
   return out;
 }
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
-/** Never through a symlink, never blocked on a FIFO planted at the name. */
-const STATE_OPEN = O_WRONLY | (O_NOFOLLOW ?? 0) | (O_NONBLOCK ?? 0);
-const ownUid = typeof process.getuid === 'function' ? process.getuid() : null;
-const isOwn = (st) => ownUid === null || st.uid === ownUid;
-/** A state file the client may write: a regular file of the user's, with no other name (hard link). */
-const isOwnFile = (st) => st.isFile() && st.nlink === 1 && isOwn(st);
-const kindOf = (st) =>
-  st.isSymbolicLink() ? 'a symlink' : st.isFile() ? (st.nlink > 1 ? 'a hard link' : 'a file') : 'not a regular file';
-
-function lstatOrNull(file) {
-  try {
-    return fs.lstatSync(file);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The data folder, created if missing, when the client may keep its state there: a real folder
- * (not a symlink to another), the user's own, that other users cannot write into. Else an Error.
- */
-function stateDir(env) {
-  const dir = dataDir(env);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = fs.lstatSync(dir);
-  if (st.isSymbolicLink()) return new Error(`${dir} is a symlink; the hook keeps its state only in a real folder`);
-  if (!st.isDirectory()) return new Error(`${dir} is not a folder`);
-  if (!isOwn(st)) return new Error(`${dir} belongs to another user`);
-  if ((st.mode & 0o002) !== 0) return new Error(`${dir} is writable by other users`);
-  return dir;
-}
-
-/**
- * Creates `name` in the state folder, exclusively and without following a link. Whatever else sits
- * at that name (a planted symlink or hard link, a FIFO, a stale file) loses its name first: only
- * the name is removed, never what it points to. Resolves {fd, replaced} (what was there, or null).
- */
-function createStateFile(dir, name, extraFlags = 0) {
-  const file = path.join(dir, name);
-  const st = lstatOrNull(file);
-  if (st !== null) fs.unlinkSync(file); // a folder at the name throws: nothing is written then
-  const fd = fs.openSync(file, STATE_OPEN | O_CREAT | O_EXCL | extraFlags, 0o600);
-  return { fd, replaced: st === null ? null : kindOf(st) };
-}
-
-/** The server log, opened for appending: the existing one when it is the user's plain file. */
-function openLog(dir) {
-  const file = path.join(dir, 'server.log');
-  try {
-    const fd = fs.openSync(file, STATE_OPEN | O_APPEND);
-    if (isOwnFile(fs.fstatSync(fd))) return { fd, replaced: null };
-    fs.closeSync(fd);
-  } catch {
-    // missing, a symlink (refused by O_NOFOLLOW) or a FIFO without a reader: created afresh below
-  }
-  return createStateFile(dir, 'server.log', O_APPEND);
-}
-
-/**
- * Takes the start lock (`server.starting`, created exclusively): true when taken, false when
- * another hook holds a fresh one. A stale lock, or anything but the user's plain file at its name,
- * is replaced.
- */
-function takeStartLock(dir) {
-  const lock = path.join(dir, 'server.starting');
-  try {
-    fs.closeSync(fs.openSync(lock, STATE_OPEN | O_CREAT | O_EXCL, 0o600));
-    return true;
-  } catch (err) {
-    if (err.code !== 'EEXIST') throw err;
-  }
-  const st = lstatOrNull(lock);
-  if (st !== null && isOwnFile(st) && Date.now() - st.mtimeMs < START_LOCK_FRESH_MS) return false;
-  const { fd } = createStateFile(dir, 'server.starting');
-  fs.closeSync(fd);
-  return true;
-}
-
-/** Writes the pid file whole through a fresh file renamed over the name (a rename replaces a link, never its target). */
-function writePidFile(dir, pid) {
-  const tmp = `server.pid.${process.pid}.tmp`;
-  const { fd } = createStateFile(dir, tmp);
-  try {
-    fs.writeSync(fd, `${pid}\n`);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(path.join(dir, tmp), path.join(dir, 'server.pid'));
-  } catch (err) {
-    fs.rmSync(path.join(dir, tmp), { force: true });
-    throw err;
-  }
-}
-
 /**
  * Starts `rundiff serve` detached on the URL's loopback port with the default database, its output
  * appended to a log in the data folder and its pid written beside it. A lock file keeps hooks that
  * fire together from starting one server each; a hook that finds a fresh lock only waits for the
- * health check. Resolves 'started', 'waiting' (another hook is starting one) or an Error saying why
- * nothing was started (the state folder or one of its files could not be used safely).
+ * health check. Resolves the opened state folder (a server was started: its lock is released, and
+ * the folder closed, once the server answers or the wait is over), 'waiting' (another hook is
+ * starting one) or an Error saying why nothing was started (the state folder or one of its files
+ * could not be used safely).
  */
 function startServer(server, env) {
-  const dir = stateDir(env);
-  if (dir instanceof Error) return dir;
-  if (!takeStartLock(dir)) return 'waiting';
+  const state = openStateDir(dataDir(env));
+  if (state instanceof Error) return state;
   try {
-    spawnServer(server, env, dir);
+    if (!takeStartLock(state)) {
+      state.close();
+      return 'waiting';
+    }
   } catch (err) {
-    // Nothing started: the next hook must not wait for this one's server.
-    fs.rmSync(path.join(dir, 'server.starting'), { force: true });
+    state.close();
     throw err;
   }
-  return 'started';
+  try {
+    spawnServer(server, env, state);
+  } catch (err) {
+    // Nothing started: the next hook must not wait for this one's server.
+    releaseStartLock(state);
+    state.close();
+    throw err;
+  }
+  return state;
 }
 
-function spawnServer(server, env, dir) {
+function spawnServer(server, env, state) {
   const url = new URL(server);
   const port = url.port || '80';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const db = path.join(dir, 'rundiff.db');
+  const db = path.join(state.dir, 'rundiff.db');
   const args = ['serve', '--host', host, '--port', port, '--db', db];
-  const log = openLog(dir);
+  const log = openLog(state);
   const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), 'rundiff.js');
   try {
     const stamp = `[${new Date().toISOString()}]`;
@@ -260,13 +174,13 @@ function spawnServer(server, env, dir) {
       detached: true,
       stdio: ['ignore', log.fd, log.fd],
       env: serverEnv(env),
-      cwd: dir,
+      cwd: state.dir,
     });
     child.on('error', () => {});
     child.unref();
     if (child.pid !== undefined) {
       try {
-        writePidFile(dir, child.pid);
+        writePidFile(state, child.pid);
       } catch (err) {
         // The server runs all the same; only its pid file is missing.
         fs.writeSync(log.fd, `${stamp} server.pid not written: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -313,7 +227,10 @@ async function main() {
     if (started instanceof Error) note(`did not start a server for ${server}: ${started.message}`);
     else {
       const healthy = await waitForHealth(server, Date.now() + START_TIMEOUT_MS);
-      if (started === 'started') fs.rmSync(path.join(dataDir(process.env), 'server.starting'), { force: true });
+      if (started !== 'waiting') {
+        releaseStartLock(started);
+        started.close();
+      }
       if (healthy) answer = await request(target, 'POST', payload, ANSWER_TIMEOUT_MS);
       else note(`started a server for ${server}, but it did not answer; its log is in ${dataDir(process.env)}`);
     }

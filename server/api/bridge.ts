@@ -1,14 +1,14 @@
 import { Router, type RequestHandler } from 'express';
 import { bridgeBodyOverLimit } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import { oversizeFields } from '../hooks/oversize.ts';
+import type { OversizeFields } from '../hooks/oversize.ts';
 import { parseBridgeEvent, type Recorder } from '../runs/index.ts';
 import { tapBody } from './tap-body.ts';
 
 /**
  * `POST /api/bridge/events`: one event per request, validated here, answered by the recorder. A
  * `tool.completed` over the body limit is still refused (413), but the tool call it names is closed
- * without its answer, read from the body's first and last bytes (`oversize.ts`): else its checkpoint
+ * without its answer, its ids read as the body streams past (`oversize.ts`): else its checkpoint
  * would keep the workspace busy until the run ends. Nothing else is taken from such a body.
  */
 export function bridgeRouter(deps: {
@@ -32,8 +32,8 @@ export function bridgeRouter(deps: {
       }
       tap
         .read()
-        .then(async ({ head, tail, bytes, whole }) => {
-          const closed = await closeOversizedTool(deps, oversizeFields(head, tail, whole), bytes);
+        .then(async ({ fields, bytes }) => {
+          const closed = await closeOversizedTool(deps, fields, bytes);
           next(
             closed === null
               ? err
@@ -55,19 +55,23 @@ export function bridgeRouter(deps: {
 /** Closes the tool call an over-limit `tool.completed` names; its id, or null when it names none. */
 async function closeOversizedTool(
   deps: { recorder: Recorder; log: (m: string) => void },
-  fields: Record<string, string>,
+  fields: OversizeFields,
   bytes: number,
 ): Promise<string | null> {
-  if (fields.type !== 'tool.completed' || !fields.session_id || !fields.tool_call_id) return null;
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const sessionId = text(fields.session_id);
+  const toolCallId = text(fields.tool_call_id);
+  const runId = text(fields.run_id);
+  if (fields.type !== 'tool.completed' || !sessionId || !toolCallId) return null;
   await deps.recorder.handle(
     parseBridgeEvent({
       type: 'tool.completed',
-      session_id: fields.session_id,
-      ...(fields.run_id ? { run_id: fields.run_id } : {}),
-      tool_call_id: fields.tool_call_id,
+      session_id: sessionId,
+      ...(runId ? { run_id: runId } : {}),
+      tool_call_id: toolCallId,
       error: bridgeBodyOverLimit(bytes),
     }),
   );
-  deps.log(`bridge (${fields.session_id}): an event over the body limit closed the tool call ${fields.tool_call_id}`);
-  return fields.tool_call_id;
+  deps.log(`bridge (${sessionId}): an event over the body limit closed the tool call ${toolCallId}`);
+  return toolCallId;
 }

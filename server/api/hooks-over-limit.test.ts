@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookBodyOverLimit } from '../../shared/index.ts';
+import { hookBodyOverLimit, TOOL_ENDED_WITH_RUN } from '../../shared/index.ts';
 import { createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer, type RawResponse, type TestServer } from '../test-support/server-harness.ts';
 
@@ -97,10 +97,10 @@ const toolCalls = (d: { tool_calls: { tool_call_id: string; status: string; erro
   d.tool_calls.map((c) => [c.tool_call_id, c.status, c.error]);
 const filesOf = (d: { changes: { change_id: string; files: { path: string }[] }[] }, id: string) =>
   d.changes.find((c) => c.change_id === id)?.files.map((f) => f.path);
-const revert = (t: TestServer, changeId: string) =>
+const revert = (t: TestServer, changeId: string, session = `claude-code:${SESSION}`) =>
   t.request(
     'POST',
-    `/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}/workspace-run-changes/${encodeURIComponent(changeId)}/revert`,
+    `/api/hermes/sessions/${encodeURIComponent(session)}/workspace-run-changes/${encodeURIComponent(changeId)}/revert`,
     { headers: { 'content-type': 'application/json' }, body: '{}' },
   );
 
@@ -183,5 +183,233 @@ describe('a hook payload over the body limit', () => {
     const detail = await t.get(`/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}`);
     expect(detail.status).toBe(404);
     expect(logs.some((l) => l.includes('was not used'))).toBe(true);
+  });
+});
+
+/**
+ * opencode and Hermes keep their tool-call ids nested (`input.callID`, `extra.tool_call_id`), and
+ * Hermes sends its ids after the tool's input: an over-limit end is found where the agent puts it.
+ */
+describe('a tool end over the body limit from an agent that nests its ids', () => {
+  const postTo = (t: TestServer, agent: string, body: unknown) =>
+    t.request('POST', `/api/hooks/${agent}`, {
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const detail = async (t: TestServer, id: string) =>
+    (await t.get(`/api/hermes/sessions/${encodeURIComponent(id)}`)).body;
+
+  const opencode = {
+    session: 'opencode:ses_big1',
+    prompt: (ws: string) => ({
+      hook: 'chat.message',
+      directory: ws,
+      input: { sessionID: 'ses_big1', messageID: 'msg_1' },
+      output: { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'write a large file' }] },
+    }),
+    pre: (ws: string) => ({
+      hook: 'tool.execute.before',
+      directory: ws,
+      input: { tool: 'write', sessionID: 'ses_big1', callID: 'call_big' },
+      output: { args: { filePath: path.join(ws, 'big.txt'), content: BIG } },
+    }),
+    post: (ws: string, content: string) => ({
+      hook: 'tool.execute.after',
+      directory: ws,
+      input: { tool: 'write', sessionID: 'ses_big1', callID: 'call_big' },
+      output: { title: 'big.txt', output: content, metadata: { filepath: path.join(ws, 'big.txt'), exists: false } },
+    }),
+  };
+  /** In Hermes's order: the tool's input before the session id, the call id after the arguments and result. */
+  const hermes = {
+    session: 'hermes:20261130_big',
+    base: (ws: string, event: string, tool: string | null, input: unknown) => ({
+      hook_event_name: event,
+      tool_name: tool,
+      tool_input: input,
+      session_id: '20261130_big',
+      cwd: ws,
+      profile: 'default',
+    }),
+    prompt(ws: string) {
+      return { ...this.base(ws, 'pre_llm_call', null, null), extra: { turn_id: 'turn_1', user_message: 'write it' } };
+    },
+    pre(ws: string) {
+      const input = { path: path.join(ws, 'big.txt'), content: BIG };
+      return { ...this.base(ws, 'pre_tool_call', 'write_file', input), extra: { tool_call_id: 'call_big' } };
+    },
+    post(ws: string, content: string) {
+      const input = { path: path.join(ws, 'big.txt'), content };
+      return {
+        ...this.base(ws, 'post_tool_call', 'write_file', input),
+        extra: {
+          tool_name: 'write_file',
+          args: input,
+          result: `{"bytes_written": ${content.length}}`,
+          session_id: '20261130_big',
+          tool_call_id: 'call_big',
+          turn_id: 'turn_1',
+          status: 'success',
+        },
+      };
+    },
+  };
+
+  for (const [agent, a] of [
+    ['opencode', opencode],
+    ['hermes', hermes],
+  ] as const) {
+    it(`${agent}: a tool end over the limit closes its call, failed with the reason, stores its change, drops its checkpoint`, async () => {
+      const { t, ws, logs } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      expect((await postTo(t, agent, a.pre(ws))).status).toBe(200);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(true);
+      fs.writeFileSync(path.join(ws, 'big.txt'), BIG);
+      const body = JSON.stringify(a.post(ws, BIG + BIG));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2 * 1024 * 1024);
+      expect(await postTo(t, agent, body)).toMatchObject({ status: 200, body: {} });
+
+      const d = await detail(t, a.session);
+      expect(toolCalls(d)).toEqual([['call_big', 'failed', hookBodyOverLimit(Buffer.byteLength(body))]]);
+      expect(filesOf(d, 'tool:call_big')).toEqual(['big.txt']);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(false);
+      expect(d.runs.map((r: { status: string }) => r.status)).toEqual(['running']);
+      expect(logs.some((l) => l.includes('closed the tool call call_big without its answer'))).toBe(true);
+    });
+
+    it(`${agent}: the same end under the limit closes its call as completed (the control)`, async () => {
+      const { t, ws } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      fs.writeFileSync(path.join(ws, 'big.txt'), BIG);
+      expect((await postTo(t, agent, a.post(ws, 'small'))).status).toBe(200);
+      const d = await detail(t, a.session);
+      expect(toolCalls(d)).toEqual([['call_big', 'completed', null]]);
+      expect(t.server.engine.has(a.session, 'tool:call_big')).toBe(false);
+    });
+  }
+});
+
+/**
+ * A run-end event over the limit (a Stop whose reply alone is over 2 MiB) still ends the run it
+ * names: the run is recorded as the agent ended it, and its close ends the tool calls still open.
+ */
+describe("a run's end over the body limit", () => {
+  const postTo = (t: TestServer, agent: string, body: unknown) =>
+    t.request('POST', `/api/hooks/${agent}`, {
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  const runsOf = (d: { runs: { run_id: string; status: string; error: string | null }[] }) =>
+    d.runs.map((r) => [r.run_id, r.status, r.error]);
+  const messagesOf = (d: { messages: { role: string }[] }) => d.messages.map((m) => m.role);
+
+  const agents = {
+    'claude-code': {
+      session: `claude-code:${SESSION}`,
+      run: 'prompt-1',
+      prompt: (ws: string) => payload(ws, 'UserPromptSubmit', { prompt: 'write a large file' }),
+      pre: (ws: string) => preWrite(ws, 'small\n'),
+      end: (ws: string, reply: string) =>
+        payload(ws, 'Stop', { stop_hook_active: false, last_assistant_message: reply }),
+    },
+    opencode: {
+      session: 'opencode:ses_end1',
+      run: 'msg_1',
+      prompt: (ws: string) => ({
+        hook: 'chat.message',
+        directory: ws,
+        input: { sessionID: 'ses_end1', messageID: 'msg_1' },
+        output: { message: { id: 'msg_1' }, parts: [{ type: 'text', text: 'write it' }] },
+      }),
+      pre: (ws: string) => ({
+        hook: 'tool.execute.before',
+        directory: ws,
+        input: { tool: 'write', sessionID: 'ses_end1', callID: 'call_open' },
+        output: { args: { filePath: path.join(ws, 'big.txt'), content: 'small\n' } },
+      }),
+      end: (ws: string, reply: string) => ({
+        hook: 'event',
+        directory: ws,
+        event: { type: 'session.idle', properties: { sessionID: 'ses_end1' } },
+        reply,
+      }),
+    },
+    hermes: {
+      session: 'hermes:20261130_end',
+      run: 'turn_1',
+      prompt: (ws: string) => ({
+        hook_event_name: 'pre_llm_call',
+        tool_name: null,
+        tool_input: null,
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { turn_id: 'turn_1', user_message: 'write it' },
+      }),
+      pre: (ws: string) => ({
+        hook_event_name: 'pre_tool_call',
+        tool_name: 'write_file',
+        tool_input: { path: path.join(ws, 'big.txt'), content: 'small\n' },
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { tool_call_id: 'call_open', turn_id: 'turn_1' },
+      }),
+      end: (ws: string, reply: string) => ({
+        hook_event_name: 'post_llm_call',
+        tool_name: null,
+        tool_input: null,
+        session_id: '20261130_end',
+        cwd: ws,
+        extra: { turn_id: 'turn_1', assistant_response: reply },
+      }),
+    },
+  };
+  const openCall = { 'claude-code': 'toolu_big', opencode: 'call_open', hermes: 'call_open' };
+
+  for (const [agent, a] of Object.entries(agents) as [keyof typeof agents, (typeof agents)[keyof typeof agents]][]) {
+    it(`${agent}: a run's end over the limit ends its run, and the run's close ends its open tool call`, async () => {
+      const { t, ws, logs } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      fs.writeFileSync(path.join(ws, 'big.txt'), 'small\n');
+      const body = JSON.stringify(a.end(ws, BIG + BIG));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(2 * 1024 * 1024);
+      expect(await postTo(t, agent, body)).toMatchObject({ status: 200, body: {} });
+
+      const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent(a.session)}`)).body;
+      expect(runsOf(d)).toEqual([[a.run, 'completed', null]]);
+      expect(toolCalls(d)).toEqual([[openCall[agent], 'failed', TOOL_ENDED_WITH_RUN]]);
+      expect(filesOf(d, `run:${a.run}`)).toEqual(['big.txt']);
+      // The reply was not read: nothing of it is stored.
+      expect(messagesOf(d)).toEqual(['user']);
+      expect(t.server.engine.has(a.session, `run:${a.run}`)).toBe(false);
+      expect(logs.some((l) => l.includes(`ended the run ${a.run} (run.completed)`))).toBe(true);
+      // Nothing of the run is open any more: a revert of it is not refused as busy.
+      const reverted = await revert(t, `run:${a.run}`, a.session);
+      expect(reverted.status).toBe(200);
+    });
+
+    it(`${agent}: the same end under the limit ends the run with its reply (the control)`, async () => {
+      const { t, ws } = await setup();
+      await postTo(t, agent, a.prompt(ws));
+      await postTo(t, agent, a.pre(ws));
+      expect((await postTo(t, agent, a.end(ws, 'done'))).status).toBe(200);
+      const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent(a.session)}`)).body;
+      expect(runsOf(d)).toEqual([[a.run, 'completed', null]]);
+      expect(toolCalls(d)).toEqual([[openCall[agent], 'failed', TOOL_ENDED_WITH_RUN]]);
+      expect(messagesOf(d)).toEqual(['user', 'assistant']);
+    });
+  }
+
+  it('a Stop over the limit with no run open sends nothing', async () => {
+    const { t, ws, logs } = await setup();
+    const res = await postTo(
+      t,
+      'claude-code',
+      JSON.stringify(payload(ws, 'Stop', { last_assistant_message: BIG + BIG })),
+    );
+    expect([res.status, res.body]).toEqual([200, {}]);
+    expect((await t.get(`/api/hermes/sessions/${encodeURIComponent(`claude-code:${SESSION}`)}`)).status).toBe(404);
+    expect(logs.some((l) => l.includes('was not used (it would mean nothing to close)'))).toBe(true);
   });
 });

@@ -1,7 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { AppError } from '../errors.ts';
 import type { HookOutcome, HookRuntime } from '../hooks/index.ts';
-import { oversizeFields } from '../hooks/oversize.ts';
 import { tapBody } from './tap-body.ts';
 import type { Reviews } from '../review/index.ts';
 
@@ -17,11 +16,12 @@ import type { Reviews } from '../review/index.ts';
  * every event is stored, so a tool's checkpoint exists before the agent runs the tool. The body goes
  * through the same parser as every route; its errors are caught here rather than answered.
  *
- * A body over the limit still closes the tool call it refers to: beside the parser, the route keeps
- * the body's first and last bytes (`tapBody`), and once the parser refuses it reads the payload's
- * top-level identifying fields from them (`oversize.ts`) and hands those to the runtime, which only
- * ever closes a tool call from them. The answer then waits for the body to be read (at most
- * `OVERSIZE_READ_BYTES`), so the agent is not cut off while it sends.
+ * A body over the limit still closes what it refers to: beside the parser, the route reads the
+ * payload's identifying fields as the body streams past (`tapBody`: the top-level scalars and the
+ * nested fields where the agent puts its ids, `oversize.ts`), and once the parser refuses it hands
+ * those to the runtime, which only ever closes a tool call or ends a run from them. The answer
+ * then waits for the body to be read (at most `OVERSIZE_READ_BYTES`), so the agent is not cut off
+ * while it sends.
  */
 export function hooksRouter(deps: {
   runtime: HookRuntime;
@@ -74,7 +74,7 @@ export function hooksRouter(deps: {
       }
       send(body);
     };
-    const tap = tapBody(req);
+    const tap = tapBody(req, deps.runtime.overLimitPathsOf(agent));
     deps.parseBody(req, res, (err?: unknown) => {
       if (err !== undefined) {
         deps.log(`hook ${agent}: payload not read: ${err instanceof Error ? err.message : JSON.stringify(err)}`);
@@ -84,10 +84,7 @@ export function hooksRouter(deps: {
         }
         tap
           .read()
-          .then(({ head, tail, bytes, whole }) => {
-            const fields = oversizeFields(head, tail, whole);
-            return deps.runtime.closeOversized(agent, fields, bytes);
-          })
+          .then(({ fields, bytes }) => deps.runtime.closeOversized(agent, fields, bytes))
           .catch((e: unknown) => deps.log(`hook ${agent}: a payload over the limit closed nothing: ${String(e)}`))
           .finally(() => send({}));
         return;

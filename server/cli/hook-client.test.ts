@@ -10,6 +10,7 @@ import { startTestServer } from '../test-support/server-harness.ts';
 
 const HOOK = fileURLToPath(new URL('../../bin/rundiff-hook.js', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/rundiff.js', import.meta.url));
+const HOOK_STATE = new URL('../../bin/hook-state.js', import.meta.url).href;
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -365,4 +366,54 @@ describe('bin/rundiff-hook.js', () => {
     expect([again.code, again.stdout]).toEqual([0, '']);
     expect(await runIds(server, 'dir')).toEqual(['t1']);
   });
+
+  for (const pin of ['proc', 'cwd'] as const)
+    it(`a data folder swapped for a symlink after its check gets nothing written through the link: the opened folder keeps it (pinned by ${pin})`, async () => {
+      const env = tempHome();
+      const dir = path.join(env.XDG_DATA_HOME, 'rundiff');
+      const moved = path.join(env.HOME, 'moved');
+      const outside = path.join(env.HOME, 'outside');
+      fs.mkdirSync(outside);
+      // The client's own steps, in its order, paused between the folder's check and the first use.
+      const script = `
+      import fs from 'node:fs';
+      import readline from 'node:readline';
+      const s = await import(${JSON.stringify(HOOK_STATE)});
+      const state = s.openStateDir(${JSON.stringify(dir)}, { pin: ${JSON.stringify(pin)} });
+      if (state instanceof Error) throw state;
+      process.stdout.write('checked\\n');
+      await readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
+      const out = [s.takeStartLock(state)];
+      const log = s.openLog(state);
+      fs.writeSync(log.fd, 'log line\\n');
+      fs.closeSync(log.fd);
+      s.writePidFile(state, 4242);
+      state.close();
+      process.stdout.write(JSON.stringify(out) + '\\n');
+    `;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          stdout += c.toString();
+          if (stdout.includes('checked\n')) resolve();
+        });
+        void exited.then(() => reject(new Error(`the client steps ended early: ${stderr}`)));
+      });
+      // Checked, not yet used: the folder moves away and a symlink to another folder takes its name.
+      fs.renameSync(dir, moved);
+      fs.symlinkSync(outside, dir);
+      // Positive control: the name now leads outside, so a write by name lands there.
+      expect(fs.realpathSync(dir)).toBe(fs.realpathSync(outside));
+      child.stdin.end('go\n');
+      expect([await exited, stderr]).toEqual([0, '']);
+      expect(stdout).toBe('checked\n[true]\n');
+      expect(fs.readdirSync(outside)).toEqual([]);
+      expect(fs.readdirSync(moved).sort()).toEqual(['server.log', 'server.pid', 'server.starting']);
+      expect(fs.readFileSync(path.join(moved, 'server.log'), 'utf8')).toBe('log line\n');
+      expect(fs.readFileSync(path.join(moved, 'server.pid'), 'utf8')).toBe('4242\n');
+    });
 });

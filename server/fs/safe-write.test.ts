@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTempDir } from '../test-support/index.ts';
 import { closeRoot, openRoot, safeRoot } from './safe-read.ts';
 import { permissionsFor, removeInside, writeInside } from './safe-write.ts';
@@ -121,5 +121,74 @@ describe('writing inside a workspace', () => {
     expect(write('100755', 0o640)).toBe(0o750);
     expect(write('100755', 0o4755)).toBe(0o755);
     expect(permissionsFor('100644', undefined)).toBe(0o644 & ~process.umask());
+  });
+});
+
+describe("writing by the working folder (walk: 'cwd', a command on a system without /proc)", () => {
+  const cwd = { walk: 'cwd' as const };
+  const file = (text: string) => ({ kind: 'file' as const, bytes: Buffer.from(text), mode: '100644' });
+
+  it('writes with its mode and folder mode, creating missing folders, leaves no temp file, and goes back', () => {
+    const { root } = dirs();
+    const before = process.cwd();
+    // Observed, not replaced: the walk really moves the working folder (and only with `walk: 'cwd'`).
+    const chdir = vi.spyOn(process, 'chdir');
+    cleanups.push(() => chdir.mockRestore());
+    writeInside(safeRoot(root), 'by-descriptor.txt', file('x'));
+    expect(chdir).not.toHaveBeenCalled();
+    const entry = { ...file('{}'), perm: 0o600 };
+    expect(writeInside(safeRoot(root), 'a/b/settings.json', entry, { ...cwd, folderMode: 0o700 })).toEqual({
+      ok: true,
+    });
+    expect(process.cwd()).toBe(before);
+    expect(fs.readFileSync(path.join(root, 'a/b/settings.json'), 'utf8')).toBe('{}');
+    expect(fs.statSync(path.join(root, 'a/b/settings.json')).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(root, 'a')).mode & 0o777).toBe(0o700);
+    expect(fs.readdirSync(path.join(root, 'a/b'))).toEqual(['settings.json']);
+    expect(chdir.mock.calls.map(([to]) => to)).toEqual([root, './a', './b', before]);
+    expect(removeInside(safeRoot(root), 'a/b/settings.json', cwd)).toEqual({ ok: true });
+    expect(fs.readdirSync(path.join(root, 'a/b'))).toEqual([]);
+    expect(process.cwd()).toBe(before);
+  });
+
+  it('refuses a folder on the way that is a symlink leading outside, and goes back; a real folder is written (control)', () => {
+    const { root, outside } = dirs();
+    const before = process.cwd();
+    fs.symlinkSync(outside, path.join(root, 'sub'));
+    expect(writeInside(safeRoot(root), 'sub/f.txt', file('x'), cwd)).toMatchObject({
+      ok: false,
+      reason: 'outside_root',
+    });
+    expect(removeInside(safeRoot(root), 'sub/f.txt', cwd)).toMatchObject({ ok: false, reason: 'outside_root' });
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(process.cwd()).toBe(before);
+    fs.rmSync(path.join(root, 'sub'));
+    fs.mkdirSync(path.join(root, 'sub'));
+    expect(writeInside(safeRoot(root), 'sub/f.txt', file('x'), cwd)).toEqual({ ok: true });
+    expect(fs.readFileSync(path.join(root, 'sub/f.txt'), 'utf8')).toBe('x');
+  });
+
+  it('replaces a symlink at the name instead of writing through it, and refuses names that leave the root', () => {
+    const { root, outside } = dirs();
+    fs.writeFileSync(path.join(outside, 'target.txt'), 'outside\n');
+    fs.symlinkSync(path.join(outside, 'target.txt'), path.join(root, 'f.txt'));
+    expect(writeInside(safeRoot(root), 'f.txt', file('inside\n'), cwd)).toEqual({ ok: true });
+    expect(fs.lstatSync(path.join(root, 'f.txt')).isFile()).toBe(true);
+    expect(fs.readFileSync(path.join(outside, 'target.txt'), 'utf8')).toBe('outside\n');
+    for (const bad of ['../x', 'a/../../x', '/etc/passwd', ''])
+      expect(writeInside(safeRoot(root), bad, file('x'), cwd)).toMatchObject({ ok: false, reason: 'outside_root' });
+  });
+
+  it('a root that now leads elsewhere is refused: the folder entered must be the root the caller checked', () => {
+    const { root: base, outside } = dirs();
+    const ws = path.join(base, 'ws');
+    fs.mkdirSync(ws);
+    const root = safeRoot(ws);
+    fs.renameSync(ws, path.join(base, 'moved'));
+    fs.symlinkSync(outside, ws);
+    expect(writeInside(root, 'f.txt', file('x'), cwd)).toMatchObject({ ok: false, reason: 'outside_root' });
+    expect(fs.readdirSync(outside)).toEqual([]);
+    // Control: the same write by the descriptor walk refuses it too.
+    expect(writeInside(root, 'f.txt', file('x'))).toMatchObject({ ok: false });
   });
 });

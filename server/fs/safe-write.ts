@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { PathKey } from '../paths/index.ts';
-import { DIR_FLAGS } from './descriptors.ts';
+import { DIR_FLAGS, HAS_PROC_FD } from './descriptors.ts';
 import {
   openFolderInside,
   closeFolder,
   folderPlacedInside,
+  placedInside,
   pathBelow,
   type FolderInside,
   type SafeRoot,
@@ -23,7 +24,11 @@ import {
  * above the workspace swapped for a symlink mid-revert cannot move the writes elsewhere. Replacing
  * by rename gives the path a new inode: the old file's permission bits and owner are carried over
  * (`keep`), but other hard links to it keep the old bytes.
- * Needs Linux's `/proc/self/fd`; elsewhere every write is refused with `unsupported`.
+ * Needs Linux's `/proc/self/fd`; elsewhere every write is refused with `unsupported`, unless the
+ * caller is a command that does nothing else meanwhile and asks for `walk: 'cwd'`: the process's
+ * working folder then walks down instead, each folder opened without following a link and
+ * entered only when the folder entered is that same opened folder (device and inode), and the
+ * file is written by its single name in it (see `walkDown`).
  */
 
 export type WriteRefusal =
@@ -62,7 +67,21 @@ export type WriteEntry =
 export interface WriteOptions {
   /** The mode of folders created on the way (default 0o777, the umask applied). */
   folderMode?: number;
+  /**
+   * How folders are reached: `proc` (the default where `/proc/self/fd` exists) through each opened
+   * folder's descriptor; `cwd` by moving the process's working folder down, checked at each step,
+   * then back. `cwd` changes state the whole process shares, so it is only for a command that
+   * runs nothing else at the same time (`rundiff hooks install`), never the server; it is what
+   * such a command uses where there is no `/proc`.
+   */
+  walk?: 'proc' | 'cwd';
 }
+
+/**
+ * The walk a command that runs nothing else meanwhile writes with: through descriptors where
+ * `/proc/self/fd` exists, else by its working folder (see `WriteOptions.walk`).
+ */
+export const COMMAND_WALK: 'proc' | 'cwd' = HAS_PROC_FD ? 'proc' : 'cwd';
 
 const TEMP_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0);
 
@@ -128,14 +147,104 @@ function openChild(
   return { refused: refuse('outside_root', 'a folder on the way lies outside the workspace') };
 }
 
+const sameFile = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Enters the folder `name` of the working folder (creating it when `create`): opened first
+ * without following a link, then entered, and kept only when the folder entered is the one opened
+ * (so a name swapped for a symlink in between is refused, not followed). Its descriptor and
+ * `./` as the base its names resolve against.
+ */
+function enterChild(name: PathKey, create: boolean, folderMode = 0o777): FolderInside | { refused: WriteResult } {
+  const rel = pathBelow('.', name);
+  let fd: number;
+  try {
+    fd = fs.openSync(rel, DIR_FLAGS);
+  } catch (err) {
+    const { code, message } = errnoOf(err);
+    if (code === 'ENOENT' && create) {
+      try {
+        fs.mkdirSync(rel, { mode: folderMode });
+      } catch (mkErr) {
+        const m = errnoOf(mkErr);
+        if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
+      }
+      return enterChild(name, false, folderMode);
+    }
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(rel)))
+      return { refused: refuse('outside_root', 'a folder on the way is a symbolic link') };
+    if (code === 'ENOTDIR') return { refused: refuse('not_a_folder', 'a file stands where a folder is needed') };
+    if (code === 'ENOENT') return { refused: refuse('not_a_folder', 'a folder on the way is missing') };
+    return { refused: refuse('denied', message) };
+  }
+  try {
+    // A name that is not UTF-8 may decode to another folder's name: the check below refuses it then.
+    process.chdir(typeof rel === 'string' ? rel : rel.toString('utf8'));
+    if (sameFile(fs.statSync('.'), fs.fstatSync(fd))) return { fd, base: './' };
+  } catch {
+    // fall through: refused below
+  }
+  fs.closeSync(fd);
+  return { refused: refuse('outside_root', 'a folder on the way was replaced while it was entered') };
+}
+
+/**
+ * The folder that holds `key`, reached by moving the working folder down from the root (`walk:
+ * 'cwd'`); `back` puts the working folder back where it was. The root itself is entered by its
+ * path and kept only when the folder entered really is the root's real path.
+ */
+function walkDown(
+  root: SafeRoot,
+  key: PathKey,
+  create: boolean,
+  folderMode?: number,
+): { folder: FolderInside; name: PathKey; back: () => void } | { refused: WriteResult } {
+  const saved = process.cwd();
+  const back = () => {
+    try {
+      process.chdir(saved);
+    } catch {
+      // the folder the command started in is gone: nothing to go back to
+    }
+  };
+  let current: FolderInside;
+  try {
+    const fd = fs.openSync(root.root, DIR_FLAGS & ~(fs.constants.O_NOFOLLOW ?? 0));
+    process.chdir(root.root);
+    const here = fs.realpathSync('.');
+    if (!sameFile(fs.statSync('.'), fs.fstatSync(fd)) || !placedInside(root, Buffer.from(here, 'utf8'))) {
+      fs.closeSync(fd);
+      back();
+      return { refused: refuse('outside_root', 'the folder moved while it was entered') };
+    }
+    current = { fd, base: './' };
+  } catch (err) {
+    back();
+    return { refused: refuse('denied', errnoOf(err).message) };
+  }
+  const { folders, name } = componentsOf(key);
+  for (const part of folders) {
+    const next = enterChild(part, create, folderMode);
+    closeFolder(current);
+    if ('refused' in next) {
+      back();
+      return next;
+    }
+    current = next;
+  }
+  return { folder: current, name, back };
+}
+
 /** Opens the folder that holds `key` (creating missing folders when `create`), checked folder by folder. */
 function openParent(
   root: SafeRoot,
   key: PathKey,
   create: boolean,
   folderMode?: number,
-): { folder: FolderInside; name: PathKey } | { refused: WriteResult } {
+  walk: 'proc' | 'cwd' = 'proc',
+): { folder: FolderInside; name: PathKey; back?: () => void } | { refused: WriteResult } {
   if (!validKey(key)) return { refused: refuse('outside_root', 'the path does not name a file below the workspace') };
+  if (walk === 'cwd') return walkDown(root, key, create, folderMode);
   const top = openFolderInside(root, '');
   if (!top) return { refused: refuse('unsupported', 'writing safely needs /proc/self/fd (Linux)') };
   const { folders, name } = componentsOf(key);
@@ -190,7 +299,7 @@ function keepOwner(fd: number, keep: KeptAttributes): void {
  * never a part. Missing folders are created (inside the root only).
  */
 export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry, options: WriteOptions = {}): WriteResult {
-  const opened = openParent(root, key, true, options.folderMode);
+  const opened = openParent(root, key, true, options.folderMode, options.walk);
   if ('refused' in opened) return opened.refused;
   const { folder, name } = opened;
   const temp = `.rundiff-${randomBytes(6).toString('hex')}.tmp`;
@@ -225,12 +334,13 @@ export function writeInside(root: SafeRoot, key: PathKey, entry: WriteEntry, opt
     return refuse('denied', errnoOf(err).message);
   } finally {
     closeFolder(folder);
+    opened.back?.();
   }
 }
 
 /** Removes the file or symlink at `key` below the root (never a folder); absent is fine. */
-export function removeInside(root: SafeRoot, key: PathKey): WriteResult {
-  const opened = openParent(root, key, false);
+export function removeInside(root: SafeRoot, key: PathKey, options: Pick<WriteOptions, 'walk'> = {}): WriteResult {
+  const opened = openParent(root, key, false, undefined, options.walk);
   if ('refused' in opened) {
     // A folder on the way that is missing means the file is gone already.
     if (
@@ -258,6 +368,7 @@ export function removeInside(root: SafeRoot, key: PathKey): WriteResult {
     return refuse('denied', errnoOf(err).message);
   } finally {
     closeFolder(folder);
+    opened.back?.();
   }
 }
 
@@ -265,8 +376,12 @@ export function removeInside(root: SafeRoot, key: PathKey): WriteResult {
  * Removes the folder at `key` if it is an empty folder (not a link): `removed` says whether it
  * went. An absent folder, or one that holds anything, is left as it is.
  */
-export function removeEmptyFolderInside(root: SafeRoot, key: PathKey): { ok: true; removed: boolean } | WriteResult {
-  const opened = openParent(root, key, false);
+export function removeEmptyFolderInside(
+  root: SafeRoot,
+  key: PathKey,
+  options: Pick<WriteOptions, 'walk'> = {},
+): { ok: true; removed: boolean } | WriteResult {
+  const opened = openParent(root, key, false, undefined, options.walk);
   if ('refused' in opened)
     return opened.refused.ok === false && opened.refused.reason === 'not_a_folder'
       ? { ok: true, removed: false }
@@ -292,5 +407,6 @@ export function removeEmptyFolderInside(root: SafeRoot, key: PathKey): { ok: tru
     return { ok: true, removed: true };
   } finally {
     closeFolder(folder);
+    opened.back?.();
   }
 }

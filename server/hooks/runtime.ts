@@ -1,6 +1,7 @@
 import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
 import { parseBridgeEvent, type Recorder } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
+import type { OversizeFields } from './oversize.ts';
 import { hookSessionId } from './agents/kit.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
 import {
@@ -12,6 +13,11 @@ import {
   type HookReply,
   type HookSessionState,
 } from './types.ts';
+
+/** What a payload over the body limit may send: ends only. */
+const END_EVENTS: ReadonlySet<string> = new Set(['tool.completed', 'run.completed', 'run.failed']);
+/** What makes such a payload unusable: it would open something on a guess. */
+const OPEN_EVENTS: ReadonlySet<string> = new Set(['run.started', 'tool.started']);
 
 export interface HookRuntimeDeps {
   recorder: Pick<Recorder, 'handle'>;
@@ -127,13 +133,16 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
   }
 
   /**
-   * A payload over the body limit, of which only `fields` (its top-level string fields, see
-   * `oversize.ts`) were read: it may only close what it refers to. The fields go through the agent's
-   * mapping; if that yields tool-call ends and nothing that opens or ends anything else (a pre-tool
-   * or prompt event opens nothing on a guess), each end is sent with only its ids and the error
-   * saying why, and the state moves on; otherwise nothing is sent and the state stays.
+   * A payload over the body limit, of which only `fields` (its top-level scalars and the agent's
+   * `overLimitPaths`, see `oversize.ts`) were read: it may only close what it refers to. The fields
+   * go through the agent's mapping; if that yields ends (of tool calls, of the run) and nothing that
+   * opens anything (a pre-tool or prompt event opens nothing on a guess), the ends are sent and the
+   * state moves on; otherwise nothing is sent and the state stays. A tool call's end carries only
+   * its ids and the error saying why (its answer was not read); a run's end is sent as the agent
+   * gave it (its own close ends the run's tool calls still open); what else the payload meant (the
+   * reply's message) is not stored.
    */
-  async function closeOversized(agent: string, fields: Record<string, string>, bytes: number): Promise<HookOutcome> {
+  async function closeOversized(agent: string, fields: OversizeFields, bytes: number): Promise<HookOutcome> {
     const mapper = mapperOf(agent);
     if (!mapper) return { sessionId: null, sent: 0, failures: [`no hook mapping for agent ${JSON.stringify(agent)}`] };
     const probe = safeMap(mapper, fields, null);
@@ -151,30 +160,43 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
         done.failures.push(`the ${mapper.agent} mapping failed on ${over}: ${mapping.message}`);
         return done;
       }
-      const ends = mapping.events.filter((e) => e.type === 'tool.completed');
-      const others = mapping.events.filter((e) => e.type !== 'tool.completed' && e.type !== 'session.upsert');
-      if (others.length > 0 || ends.length === 0) {
-        const what = others.length > 0 ? others.map((e) => e.type).join(', ') : 'no tool call to close';
-        done.failures.push(`${over} was not used (it would mean ${what}): only a tool call's end is taken from one`);
+      const ends = mapping.events.filter((e) => END_EVENTS.has(e.type));
+      const opens = mapping.events.filter((e) => OPEN_EVENTS.has(e.type));
+      if (opens.length > 0 || ends.length === 0) {
+        const what = opens.length > 0 ? opens.map((e) => e.type).join(', ') : 'nothing to close';
+        done.failures.push(`${over} was not used (it would mean ${what}): only ends are taken from one`);
         return done;
       }
       states.set(key, mapping.state);
       for (const end of ends) {
-        if (end.type !== 'tool.completed') continue;
+        const event =
+          end.type === 'tool.completed'
+            ? {
+                type: end.type,
+                session_id: key,
+                run_id: end.run_id,
+                tool_call_id: end.tool_call_id,
+                error: hookBodyOverLimit(bytes),
+              }
+            : end.type === 'run.completed' || end.type === 'run.failed'
+              ? {
+                  type: end.type,
+                  session_id: key,
+                  run_id: end.run_id,
+                  ...(end.error === undefined ? {} : { error: end.error }),
+                }
+              : null;
+        if (event === null) continue;
         try {
-          await deps.recorder.handle(
-            parseBridgeEvent({
-              type: 'tool.completed',
-              session_id: key,
-              run_id: end.run_id,
-              tool_call_id: end.tool_call_id,
-              error: hookBodyOverLimit(bytes),
-            }),
-          );
+          await deps.recorder.handle(parseBridgeEvent(event));
           done.sent++;
-          deps.log(`hook ${agent} (${key}): ${over}: closed the tool call ${end.tool_call_id} without its answer`);
+          deps.log(
+            event.type === 'tool.completed'
+              ? `hook ${agent} (${key}): ${over}: closed the tool call ${event.tool_call_id} without its answer`
+              : `hook ${agent} (${key}): ${over}: ended the run ${event.run_id} (${event.type}); its reply, if any, was not stored`,
+          );
         } catch (err) {
-          done.failures.push(`tool.completed of ${over} refused: ${err instanceof Error ? err.message : String(err)}`);
+          done.failures.push(`${end.type} of ${over} refused: ${err instanceof Error ? err.message : String(err)}`);
         }
       }
       return done;
@@ -187,6 +209,8 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     handle,
     closeOversized,
     knows: (agent: string): boolean => mapperOf(agent) !== undefined,
+    /** The nested fields to read from the agent's payloads over the body limit. */
+    overLimitPathsOf: (agent: string): readonly string[] => mapperOf(agent)?.overLimitPaths ?? [],
     /** How the agent's hook answers can carry text to it, when they can. */
     replyOf: (agent: string): HookReply | undefined => mapperOf(agent)?.reply,
     states,

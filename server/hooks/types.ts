@@ -75,6 +75,11 @@ export interface AgentMapper {
   agent: HookAgent;
   /** How this agent's hook answers can carry a review; absent when they cannot. */
   reply?: HookReply;
+  /**
+   * The nested fields (dotted paths) read from a payload over the body limit besides the top-level
+   * ones: where this agent puts the ids of what a payload ends (`oversize.ts`). Absent: top-level only.
+   */
+  overLimitPaths?: readonly string[];
   /** The version of the agent's hook format this mapping was written and checked against. */
   checkedVersion: string;
   /** Pure: one parsed hook payload and the session's state so far -> what it means. Never throws. */

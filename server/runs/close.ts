@@ -86,11 +86,8 @@ async function ensureRecord(tx: StoreTx, a: Activity, t: number): Promise<void> 
  * call keeps its checkpoint (and a revert of the workspace refused as busy) until the TTL.
  */
 async function closeOpenTools(ctx: RecorderContext, run: Activity): Promise<void> {
-  const open = (await ctx.store.runs.list('tool', run.sessionId)).filter(
-    (t) => t.run_id === run.runId && t.status === 'running',
-  );
-  for (const t of open)
-    await close(ctx, toolActivity(run.sessionId, run.runId, t.tool_call_id), {
+  for (const toolCallId of await ctx.store.runs.openToolCalls(run.sessionId, run.runId))
+    await close(ctx, toolActivity(run.sessionId, run.runId, toolCallId), {
       status: 'failed',
       error: TOOL_ENDED_WITH_RUN,
     });

@@ -106,6 +106,9 @@ const TABLES: Record<ActivityKind, ReturnType<typeof tableTexts>> = {
 const OPEN_CHANGES = Object.values(TABLES)
   .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = ? AND status = 'running'`)
   .join(' UNION ALL ');
+/** Start order, as `list`; the session's index narrows the rows to its own. */
+const OPEN_TOOL_CALLS = `SELECT tool_call_id FROM tool_calls WHERE session_id = ? AND run_id = ? AND status = 'running'
+  ORDER BY started_at, seq`;
 const OPEN_EVERYWHERE = Object.values(TABLES)
   .map((t) => `SELECT session_id, change_id, workspace FROM ${t.name} WHERE status = 'running'`)
   .join(' UNION ALL ');
@@ -183,6 +186,11 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
     async openChangeIds(sessionId) {
       const rows = await sql.all<{ change_id: string }>(OPEN_CHANGES, [sessionId, sessionId]);
       return rows.map((r) => r.change_id);
+    },
+    /** The ids of a run's tool calls still open, in start order (the run's end closes them). */
+    async openToolCalls(sessionId, runId) {
+      const rows = await sql.all<{ tool_call_id: string }>(OPEN_TOOL_CALLS, [sessionId, runId]);
+      return rows.map((r) => r.tool_call_id);
     },
     /** Runs and tool calls still open in any session, with their workspaces (a revert must not race them). */
     openEverywhere: () => sql.all<{ session_id: string; change_id: string; workspace: string | null }>(OPEN_EVERYWHERE),

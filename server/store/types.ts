@@ -144,6 +144,8 @@ export interface RunsApi {
   list<K extends ActivityKind>(kind: K, sessionId: string): Promise<ActivityRecords[K][]>;
   /** change_ids of the session's runs and tool calls still open. */
   openChangeIds(sessionId: string): Promise<string[]>;
+  /** The ids of a run's tool calls still open, in start order. */
+  openToolCalls(sessionId: string, runId: string): Promise<string[]>;
   /** Runs and tool calls still open in any session, with their workspaces. */
   openEverywhere(): Promise<{ session_id: string; change_id: string; workspace: string | null }[]>;
   getRun(sessionId: string, runId: string): Promise<Recorded<Run> | null>;

@@ -91,7 +91,11 @@ export function createFolderLedger(dataDir: string) {
         }
       }
       if (mine.length > 0) write(entries.filter((e) => e.agent !== agent));
-      removeEmptyHookFolder(backupDir);
+      try {
+        removeEmptyHookFolder(backupDir);
+      } catch {
+        // The backup folder behind a link out of the data folder, or refused: it stays.
+      }
       return removed;
     },
   };

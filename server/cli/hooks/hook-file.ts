@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import {
+  COMMAND_WALK,
   readInside,
   removeEmptyFolderInside,
   removeInside,
@@ -23,7 +24,9 @@ import {
  * - the resolved path is then read and written only through `fs/` (`readInside`, `writeInside`,
  *   `removeInside`): opened without following links or blocking, folder by folder, only a regular
  *   file read, written to a fresh temp file (`O_EXCL|O_NOFOLLOW`, random name) in its checked
- *   folder and renamed over the name; a failure removes the temp file.
+ *   folder and renamed over the name; a failure removes the temp file. Where there is no
+ *   `/proc/self/fd` (macOS), the command's working folder walks down instead, each folder checked
+ *   to be the one opened without following a link (`WriteOptions.walk`).
  */
 export interface HookPath {
   /** The folder the file must stay below (workspace, home or data folder). */
@@ -123,7 +126,7 @@ export function writeHookFile(p: HookPath, text: string, opts: { perm?: number; 
     at.root,
     at.key,
     { kind: 'file', bytes: Buffer.from(text, 'utf8'), mode: '100644', perm },
-    opts.folderMode !== undefined ? { folderMode: opts.folderMode } : {},
+    { walk: COMMAND_WALK, ...(opts.folderMode !== undefined ? { folderMode: opts.folderMode } : {}) },
   );
   if (!done.ok) throw refused(p, done.message);
 }
@@ -132,7 +135,7 @@ export function writeHookFile(p: HookPath, text: string, opts: { perm?: number; 
 export function removeHookFile(p: HookPath): void {
   const at = locate(p, false);
   if (at === null) return;
-  const done = removeInside(at.root, at.key);
+  const done = removeInside(at.root, at.key, { walk: COMMAND_WALK });
   if (!done.ok) throw refused(p, done.message);
 }
 
@@ -140,7 +143,7 @@ export function removeHookFile(p: HookPath): void {
 export function removeEmptyHookFolder(p: HookPath): boolean {
   const at = locate(p, false);
   if (at === null) return false;
-  const done = removeEmptyFolderInside(at.root, at.key);
+  const done = removeEmptyFolderInside(at.root, at.key, { walk: COMMAND_WALK });
   if (!done.ok) throw refused(p, done.message);
   return 'removed' in done && done.removed;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFixture, replay } from '../fixtures/mapping-replay.ts';
 import { initialHookState } from '../types.ts';
 import { clineMapper } from './cline.ts';
-import { ENDED_BY_NEXT_PROMPT, ENDED_UNREPORTED_TOOL } from './kit.ts';
+import { ENDED_BY_NEXT_PROMPT } from './kit.ts';
 
 const S = 'cline:1764583200123';
 const WS = '/home/dev/project';
@@ -72,7 +72,7 @@ describe('cline hook mapping', () => {
         name: 'run_commands: npm test -- --watch',
         workspace: WS,
       },
-      { type: 'tool.completed', session_id: S, run_id: R2, tool_call_id: 'call_5_sh', error: ENDED_UNREPORTED_TOOL },
+      // the call it never reported is left open: the run's end closes it (a real-server test, api/hooks-agents)
       { type: 'run.failed', session_id: S, run_id: R2, error: 'cancelled: user_cancelled' },
     ]);
   });

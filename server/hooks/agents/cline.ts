@@ -137,6 +137,15 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
 
 export const clineMapper: AgentMapper = {
   agent: 'cline',
+  // The session is in `sessionContext`, a tool result's name and id in `tool_result` or
+  // `postToolUse`, how a turn ended in `turn`.
+  overLimitPaths: [
+    'sessionContext.rootSessionId',
+    'tool_result.name',
+    'tool_result.id',
+    'postToolUse.toolName',
+    'turn.status',
+  ],
   checkedVersion: 'cline 3.0.65 (CLI) and the extension hook payloads of its source',
   map: (payload, state) => safely(state, () => map(payload, state)),
 };

@@ -59,14 +59,8 @@ describe('cursor hook mapping', () => {
         name: 'shell: npm test -- --watch',
         workspace: WS,
       },
-      // an aborted prompt fails its run and ends the shell call it never reported
-      {
-        type: 'tool.completed',
-        session_id: S,
-        run_id: R2,
-        tool_call_id: `tool-4-${R2}`,
-        error: expect.stringContaining('no end') as string,
-      },
+      // an aborted prompt fails its run; the shell call it never reported is left to the run's close
+      // (a real-server test, api/hooks-agents)
       {
         type: 'run.failed',
         session_id: S,

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { readFixture, replay } from '../fixtures/mapping-replay.ts';
 import { initialHookState } from '../types.ts';
 import { hermesMapper } from './hermes.ts';
-import { ENDED_UNREPORTED_TOOL } from './kit.ts';
 
 const S = 'hermes:20261130_100000_a1b2c3';
 const WS = '/home/dev/project';
@@ -84,13 +83,7 @@ describe('hermes hook mapping', () => {
         name: 'terminal: npm test -- --watch',
         workspace: WS,
       },
-      {
-        type: 'tool.completed',
-        session_id: S,
-        run_id: 'turn_02',
-        tool_call_id: 'call_t3',
-        error: ENDED_UNREPORTED_TOOL,
-      },
+      // the call it never reported is left open: the run's end closes it (a real-server test, api/hooks-agents)
       { type: 'run.failed', session_id: S, run_id: 'turn_02', error: 'interrupted (user_interrupt)' },
     ]);
   });

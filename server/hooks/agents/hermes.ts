@@ -88,6 +88,16 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
 
 export const hermesMapper: AgentMapper = {
   agent: 'hermes',
+  // The tool-call id and how a turn ended are in `extra`, after the tool's input (and in
+  // post_tool_call its arguments and result).
+  overLimitPaths: [
+    'extra.tool_call_id',
+    'extra.completed',
+    'extra.failed',
+    'extra.interrupted',
+    'extra.turn_exit_reason',
+    'extra.reason',
+  ],
   checkedVersion: 'hermes-agent shell hooks (Event Hooks documentation), November 2026',
   map: (payload, state) => safely(state, () => map(payload, state)),
 };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { jsonDepth, MAX_JSON_DEPTH, TOOL_ENDED_WITH_RUN, type BridgeEvent } from '../../../shared/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH, type BridgeEvent } from '../../../shared/index.ts';
 import { isValidId, MAX_ERROR_BYTES, MAX_MESSAGE_BYTES } from '../../runs/index.ts';
 import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
 
@@ -192,9 +192,7 @@ const copyState = (s: HookSessionState): HookSessionState => ({
 /** What a payload was not: no session, no events, the state unchanged. */
 export const noMapping = (state: HookSessionState): HookMapping => ({ sessionId: null, events: [], state });
 
-/** Why a run or tool call ended without the agent saying so. */
-// The same reason the bridge records for a tool call its run's end closes (one text, shared/).
-export const ENDED_UNREPORTED_TOOL = TOOL_ENDED_WITH_RUN;
+/** Why a run ended without the agent saying so. */
 export const ENDED_BY_NEXT_PROMPT = 'the next prompt began before the agent reported the end of this one';
 
 /**
@@ -334,14 +332,13 @@ export class Mapping {
   }
 
   /**
-   * The end of the prompt's turn: tool calls still open are ended (with why), the reply is stored,
-   * and the run completes or fails. Without an open run nothing happens.
+   * The end of the prompt's turn: the reply is stored and the run completes or fails. Tool calls
+   * still open are forgotten here: the run's own close ends them (`TOOL_ENDED_WITH_RUN`, in
+   * `runs/`), as it does for a run from any client. Without an open run nothing happens.
    */
   endRun(outcome: { reply?: string; failed?: string }): this {
     const runId = this.state.runId;
     if (runId === null) return this;
-    for (const [tool, ids] of Object.entries(this.state.openTools))
-      for (let i = ids.length; i > 0; i--) this.endTool(tool, ENDED_UNREPORTED_TOOL);
     this.message('assistant', outcome.reply);
     this.events.push(
       outcome.failed !== undefined

@@ -91,6 +91,18 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
 
 export const opencodeMapper: AgentMapper = {
   agent: 'opencode',
+  // The plugin posts a call's ids in `input`, before the arguments and the answer in `output`; a
+  // session event its type, session and error in `event`, before the reply it adds.
+  overLimitPaths: [
+    'input.tool',
+    'input.sessionID',
+    'input.callID',
+    'event.type',
+    'event.properties.sessionID',
+    'event.properties.error.name',
+    'event.properties.error.message',
+    'event.properties.error.data.message',
+  ],
   checkedVersion: 'opencode-ai 1.18.33',
   map: (payload, state) => safely(state, () => map(payload, state)),
 };
