@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 
 /**
  * Turning a stanza's bytes into the stored text: UTF-8 only, cut at the per-file cap on a line
- * and character boundary. A cut is always reported, never silent.
+ * boundary. A cut is always reported, never silent.
  */
 
 export interface PatchText {
@@ -25,13 +25,6 @@ function firstInvalidLineStart(buf: Buffer): number {
     start = end;
   }
   return -1;
-}
-
-/** The longest prefix of `buf` that ends on a UTF-8 character boundary (assumes valid UTF-8 before it). */
-function charBoundary(buf: Buffer, end: number): number {
-  let e = Math.min(end, buf.length);
-  while (e > 0 && e < buf.length && (buf[e]! & 0xc0) === 0x80) e--;
-  return e;
 }
 
 /**
@@ -60,18 +53,15 @@ function repairHunkHeaders(buf: Buffer): Buffer {
 }
 
 /**
- * Cuts `buf` (valid UTF-8) to at most `max` bytes: at the last line end that fits; when that would
- * give up more than half of the cap to one long line, that line is kept up to a character boundary
- * and ended with a newline instead.
+ * Cuts `buf` (valid UTF-8) to at most `max` bytes at the last line end that fits, as
+ * docs/contract.md promises: a line longer than what is left (minified code) is left out whole
+ * rather than cut inside and given a newline it does not have, which would show a line that is not
+ * in the file. The cut is reported by the caller (`truncated`).
  */
 export function cutToBytes(buf: Buffer, max: number): Buffer {
   if (buf.length <= max) return buf;
   if (max <= 0) return Buffer.alloc(0);
-  const lineEnd = buf.lastIndexOf(0x0a, max - 1) + 1;
-  if (lineEnd >= max / 2 || max < 2) return buf.subarray(0, lineEnd);
-  const e = charBoundary(buf, max - 1);
-  if (e <= lineEnd) return buf.subarray(0, lineEnd);
-  return Buffer.concat([buf.subarray(0, e), Buffer.from('\n')]);
+  return buf.subarray(0, buf.lastIndexOf(0x0a, max - 1) + 1);
 }
 
 export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
