@@ -13,6 +13,11 @@ export interface PatchText {
   truncated: boolean;
   /** Why it was cut, when it was. */
   cut: 'file_patch' | 'not_utf8' | null;
+  /**
+   * git's whole stanza as bytes, when it is not UTF-8 text but fits the cap: what a patch that is
+   * applied (the whole-run patch) or shown from its bytes is made of. Null otherwise.
+   */
+  raw: Buffer | null;
 }
 
 /** Index of the first byte of `buf` that does not start a valid UTF-8 line, or -1 when all lines are valid. */
@@ -67,8 +72,10 @@ export function cutToBytes(buf: Buffer, max: number): Buffer {
 export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
   let buf = repairHunkHeaders(stanza);
   let cut: PatchText['cut'] = null;
+  let raw: Buffer | null = null;
   const invalid = firstInvalidLineStart(buf);
   if (invalid !== -1) {
+    if (stanza.length <= maxBytes) raw = stanza;
     // Text that is not UTF-8 cannot be stored as patch text without corrupting it, and a corrupt
     // line would make the whole-run patch fail to apply: keep only the lines before it.
     buf = buf.subarray(0, invalid);
@@ -78,5 +85,5 @@ export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
     buf = cutToBytes(buf, maxBytes);
     cut = 'file_patch';
   }
-  return { text: buf.toString('utf8'), bytes: buf.length, truncated: cut !== null, cut };
+  return { text: buf.toString('utf8'), bytes: buf.length, truncated: cut !== null, cut, raw };
 }
