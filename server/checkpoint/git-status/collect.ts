@@ -24,7 +24,7 @@ import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
 import { inUnlisted, listWorkspace, ownerOf, type AreaState, type GitStatusListing } from './listing.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
 import { addUnopenedFiles } from './unopened.ts';
-import { sameFolderAbove, untouchedSince } from './untouched.ts';
+import { sameFolderAbove, untouchedSince } from '../common/untouched.ts';
 import { span, traced } from '../common/trace.ts';
 import { createYielder } from '../common/yield.ts';
 
