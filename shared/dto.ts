@@ -216,6 +216,12 @@ export interface FileResponse {
    * (`omitted_reason` null, `truncated` only past RUNDIFF_MAX_OPENED_PATCH_BYTES); the counts are the row's.
    */
   patch_from_contents?: boolean;
+  /**
+   * With `patch_from_contents`: git's patch of a file whose text is not valid UTF-8 (Latin-1, say),
+   * as base64 of its bytes; `file.patch` then shows those bytes decoded with U+FFFD (`�`) for each
+   * invalid sequence, for reading. These bytes are what `git apply` takes (the whole-run patch has them).
+   */
+  patch_base64?: string;
 }
 
 /** Which recorded side of a changed file: at the checkpoint (`before`) or at completion (`after`). */

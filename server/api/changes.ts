@@ -33,6 +33,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
     return {
       file: { ...file, patch: patch.patch, truncated: patch.truncated, omitted_reason: null },
       patch_from_contents: true,
+      ...(patch.raw ? { patch_base64: patch.raw.toString('base64') } : {}),
     };
   }
 
@@ -102,7 +103,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
       deps.limits,
       deps.log,
     );
-    res.json(open.patch_from_contents ? { ...shown, patch_from_contents: true } : shown);
+    res.json(open.patch_from_contents ? { ...open, ...shown } : shown);
   });
 
   router.get(`${base}/:changeId/patch`, async (req, res) => {
@@ -120,7 +121,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
     const parts = wholeRunPatchParts(files, unstored, async (row) => {
       if (!kept || !fallsShort(row, true)) return null;
       const patch = await kept.forRow({ sessionId: id, changeId }, row, { binary: true });
-      return patch && !patch.truncated ? patch.patch : null;
+      return patch && !patch.truncated ? (patch.raw ?? patch.patch) : null;
     });
     res
       .status(200)

@@ -86,6 +86,7 @@ export function netChangeRouter(
       res.json({
         file: { ...file, patch: kept.patch, truncated: kept.truncated, omitted_reason: null },
         patch_from_contents: true,
+        ...(kept.raw ? { patch_base64: kept.raw.toString('base64') } : {}),
       });
       return;
     }
@@ -96,7 +97,7 @@ export function netChangeRouter(
     const { change, patches } = await compute(req);
     const parts = wholeRunPatchParts([...patches.values()], change.omitted_count, async (f) => {
       const kept = fallsShort(f, true) ? await whole(f, true) : null;
-      return kept && !kept.truncated ? kept.patch : null;
+      return kept && !kept.truncated ? (kept.raw ?? kept.patch) : null;
     });
     res
       .status(200)

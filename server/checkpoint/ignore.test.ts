@@ -134,7 +134,10 @@ describe('ignore semantics', () => {
       repo.write('gen/made.txt', 'ignored now\n');
       repo.write('new.log', 'not ignored now\n');
     });
-    expect(rows(delta)).toEqual(['M .gitignore +1 -2', 'A keep.log +1 -0', 'A new.log +1 -0', 'A out/old.txt +1 -0']);
+    // keep.log was there, ignored, with these bytes at the checkpoint: un-ignoring it changes no
+    // byte. out/ was ignored whole (git did not look inside), and out/old.txt was written within the
+    // racy margin of the checkpoint, so nothing vouches that it was there then: it is new to the record.
+    expect(rows(delta)).toEqual(['M .gitignore +1 -2', 'A new.log +1 -0', 'A out/old.txt +1 -0']);
   });
 
   test('B14: a folder ignored since the last run is pruned at the next checkpoint (the remembered listing is only a guess)', async () => {

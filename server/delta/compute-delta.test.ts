@@ -527,12 +527,24 @@ describe('bounds (B17)', () => {
     expect(out.truncated_reasons).toEqual(['file_patch']);
   });
 
-  it('B17: a single long line is cut on a UTF-8 character boundary', () => {
+  it('B17: a line longer than what is left of the cap is left out whole: the cut falls at a line boundary', () => {
     const buf = Buffer.from('head\n+' + 'é'.repeat(100) + '\n');
     const cut = cutToBytes(buf, 50);
-    expect(cut.length).toBeLessThanOrEqual(50);
-    expect(cut.toString('utf8')).toBe('head\n+' + 'é'.repeat(21) + '\n');
-    expect(Buffer.from(cut.toString('utf8')).equals(cut)).toBe(true);
+    // Never part of the line with a newline added: that would show a line the file does not have.
+    expect(cut.toString('utf8')).toBe('head\n');
+  });
+
+  it('B17: a patch whose one long line passes the cap keeps its headers and says it is cut', async () => {
+    const line = 'x'.repeat(500) + '\n';
+    const out = await computeDelta({
+      changes: [change('min.js', side('a\n'), side(line))],
+      limits: { ...LIMITS, maxFilePatchBytes: 300 },
+    });
+    const f = out.files[0]!;
+    expect(f).toMatchObject({ truncated: true, additions: 1, deletions: 1 });
+    expect(f.patch!.startsWith('diff --git a/min.js b/min.js\n')).toBe(true);
+    expect(f.patch!.endsWith('\n@@ -1 +1 @@\n-a\n')).toBe(true);
+    expect(f.patch!.split('\n').every((l) => l.length < 500)).toBe(true);
   });
 
   it('B17: the per-change budget goes to the smallest patches first, so a large file first in path order cannot starve the rest', async () => {

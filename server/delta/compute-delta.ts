@@ -342,6 +342,7 @@ async function buildRows(rows: Entry[], input: DeltaInput, results: DiffResults)
     file.patch = text.text;
     file.patch_bytes = text.bytes;
     file.truncated = text.truncated;
+    if (text.raw) file.patch_raw = text.raw;
     return file;
   });
 }

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 
 /**
  * Turning a stanza's bytes into the stored text: UTF-8 only, cut at the per-file cap on a line
- * and character boundary. A cut is always reported, never silent.
+ * boundary. A cut is always reported, never silent.
  */
 
 export interface PatchText {
@@ -13,6 +13,11 @@ export interface PatchText {
   truncated: boolean;
   /** Why it was cut, when it was. */
   cut: 'file_patch' | 'not_utf8' | null;
+  /**
+   * git's whole stanza as bytes, when it is not UTF-8 text but fits the cap: what a patch that is
+   * applied (the whole-run patch) or shown from its bytes is made of. Null otherwise.
+   */
+  raw: Buffer | null;
 }
 
 /** Index of the first byte of `buf` that does not start a valid UTF-8 line, or -1 when all lines are valid. */
@@ -25,13 +30,6 @@ function firstInvalidLineStart(buf: Buffer): number {
     start = end;
   }
   return -1;
-}
-
-/** The longest prefix of `buf` that ends on a UTF-8 character boundary (assumes valid UTF-8 before it). */
-function charBoundary(buf: Buffer, end: number): number {
-  let e = Math.min(end, buf.length);
-  while (e > 0 && e < buf.length && (buf[e]! & 0xc0) === 0x80) e--;
-  return e;
 }
 
 /**
@@ -60,25 +58,24 @@ function repairHunkHeaders(buf: Buffer): Buffer {
 }
 
 /**
- * Cuts `buf` (valid UTF-8) to at most `max` bytes: at the last line end that fits; when that would
- * give up more than half of the cap to one long line, that line is kept up to a character boundary
- * and ended with a newline instead.
+ * Cuts `buf` (valid UTF-8) to at most `max` bytes at the last line end that fits, as
+ * docs/contract.md promises: a line longer than what is left (minified code) is left out whole
+ * rather than cut inside and given a newline it does not have, which would show a line that is not
+ * in the file. The cut is reported by the caller (`truncated`).
  */
 export function cutToBytes(buf: Buffer, max: number): Buffer {
   if (buf.length <= max) return buf;
   if (max <= 0) return Buffer.alloc(0);
-  const lineEnd = buf.lastIndexOf(0x0a, max - 1) + 1;
-  if (lineEnd >= max / 2 || max < 2) return buf.subarray(0, lineEnd);
-  const e = charBoundary(buf, max - 1);
-  if (e <= lineEnd) return buf.subarray(0, lineEnd);
-  return Buffer.concat([buf.subarray(0, e), Buffer.from('\n')]);
+  return buf.subarray(0, buf.lastIndexOf(0x0a, max - 1) + 1);
 }
 
 export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
   let buf = repairHunkHeaders(stanza);
   let cut: PatchText['cut'] = null;
+  let raw: Buffer | null = null;
   const invalid = firstInvalidLineStart(buf);
   if (invalid !== -1) {
+    if (stanza.length <= maxBytes) raw = stanza;
     // Text that is not UTF-8 cannot be stored as patch text without corrupting it, and a corrupt
     // line would make the whole-run patch fail to apply: keep only the lines before it.
     buf = buf.subarray(0, invalid);
@@ -88,5 +85,5 @@ export function toPatchText(stanza: Buffer, maxBytes: number): PatchText {
     buf = cutToBytes(buf, maxBytes);
     cut = 'file_patch';
   }
-  return { text: buf.toString('utf8'), bytes: buf.length, truncated: cut !== null, cut };
+  return { text: buf.toString('utf8'), bytes: buf.length, truncated: cut !== null, cut, raw };
 }

@@ -135,6 +135,11 @@ export interface DeltaFile {
   /** This file's stanza in git's format (possibly cut), or null (see omitted_reason). */
   patch: string | null;
   patch_bytes: number;
+  /**
+   * git's whole stanza as bytes when it is not UTF-8 text (and fits the per-file cap): `patch`
+   * then holds only the lines before the first such line and the row is `truncated`.
+   */
+  patch_raw?: Buffer;
   omitted_reason: OmittedReason | null;
   /**
    * The row's two sides as the delta received them (bytes, or why they are missing), handed on so

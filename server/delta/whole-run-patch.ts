@@ -38,6 +38,8 @@ function partsOf<T extends FilePatchRow>(files: readonly T[], unstored: number):
 }
 
 const ended = (text: string) => (text.endsWith('\n') ? text : text + '\n');
+const endedBytes = (bytes: Buffer) =>
+  bytes[bytes.length - 1] === 0x0a ? bytes : Buffer.concat([bytes, Buffer.from('\n')]);
 const commentFor = (key: PathKey, reason: string) => `# rundiff: ${gitQuotePath(key)} ${reason}\n`;
 // Paths past the stored-row bound have no name to list; the count says the patch is not the whole change.
 const unstoredNote = (n: number) => `# rundiff: ${n} more changed ${n === 1 ? 'path' : 'paths'} not stored (rows)\n`;
@@ -59,19 +61,24 @@ export function wholeRunPatch(files: readonly FilePatchRow[], unstored = 0): str
 /**
  * The whole patch a piece at a time, each withheld row first offered to `fill` (its whole stanza
  * from elsewhere, e.g. kept contents, or null to keep the comment line). A filled stanza that is
- * itself cut is not applicable either: `fill` answers only whole ones.
+ * itself cut is not applicable either: `fill` answers only whole ones. A stanza that is not UTF-8
+ * text (a Latin-1 file) comes as git's bytes, and goes as them.
  */
 export async function* wholeRunPatchParts<T extends FilePatchRow>(
   files: readonly T[],
   unstored: number,
-  fill: (row: T, reason: string) => Promise<string | null>,
-): AsyncGenerator<string> {
+  fill: (row: T, reason: string) => Promise<string | Buffer | null>,
+): AsyncGenerator<string | Buffer> {
   for (const p of partsOf(files, unstored)) {
     if ('unstored' in p) yield unstoredNote(p.unstored);
     else if (p.reason === null) yield ended(p.row.patch!);
     else {
       const filled = await fill(p.row, p.reason);
-      yield filled === null ? commentFor(p.key, p.reason) : ended(filled);
+      yield filled === null
+        ? commentFor(p.key, p.reason)
+        : typeof filled === 'string'
+          ? ended(filled)
+          : endedBytes(filled);
     }
   }
 }

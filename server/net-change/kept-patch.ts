@@ -22,8 +22,13 @@ export interface KeptPatchBounds {
 export interface KeptPatch {
   patch: string;
   patch_bytes: number;
-  /** Cut at `maxBytes` (or at content that is not UTF-8 text). */
+  /** Cut at `maxBytes`. */
   truncated: boolean;
+  /**
+   * git's patch bytes when they are not UTF-8 text (a Latin-1 file): `patch` is then those bytes
+   * decoded with U+FFFD for each invalid sequence, for reading only; these are what applies.
+   */
+  raw?: Buffer;
 }
 
 /** What of a row the patch is computed for. */
@@ -93,6 +98,10 @@ export async function patchOfSides(
   const file = delta.files.length === 1 ? delta.files[0]! : null;
   if (!file || file.path_key !== key || file.change_type !== row.change_type || file.patch === null) return null;
   if (!row.binary && (file.additions !== row.additions || file.deletions !== row.deletions)) return null;
+  if (file.patch_raw) {
+    const shown = file.patch_raw.toString('utf8');
+    return { patch: shown, patch_bytes: Buffer.byteLength(shown), truncated: false, raw: file.patch_raw };
+  }
   return { patch: file.patch, patch_bytes: file.patch_bytes, truncated: file.truncated };
 }
 
@@ -140,11 +149,11 @@ export function createKeptPatches(contents: ContentsApi, bounds: KeptPatchBounds
       // Only answers from kept bytes are kept: a side still being written may be there next time.
       if (out === null) return null;
       recent.set(key, out);
-      bytes += out.patch_bytes;
+      bytes += out.patch_bytes + (out.raw?.length ?? 0);
       for (const [k, v] of recent) {
         if (bytes <= KEPT_BYTES || recent.size <= 1) break;
         recent.delete(k);
-        bytes -= v.patch_bytes;
+        bytes -= v.patch_bytes + (v.raw?.length ?? 0);
       }
       return out;
     },

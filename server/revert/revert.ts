@@ -167,7 +167,9 @@ export function createReverter(deps: RevertDeps) {
       { maxBytes: config.limits.maxOpenedPatchBytes, diffTimeoutMs: config.limits.diffTimeoutMs },
       { binary: false, engine: diffEngine },
     );
-    if (file === null || file.truncated) throw refuse('its patch is not whole (too large or not UTF-8 text)');
+    // A patch of text that is not UTF-8 is read here as text: its hunks are not matched byte for byte.
+    if (file === null || file.truncated || file.raw)
+      throw refuse('its patch is not whole (too large or not UTF-8 text)');
     const undone = undoHunks(after.bytes, file.patch, hunks);
     if (!undone.ok)
       throw new AppError('not_found', `no hunk ${undone.hunk} in the patch of ${row.path}`, {

@@ -98,6 +98,40 @@ export async function statKeys(
   };
 }
 
+/**
+ * Ignored files stat'ed at a checkpoint, at most (about 5 µs each). The rest, and files in folders
+ * git ignored whole, are judged at completion by their times alone (`untouchedSince`).
+ */
+export const MAX_IGNORED_FILES = 20_000;
+
+/** The ignored files of the listing (no folders), in folder order, at most `MAX_IGNORED_FILES`. */
+export function ignoredFiles(listing: GitStatusListing, ownFiles: readonly PathKey[]): PathKey[] {
+  const own = new Set(ownFiles);
+  const out: PathKey[] = [];
+  for (const a of listing.areas)
+    for (const p of a.ignored) if (!p.endsWith('/') && !a.dirty.has(p) && reportable(p, own)) out.push(p);
+  out.sort(byFolder);
+  return out.slice(0, MAX_IGNORED_FILES);
+}
+
+/** The inode of each folder git ignored whole (key without its slash); one that is gone is left out. */
+function ignoredFolderInodes(root: string, listing: GitStatusListing): Map<PathKey, number> {
+  const out = new Map<PathKey, number>();
+  const rootBytes = Buffer.from(root.endsWith('/') ? root : root + '/');
+  for (const a of listing.areas)
+    for (const p of a.ignored) {
+      if (!p.endsWith('/')) continue;
+      const k = p.slice(0, -1);
+      try {
+        const st = withReachablePath(Buffer.concat([rootBytes, Buffer.from(k, 'latin1')]), (q) => fs.lstatSync(q));
+        if (st.isDirectory()) out.set(k, st.ino);
+      } catch {
+        // gone already: nothing is claimed about it
+      }
+    }
+  return out;
+}
+
 /** The paths git could not vouch for at one end, in folder order, without the server's own files. */
 export function dirtyPaths(listing: GitStatusListing, ownFiles: readonly PathKey[]): PathKey[] {
   const own = new Set(ownFiles);
@@ -153,7 +187,11 @@ export async function captureByGitStatus(
   }
   const reasons = [...listing.reasons];
   const keys = dirtyPaths(listing, input.ownFiles).filter((p) => !inUnlisted(listing.unlisted, p));
-  const st = await statKeys(input.root, keys, scanStartedAtMs);
+  // What git ignores now is stat'ed too (not read): a run that un-ignores a file that did not change
+  // then finds it as it was, not as a new file. Only a racy one (its times too close to now to vouch
+  // for it) is read, so that an edit within the same tick is still found.
+  const ignored = ignoredFiles(listing, input.ownFiles).filter((p) => !inUnlisted(listing.unlisted, p));
+  const st = await statKeys(input.root, [...keys, ...ignored].sort(byFolder), scanStartedAtMs);
   const n = st.paths.length;
   const files: FileTable = {
     ...st,
@@ -165,8 +203,10 @@ export async function captureByGitStatus(
     snapLength: new Int32Array(n),
     binary: new Uint8Array(n),
   };
-  const all = Array.from({ length: n }, (_, i) => i);
-  const read = await readStartContents(files, all, input);
+  const ignoredSet = new Set(ignored);
+  const toRead = Array.from({ length: n }, (_, i) => i).filter((i) => !ignoredSet.has(st.paths[i]!) || st.racy[i]);
+  const read = await readStartContents(files, toRead, input);
+  listing.ignoredFolders = ignoredFolderInodes(input.root, listing);
   step('git status reads');
   if (read.memoryCapHit) addReason(reasons, 'memory_cap');
   if (read.readFailure !== null) addReason(reasons, read.readFailure);

@@ -17,12 +17,14 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
+  RACY_MARGIN_MS,
   type Checkpoint,
 } from '../model.ts';
 import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
 import { inUnlisted, listWorkspace, ownerOf, type AreaState, type GitStatusListing } from './listing.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
 import { addUnopenedFiles } from './unopened.ts';
+import { sameFolderAbove, untouchedSince } from '../common/untouched.ts';
 import { span, traced } from '../common/trace.ts';
 import { createYielder } from '../common/yield.ts';
 
@@ -128,6 +130,11 @@ export async function collectGitStatusChanges(
   const f = cp.files;
   const atStart = new Map<PathKey, number>();
   for (let i = 0; i < f.paths.length; i++) atStart.set(f.paths[i]!, i);
+  // Ignored at the start and stat'ed then: compared with that stat (and its bytes, when read).
+  const ignoredThen = (p: PathKey): boolean =>
+    atStart.has(p) &&
+    ownerOf(start.areas, p)?.ignored.has(p) === true &&
+    ownerOf(start.areas, p)?.dirty.has(p) !== true;
 
   // End sides: read now unless git vouches that the file is its index blob.
   const toRead: PathKey[] = [];
@@ -135,7 +142,10 @@ export async function collectGitStatusChanges(
   for (const p of candidates) {
     if (y.due()) await y.pause();
     const owner = ownerOf(end.areas, p);
-    const entry = owner && !owner.dirty.has(p) ? cleanEntry(owner.index, p.slice(owner.area.prefix.length)) : null;
+    const entry =
+      owner && !owner.dirty.has(p) && !ignoredThen(p)
+        ? cleanEntry(owner.index, p.slice(owner.area.prefix.length))
+        : null;
     if (owner && entry)
       endBlob.set(p, { side: { bytes: null, size: entry.size, mode: entry.mode, oid: entry.oid }, area: owner });
     else toRead.push(p);
@@ -170,7 +180,7 @@ export async function collectGitStatusChanges(
   const startBlob = new Map<PathKey, BlobSide>();
   const startSide = (p: PathKey): FileSide | null => {
     const owner = ownerOf(start.areas, p);
-    if (owner && owner.dirty.has(p)) {
+    if (owner && (owner.dirty.has(p) || ignoredThen(p))) {
       const ci = atStart.get(p);
       if (ci === undefined) return null; // git listed it, but it was gone (deleted in the work tree)
       const mode = modeText(f.mode[ci]!);
@@ -278,6 +288,9 @@ export async function collectGitStatusChanges(
     const after = blobNow ? blobNow.side : readNow;
     const before = starts.get(p) ?? null;
     if (before === null && after === null) continue;
+    // New to git's listing but there, untouched, since before the checkpoint: a file git ignored
+    // then (a run that deletes a .gitignore un-ignores it). Its bytes did not change: no change.
+    if (before === null && untouchedThen(p)) continue;
     if (before && after && before.mode === after.mode) {
       const ci = atStart.get(p);
       const snap = ci !== undefined && before.bytes !== null && f.origin[ci] === ORIGIN_SNAPSHOT ? before.bytes : null;
@@ -296,6 +309,12 @@ export async function collectGitStatusChanges(
   }
   step('compare');
   return { changes, reasons };
+
+  function untouchedThen(p: PathKey): boolean {
+    if (!ownerOf(start.areas, p)) return false;
+    const base = sameFolderAbove(cp.root, start.ignoredFolders ?? new Map(), p);
+    return untouchedSince(cp.root, base, p, cp.scanStartedAtMs - RACY_MARGIN_MS);
+  }
 }
 
 /** Paths per check-attr call: parsing one answer for 50,000 paths would hold the event loop for ~100 ms. */

@@ -60,6 +60,24 @@ describe('git status as the stat source', () => {
     expect(rows(delta)).toEqual(['M a.txt +1 -1', 'M notes.txt +1 -1']);
   });
 
+  test('deleting a .gitignore does not report the files it ignored: they existed unchanged at both ends', async () => {
+    const repo = createTempRepo({ files: { '.gitignore': 'secret.env\n*.log\n', 'a.txt': 'a\n' } });
+    onTestFinished(() => repo.cleanup());
+    repo.write('secret.env', 'TOKEN=1\n');
+    repo.write('app.log', 'started\n');
+    // Positive control: git ignores both at the start, so git status does not name them.
+    expect(repo.git('status', '--porcelain')).toBe('');
+    const { delta } = await runChange(engine, repo.dir, () => {
+      fs.rmSync(path.join(repo.dir, '.gitignore'));
+      repo.write('app.log', 'started\nstopped\n');
+    });
+    // The one ignored file the run wrote is a change against its start bytes; the other is none.
+    expect(rows(delta)).toEqual(['D .gitignore +0 -2', 'M app.log +1 -0']);
+    expect(delta.truncated_reasons).toEqual([]);
+    // Control: git now lists both as untracked; only their ignore rule went.
+    expect(repo.git('status', '--porcelain', '--untracked-files=all')).toContain('?? secret.env');
+  });
+
   test('edits to assume-unchanged and skip-worktree files are found, although git status does not show them', async () => {
     const repo = createTempRepo({ files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' } });
     onTestFinished(() => repo.cleanup());
@@ -312,7 +330,7 @@ describe('index file and status parsing', () => {
     expect(() => parseIndexFile(whole.subarray(0, 40), '')).toThrow(UnreadableIndexError);
   });
 
-  test('status records: work-tree changes, untracked files and nested repositories; index-only changes are left to the index comparison', () => {
+  test('status records: work-tree changes, untracked files, nested repositories and ignored entries; index-only changes are left to the index comparison', () => {
     const rec = (s: string) => Buffer.from(s + '\0', 'latin1');
     const oid = '0'.repeat(40);
     const out = Buffer.concat([
@@ -322,10 +340,14 @@ describe('index file and status parsing', () => {
       rec('? top/new file'),
       rec('? top/inner/'),
       rec('? elsewhere.txt'),
+      rec('! top/secret.env'),
+      rec('! top/node_modules/'),
+      rec('! elsewhere.log'),
     ]);
     expect(parseStatusV2(out, 'top/')).toEqual({
       dirty: ['a b.txt', 'conflict.txt', 'new file'],
       nested: ['inner'],
+      ignored: ['secret.env', 'node_modules/'],
     });
     expect(() => parseStatusV2(Buffer.from('1 .M N... 100644'), '')).toThrow();
   });

@@ -41,6 +41,13 @@ export interface AreaState {
    * folders are walked (`unopened.ts`).
    */
   unopened: boolean;
+  /**
+   * At a checkpoint only (empty at completion): what git ignored then, as `git status
+   * --ignored=matching` names it: files, and folders listed whole with a trailing slash (git does
+   * not look inside). Workspace-relative keys. A file that a run un-ignores (by deleting or editing
+   * a `.gitignore`) is compared with what it was here instead of being called new.
+   */
+  ignored: Set<PathKey>;
 }
 
 export interface GitStatusListing {
@@ -51,6 +58,11 @@ export interface GitStatusListing {
   reasons: TruncatedReason[];
   /** Nested folders whose repository could not be listed: nothing is claimed inside them. */
   unlisted: PathKey[];
+  /**
+   * At a checkpoint: the inode of each folder git ignored whole then (key without its slash). A file
+   * found in it at completion that no one touched since (see `untouchedSince`) was there at the start.
+   */
+  ignoredFolders?: Map<PathKey, number>;
 }
 
 export interface ListingContext {
@@ -82,7 +94,8 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
   assertPlainIndex(area.gitDir);
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
     const before = indexIdentity(area.gitDir);
-    const asked = traced('git status', readStatus(area, config.pairs, ctx.timeoutMs));
+    const atCheckpoint = ctx.recentSinceSec === null;
+    const asked = traced('git status', readStatus(area, config.pairs, ctx.timeoutMs, atCheckpoint));
     let got: ReturnType<typeof indexOf>;
     try {
       got = indexOf(area, ctx.indexCache);
@@ -121,8 +134,9 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
       tracksAttributes(got.ix) ||
       [...dirty].some((p) => p.endsWith('/.gitattributes') || p === area.prefix + '.gitattributes') ||
       [area.gitDir, area.commonDir].some((d) => fs.existsSync(path.join(d, 'info', 'attributes')));
+    const ignored = new Set(status.ignored.map((p) => area.prefix + p));
     return {
-      state: { area, index: got.ix, dirty, recent, attributes, unopened: status.unopened },
+      state: { area, index: got.ix, dirty, recent, attributes, unopened: status.unopened, ignored },
       nested: nested.map((p) => area.prefix + p),
     };
   }

@@ -174,6 +174,7 @@ export async function readStatus(
   area: RepoArea,
   config: readonly GitConfigPair[],
   timeoutMs: number,
+  ignored = false,
 ): Promise<StatusListing & { unopened: boolean }> {
   const res = await runGit({
     cwd: area.cwd,
@@ -182,7 +183,8 @@ export async function readStatus(
       '--porcelain=v2',
       '-z',
       '--untracked-files=all',
-      '--ignored=no',
+      // `matching` names an ignored folder once, without looking inside it (node_modules costs nothing).
+      ignored ? '--ignored=matching' : '--ignored=no',
       '--no-renames',
       '--ignore-submodules=all',
       '--',

@@ -13,6 +13,11 @@ export interface StatusListing {
   dirty: PathKey[];
   /** Untracked folders git lists whole: nested repositories (area-relative keys, no trailing slash). */
   nested: PathKey[];
+  /**
+   * With `--ignored=matching` only: the ignored files, and the ignored folders git lists whole
+   * without looking inside (area-relative keys, a folder with its trailing slash).
+   */
+  ignored: PathKey[];
 }
 
 /**
@@ -22,6 +27,7 @@ export interface StatusListing {
 export function parseStatusV2(buf: Buffer, topPrefix: PathKey): StatusListing {
   const dirty: PathKey[] = [];
   const nested: PathKey[] = [];
+  const ignored: PathKey[] = [];
   const strip = (p: PathKey): PathKey | null => {
     if (topPrefix === '') return p;
     return p.startsWith(topPrefix) ? p.slice(topPrefix.length) : null;
@@ -68,7 +74,12 @@ export function parseStatusV2(buf: Buffer, topPrefix: PathKey): StatusListing {
         worktreeDirty = true;
         path = buf.toString('latin1', pos + 2, end);
         break;
-      case 0x21: // '!': ignored (not asked for)
+      case 0x21: {
+        // '!': ignored (listed only when asked for)
+        const rel = strip(buf.toString('latin1', pos + 2, end));
+        if (rel !== null && rel !== '') ignored.push(rel);
+        break;
+      }
       case 0x23: // '#': header
         break;
       default:
@@ -81,5 +92,5 @@ export function parseStatusV2(buf: Buffer, topPrefix: PathKey): StatusListing {
     if (tag === 0x3f && rel.endsWith('/')) nested.push(rel.slice(0, -1));
     else dirty.push(rel);
   }
-  return { dirty, nested };
+  return { dirty, nested, ignored };
 }

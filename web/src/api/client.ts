@@ -5,7 +5,6 @@ import type {
   ErrorBody,
   FileContent,
   FileResponse,
-  FileWithPatch,
   HealthResponse,
   NetChange,
   NetFileSummary,
@@ -120,8 +119,9 @@ export const api = {
     (await getJson<{ change: ChangeSummary }>(urls.change(sessionId, changeId))).change,
   getFilesPage: (sessionId: string, changeId: string, page: { after: number; limit: number }) =>
     getJson<ChangeFilesPage>(urls.files(sessionId, changeId, page)),
-  getFile: async (sessionId: string, changeId: string, fileId: string) =>
-    (await getJson<{ file: FileWithPatch }>(urls.file(sessionId, changeId, fileId))).file,
+  /** One file with its patch; `patch_base64` when the patch is not UTF-8 text (`file.patch` shows it with U+FFFD). */
+  getFile: (sessionId: string, changeId: string, fileId: string) =>
+    getJson<FileResponse>(urls.file(sessionId, changeId, fileId)),
   /** The same file with its patch computed again ignoring whitespace, where the server can. */
   getFileIgnoringWhitespace: (sessionId: string, changeId: string, fileId: string) =>
     getJson<FileResponse>(`${urls.file(sessionId, changeId, fileId)}?whitespace=ignore`),

@@ -6,6 +6,8 @@ export interface PatchState {
   data: Ref<FileWithPatch | null>;
   error: Ref<ApiError | null>;
   loading: Ref<boolean>;
+  /** The file's text is not UTF-8: `data.patch` shows git's bytes with U+FFFD where a character could not be read. */
+  notUtf8: Ref<boolean>;
 }
 
 // One entry per file for the page's lifetime: a file's stored patch never changes, so a second
@@ -17,14 +19,15 @@ export function usePatch(sessionId: string, changeId: string, fileId: string): P
   const key = JSON.stringify([sessionId, changeId, fileId]);
   const cached = cache.get(key);
   if (cached && cached.error.value === null) return cached;
-  const entry: PatchState = cached ?? { data: ref(null), error: ref(null), loading: ref(false) };
+  const entry: PatchState = cached ?? { data: ref(null), error: ref(null), loading: ref(false), notUtf8: ref(false) };
   cache.set(key, entry);
   entry.error.value = null;
   entry.loading.value = true;
   api
     .getFile(sessionId, changeId, fileId)
-    .then((file) => {
-      entry.data.value = file;
+    .then((answer) => {
+      entry.notUtf8.value = answer.patch_base64 !== undefined;
+      entry.data.value = answer.file;
     })
     .catch((err: unknown) => {
       entry.error.value = toApiError(err);
