@@ -1,8 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startMcpClient } from '../test-support/mcp-client.ts';
 import type { Review, ReviewComment, SessionReviewResponse } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
@@ -13,8 +11,6 @@ import { createTempRepo, type TempRepo } from '../test-support/index.ts';
  * running server hands the reviews over and tells the web UI; with `--db` the database is written
  * directly and the server reads the result.
  */
-
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rundiff.js');
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -28,15 +24,8 @@ function repo(): TempRepo {
 }
 
 async function mcp(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-  });
-  const client = new Client({ name: 'review-client', version: '2.0.0' });
-  await client.connect(transport);
-  cleanups.push(() => client.close());
+  const { client, close } = await startMcpClient(args, {}, 'review-client');
+  cleanups.push(close);
   return client;
 }
 

@@ -1,8 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startMcpClient } from '../test-support/mcp-client.ts';
 import type { SearchResponse } from '../../shared/index.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
@@ -12,8 +10,6 @@ import { createTempRepo, type TempRepo } from '../test-support/index.ts';
  * content against the listed output schema): through the server with `--server`, over the
  * database with `--db`; both answer what `GET /api/hermes/search` answers.
  */
-
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rundiff.js');
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -27,15 +23,8 @@ function repo(): TempRepo {
 }
 
 async function mcp(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-  });
-  const client = new Client({ name: 'search-client', version: '1.0.0' });
-  await client.connect(transport);
-  cleanups.push(() => client.close());
+  const { client, close } = await startMcpClient(args, {}, 'search-client');
+  cleanups.push(close);
   return client;
 }
 

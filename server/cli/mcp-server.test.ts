@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startMcpClient } from '../test-support/mcp-client.ts';
 import type { ApprovalRequestedPayload } from '../../shared/index.ts';
 import { connectClient, startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { openStore } from '../store/index.ts';
@@ -15,8 +14,6 @@ import { createCallLog } from '../tools-log/index.ts';
  * child (`node bin/rundiff.js mcp`), driven by the SDK's Client (which checks structured content
  * against the listed output schemas). And `--db FILE` without a server.
  */
-
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rundiff.js');
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -35,18 +32,9 @@ async function mcp(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ client: Client; stderr: () => string }> {
-  let stderr = '';
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', ...args],
-    stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-  });
-  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(transport);
-  cleanups.push(() => client.close());
-  return { client, stderr: () => stderr };
+  const started = await startMcpClient(args, env);
+  cleanups.push(started.close);
+  return started;
 }
 
 async function server(env: Record<string, string> = {}): Promise<TestServer> {

@@ -112,6 +112,33 @@ function isLink(abs: string | Buffer): boolean {
   }
 }
 
+/**
+ * Opens the folder at `at` without following a symlink (creating it first when `create` and it is
+ * missing): its descriptor, or why it cannot be a folder on the way.
+ */
+function openFolderAt(at: string | Buffer, create: boolean, folderMode: number): number | { refused: WriteResult } {
+  try {
+    return fs.openSync(at, DIR_FLAGS);
+  } catch (err) {
+    const { code, message } = errnoOf(err);
+    if (code === 'ENOENT' && create) {
+      try {
+        fs.mkdirSync(at, { mode: folderMode });
+      } catch (mkErr) {
+        const m = errnoOf(mkErr);
+        if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
+      }
+      return openFolderAt(at, false, folderMode);
+    }
+    // With O_DIRECTORY, Linux answers ENOTDIR (not ELOOP) for a symlink it will not follow.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(at)))
+      return { refused: refuse('outside_root', 'a folder on the way is a symbolic link') };
+    if (code === 'ENOTDIR') return { refused: refuse('not_a_folder', 'a file stands where a folder is needed') };
+    if (code === 'ENOENT') return { refused: refuse('not_a_folder', 'a folder on the way is missing') };
+    return { refused: refuse('denied', message) };
+  }
+}
+
 /** Opens `name` in `parent` as a folder below the root (creating it when `create`); null + why when it cannot. */
 function openChild(
   root: SafeRoot,
@@ -120,28 +147,8 @@ function openChild(
   create: boolean,
   folderMode = 0o777,
 ): FolderInside | { refused: WriteResult } {
-  const abs = pathBelow(parent.base, name);
-  let fd: number;
-  try {
-    fd = fs.openSync(abs, DIR_FLAGS);
-  } catch (err) {
-    const { code, message } = errnoOf(err);
-    if (code === 'ENOENT' && create) {
-      try {
-        fs.mkdirSync(abs, { mode: folderMode });
-      } catch (mkErr) {
-        const m = errnoOf(mkErr);
-        if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
-      }
-      return openChild(root, parent, name, false, folderMode);
-    }
-    // With O_DIRECTORY, Linux answers ENOTDIR (not ELOOP) for a symlink it will not follow.
-    if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(abs)))
-      return { refused: refuse('outside_root', 'a folder on the way is a symbolic link') };
-    if (code === 'ENOTDIR') return { refused: refuse('not_a_folder', 'a file stands where a folder is needed') };
-    if (code === 'ENOENT') return { refused: refuse('not_a_folder', 'a folder on the way is missing') };
-    return { refused: refuse('denied', message) };
-  }
+  const fd = openFolderAt(pathBelow(parent.base, name), create, folderMode);
+  if (typeof fd !== 'number') return fd;
   if (folderPlacedInside(root, fd)) return { fd, base: `/proc/self/fd/${fd}/` };
   fs.closeSync(fd);
   return { refused: refuse('outside_root', 'a folder on the way lies outside the workspace') };
@@ -157,26 +164,8 @@ const sameFile = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.in
  */
 function enterChild(name: PathKey, create: boolean, folderMode = 0o777): FolderInside | { refused: WriteResult } {
   const rel = pathBelow('.', name);
-  let fd: number;
-  try {
-    fd = fs.openSync(rel, DIR_FLAGS);
-  } catch (err) {
-    const { code, message } = errnoOf(err);
-    if (code === 'ENOENT' && create) {
-      try {
-        fs.mkdirSync(rel, { mode: folderMode });
-      } catch (mkErr) {
-        const m = errnoOf(mkErr);
-        if (m.code !== 'EEXIST') return { refused: refuse('denied', m.message) };
-      }
-      return enterChild(name, false, folderMode);
-    }
-    if (code === 'ELOOP' || (code === 'ENOTDIR' && isLink(rel)))
-      return { refused: refuse('outside_root', 'a folder on the way is a symbolic link') };
-    if (code === 'ENOTDIR') return { refused: refuse('not_a_folder', 'a file stands where a folder is needed') };
-    if (code === 'ENOENT') return { refused: refuse('not_a_folder', 'a folder on the way is missing') };
-    return { refused: refuse('denied', message) };
-  }
+  const fd = openFolderAt(rel, create, folderMode);
+  if (typeof fd !== 'number') return fd;
   try {
     // A name that is not UTF-8 may decode to another folder's name: the check below refuses it then.
     process.chdir(typeof rel === 'string' ? rel : rel.toString('utf8'));
