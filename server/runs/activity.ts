@@ -48,6 +48,8 @@ export interface StartFields {
   workspace?: string;
   source?: RunSource;
   name?: string;
+  /** A run's own title. */
+  title?: string;
 }
 
 /** The record of an activity when first seen: running, not (yet) tracked. */
@@ -69,7 +71,7 @@ export function newRecord(
     reason: null,
   } as const;
   return a.kind === 'run'
-    ? { run_id: a.id, source: f.source ?? 'run', ...common }
+    ? { run_id: a.id, title: f.title ?? null, source: f.source ?? 'run', ...common }
     : { tool_call_id: a.id, run_id: a.runId, name: f.name ?? null, ...common };
 }
 

@@ -80,7 +80,7 @@ export function createRecorder(deps: RecorderDeps) {
     ),
     message: local((e: Omit<MessageEvent, 'type'>): Promise<MessageResponse> => message(ctx, e)),
     runStarted: local((e: Omit<RunStartedEvent, 'type'>): Promise<StartResponse> =>
-      start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source }),
+      start(ctx, runActivity(e.session_id, e.run_id), { workspace: e.workspace, source: e.source, title: e.title }),
     ),
     toolStarted: local((e: Omit<ToolStartedEvent, 'type'>): Promise<StartResponse> =>
       start(ctx, toolActivity(e.session_id, e.run_id, e.tool_call_id), { workspace: e.workspace, name: e.name }),

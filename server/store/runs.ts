@@ -55,6 +55,7 @@ export interface StartOutcome {
 export const RUN_FIELDS = fieldsOf<Run>()([
   'run_id',
   'session_id',
+  'title',
   'status',
   'source',
   'workspace',
