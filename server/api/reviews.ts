@@ -3,7 +3,7 @@ import { Router } from 'express';
 import type { NewCommentBody } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 import type { Reviews } from '../review/index.ts';
-import { isValidId } from '../runs/index.ts';
+import { isValidId, type ChangeIdResolver } from '../runs/index.ts';
 import { changeIdParam, idParam } from './params.ts';
 
 /**
@@ -81,7 +81,7 @@ const BODY_OPTIONAL = [
 export const reviewBodyOptional = (method: string, path: string): boolean =>
   method === 'POST' && BODY_OPTIONAL.some((re) => re.test(path));
 
-export function reviewsRouter(reviews: Reviews): Router {
+export function reviewsRouter(reviews: Reviews, resolve: ChangeIdResolver): Router {
   const router = Router();
   const session = (v: unknown) => idParam(v, 'id');
 
@@ -90,7 +90,9 @@ export function reviewsRouter(reviews: Reviews): Router {
   });
   router.post('/hermes/sessions/:id/comments', async (req, res) => {
     const id = session(req.params.id);
-    res.status(201).json({ comment: await reviews.createComment(id, newComment(req.body)) });
+    const body = newComment(req.body);
+    body.change_id = await resolve(id, body.change_id);
+    res.status(201).json({ comment: await reviews.createComment(id, body) });
   });
   router.patch('/hermes/sessions/:id/comments/:commentId', async (req, res) => {
     const id = session(req.params.id);

@@ -96,6 +96,9 @@ function tableTexts(name: string, id: string, fields: readonly string[]) {
     finish: `UPDATE ${name} SET status = ?, finished_at = ?, error = ?, tracking = ?, reason = ?,
        complete_response = ? WHERE ${key}`,
     list: `SELECT ${columns} FROM ${name} WHERE session_id = ? ORDER BY started_at, seq`,
+    // substr counts characters on both engines, and compares case-sensitively as ids are kept.
+    startingWith: `SELECT ${id} AS id FROM ${name} WHERE session_id = ? AND substr(${id}, 1, ?) = ?
+       ORDER BY started_at, seq LIMIT ?`,
   };
 }
 
@@ -184,6 +187,15 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
     async openChangeIds(sessionId) {
       const rows = await sql.all<{ change_id: string }>(OPEN_CHANGES, [sessionId, sessionId]);
       return rows.map((r) => r.change_id);
+    },
+    async idsStartingWith(kind, sessionId, prefix, limit) {
+      const rows = await sql.all<{ id: string }>(TABLES[kind].startingWith, [
+        sessionId,
+        [...prefix].length,
+        prefix,
+        limit,
+      ]);
+      return rows.map((r) => r.id);
     },
     /** Runs and tool calls still open in any session, with their workspaces (a revert must not race them). */
     openEverywhere: () => sql.all<{ session_id: string; change_id: string; workspace: string | null }>(OPEN_EVERYWHERE),
