@@ -224,13 +224,14 @@ export function createApp(deps: AppDeps): Express {
   );
   const parseBody = jsonBody(deps.maxBodyBytes, undefined, (req) => reviewBodyOptional(req.method, req.path));
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
+  const hookRuntime = createHookRuntime({
+    recorder: deps.recorder,
+    log,
+    ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
+  });
   api.use(
     hooksRouter({
-      runtime: createHookRuntime({
-        recorder: deps.recorder,
-        log,
-        ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
-      }),
+      runtime: hookRuntime,
       parseBody,
       log,
       ...(deps.reviews ? { reviews: deps.reviews } : {}),
@@ -289,7 +290,13 @@ export function createApp(deps: AppDeps): Express {
     api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits, settled));
     api.use(fileContentRouter(deps.history, deps.netChange.store.contents, settled));
   }
-  if (deps.reviews) api.use(reviewsRouter(deps.reviews, resolveChange));
+  if (deps.reviews) {
+    const readers = deps.reviews.readers({
+      knows: (agent) => hookRuntime.knows(agent),
+      delivers: (agent) => hookRuntime.replyOf(agent) !== undefined,
+    });
+    api.use(reviewsRouter(deps.reviews, resolveChange, readers));
+  }
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);

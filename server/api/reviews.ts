@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { NewCommentBody } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import type { Reviews } from '../review/index.ts';
+import type { ReviewReaders, Reviews } from '../review/index.ts';
 import { isValidId, type ChangeIdResolver } from '../runs/index.ts';
 import { changeIdParam, idParam } from './params.ts';
 
@@ -81,12 +81,18 @@ const BODY_OPTIONAL = [
 export const reviewBodyOptional = (method: string, path: string): boolean =>
   method === 'POST' && BODY_OPTIONAL.some((re) => re.test(path));
 
-export function reviewsRouter(reviews: Reviews, resolve: ChangeIdResolver): Router {
+export function reviewsRouter(reviews: Reviews, resolve: ChangeIdResolver, readers: ReviewReaders): Router {
   const router = Router();
   const session = (v: unknown) => idParam(v, 'id');
 
   router.get('/hermes/sessions/:id/review', async (req, res) => {
     res.json(await reviews.view(session(req.params.id)));
+  });
+  router.get('/hermes/sessions/:id/review/reader', async (req, res) => {
+    const id = session(req.params.id);
+    const reader = await readers.readerOf(id);
+    if (!reader) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    res.json({ reader });
   });
   router.post('/hermes/sessions/:id/comments', async (req, res) => {
     const id = session(req.params.id);
@@ -124,7 +130,10 @@ export function reviewsRouter(reviews: Reviews, resolve: ChangeIdResolver): Rout
   /** MCP's pull: the pending reviews of sessions in these workspaces, marked delivered by `mcp`. */
   router.post('/reviews/deliver', async (req, res) => {
     const b = objectBody(req.body, ['workspaces', 'agent']);
-    res.json({ deliveries: await reviews.deliverTo(workspacesField(b.workspaces), 'mcp', agentField(b.agent)) });
+    const workspaces = workspacesField(b.workspaces);
+    const agent = agentField(b.agent);
+    readers.mcpSeen(workspaces, agent);
+    res.json({ deliveries: await reviews.deliverTo(workspaces, 'mcp', agent) });
   });
   /** MCP's `review_comments_addressed`: comments of sessions in these workspaces, by id. */
   router.post('/reviews/addressed', async (req, res) => {
