@@ -83,7 +83,7 @@ describe('who reads a review', () => {
     const { t, ws } = await setup();
     await t.post({ type: 'session.upsert', session_id: 'wf', workspace: ws });
     await t.post({ type: 'run.started', session_id: 'wf', run_id: 'r1', source: 'workflow' });
-    const store = await openStore(t.dbPath);
+    const store = openStore(t.dbPath);
     cleanups.push(() => store.close());
     const readers = createReviewReaders({ hooks: { knows: () => false, delivers: () => false }, store });
     expect((await readers.readerOf('wf'))!.channel).toBe('none');
@@ -104,7 +104,7 @@ describe('who reads a review', () => {
   it(`remembers MCP readers of at most ${MAX_MCP_WORKSPACES} workspaces, the least recently seen forgotten first`, async () => {
     const dir = createTempDir();
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const store = await openStore(`${dir}/r.db`);
+    const store = openStore(`${dir}/r.db`);
     cleanups.push(() => store.close());
     await store.sessions.upsert('s', { workspace: '/w/0' }, 1);
     const readers = createReviewReaders({ hooks: { knows: () => false, delivers: () => false }, store });
