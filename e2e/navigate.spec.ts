@@ -1,0 +1,106 @@
+import type { Page } from '@playwright/test';
+import { expectNoAxeViolations } from './axe.ts';
+import { bridge, expect, lines, openSession, row, servers, test, uid, workspace } from './support.ts';
+
+// Finding one's way through a long session: n / p between the hunks of the open patches (also
+// into a windowed patch's rows not rendered yet), ] / [ between files, all listed under ?.
+
+const base = servers.main;
+
+const edit = (text: string, at: number[], word: string) =>
+  text
+    .split('\n')
+    .map((l, i) => (at.includes(i + 1) ? `${l} ${word}` : l))
+    .join('\n');
+
+async function session() {
+  const a = lines(80);
+  const long = lines(1200);
+  const ws = workspace({ 'a.txt': a, 'b.txt': 'bee\n', 'long.txt': long });
+  const sid = uid('s');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Navigate', workspace: ws.dir });
+  const runId = uid('r');
+  await bridge(base, { type: 'run.started', session_id: sid, run_id: runId });
+  ws.write('a.txt', edit(a, [5, 40, 75], 'edited'));
+  ws.write('b.txt', 'BEE\n');
+  // A patch long enough to be windowed: 300 changed lines, then a hunk far below.
+  ws.write('long.txt', edit(long, Array.from({ length: 300 }, (_, i) => i + 1).concat([1100]), 'changed'));
+  await bridge(base, { type: 'run.completed', session_id: sid, run_id: runId });
+  return { ws, sid, change: `run:${runId}` };
+}
+
+async function open(page: Page, change: string, path: string) {
+  const r = row(page, change, path);
+  await r.getByTestId('change-row-button').click();
+  await expect(r.getByTestId('patch')).toHaveAttribute('data-rendered', 'true');
+  return r;
+}
+
+const focusedText = (page: Page) => page.evaluate(() => (document.activeElement?.innerText ?? '').trim());
+
+test('n / p walk the hunks of the open patches in page order, into a windowed patch; ] / [ move between files', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    await open(page, change, 'a.txt');
+    await open(page, change, 'b.txt');
+    const long = await open(page, change, 'long.txt');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // Windowed: the hunk far below is not in the page yet.
+    await expect(long.locator('tr.pl-hunk')).toHaveCount(1);
+    const hunks: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('n');
+      await expect.poll(() => focusedText(page)).toMatch(/^@@ /);
+      hunks.push((await focusedText(page)).split(' @@')[0]);
+    }
+    expect(hunks).toEqual([
+      '@@ -2,7 +2,7',
+      '@@ -37,7 +37,7',
+      '@@ -72,7 +72,7',
+      '@@ -1 +1',
+      '@@ -1,303 +1,303',
+      '@@ -1097,7 +1097,7',
+    ]);
+    // The last hunk was not rendered when the walk began: the windowed patch rendered it on the way.
+    await expect(long.locator('tr.pl-hunk:focus')).toBeInViewport();
+    await page.keyboard.press('p');
+    await expect.poll(() => focusedText(page)).toMatch(/^@@ -1,303 \+1,303/);
+    await page.keyboard.press('p');
+    await expect.poll(() => focusedText(page)).toMatch(/^@@ -1 \+1/);
+    // ] / [ move between the file rows, like j / k.
+    await page.keyboard.press(']');
+    await expect(long.getByTestId('change-row-button')).toBeFocused();
+    await page.keyboard.press('[');
+    await expect(row(page, change, 'b.txt').getByTestId('change-row-button')).toBeFocused();
+    await page.keyboard.press('?');
+    const dialog = page.getByTestId('shortcuts-dialog');
+    await expect(dialog).toContainText('Next hunk of the open patches');
+    await expect(dialog).toContainText('Previous hunk');
+    await expect(dialog.locator('kbd', { hasText: ']' })).toHaveCount(1);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+test.describe('accessibility', () => {
+  test.use({ bypassCSP: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    test(`accessibility: a hunk reached with n has no axe violations (${scheme})`, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { ws, sid, change } = await session();
+      try {
+        await openSession(page, base, sid);
+        await open(page, change, 'a.txt');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.keyboard.press('n');
+        await expect.poll(() => focusedText(page)).toMatch(/^@@ /);
+        await expectNoAxeViolations(page);
+      } finally {
+        ws.cleanup();
+      }
+    });
+  }
+});
