@@ -85,6 +85,37 @@ test('n / p walk the hunks of the open patches in page order, into a windowed pa
   }
 });
 
+test('unchanged lines above a hunk open 20 at a time, nearest first, with "all" as the second choice', async ({
+  page,
+}) => {
+  const { ws, sid, change } = await session();
+  try {
+    await openSession(page, base, sid);
+    const a = await open(page, change, 'a.txt');
+    const patch = a.getByTestId('patch');
+    // The gap above the second hunk: lines 9-36 (28 lines).
+    const second = patch.locator('tr.pl-hunk', { hasText: '@@ -37,7' });
+    const step = second.getByTestId('patch-expand');
+    await expect(step).toHaveText('⋯ Show 20 of 28 unchanged lines above');
+    await step.click();
+    await expect(patch.getByText('line 36', { exact: true })).toHaveCount(1);
+    await expect(patch.getByText('line 17', { exact: true })).toHaveCount(1);
+    await expect(patch.getByText('line 16', { exact: true })).toHaveCount(0);
+    await expect(second.getByTestId('patch-expand')).toHaveText('⋯ Show 8 unchanged lines above');
+    await expect(second.getByTestId('patch-expand-all')).toHaveCount(0);
+    // The gap below the last hunk (lines 79-80) and one of more than 20 lines shown whole at once.
+    const first = patch.locator('tr.pl-hunk', { hasText: '@@ -2,7' });
+    await expect(first.getByTestId('patch-expand')).toHaveText('⋯ Show 1 unchanged line above');
+    const third = patch.locator('tr.pl-hunk', { hasText: '@@ -72,7' });
+    await expect(third.getByTestId('patch-expand')).toHaveText('⋯ Show 20 of 28 unchanged lines above');
+    await third.getByTestId('patch-expand-all').click();
+    await expect(patch.getByText('line 44', { exact: true })).toHaveCount(1);
+    await expect(third.getByTestId('patch-expand')).toHaveCount(0);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   test.use({ bypassCSP: true });
   for (const scheme of ['light', 'dark'] as const) {
