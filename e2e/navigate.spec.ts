@@ -116,6 +116,84 @@ test('unchanged lines above a hunk open 20 at a time, nearest first, with "all" 
   }
 });
 
+/** A session of `n` runs, each writing one file; the second has a title, the others a prompt. */
+async function longSession(n: number) {
+  const ws = workspace({ 'seed.txt': 'seed\n' });
+  const sid = uid('s');
+  await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Long', workspace: ws.dir });
+  const runs: string[] = [];
+  for (let i = 1; i <= n; i++) {
+    const runId = uid(`r${i}`);
+    runs.push(runId);
+    await bridge(base, {
+      type: 'run.started',
+      session_id: sid,
+      run_id: runId,
+      ...(i === 2 ? { title: 'The titled run' } : {}),
+    });
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'user',
+      content: `prompt number ${i}`,
+      run_id: runId,
+    });
+    ws.write(`f${i}.txt`, lines(30));
+    await bridge(base, {
+      type: 'message',
+      session_id: sid,
+      role: 'assistant',
+      content: `Done with ${i}.\n\n${'A long answer line.\n\n'.repeat(12)}`,
+      run_id: runId,
+    });
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: runId });
+  }
+  return { ws, sid, runs };
+}
+
+test('the outline lists every run by title or prompt, jumps to one, follows the scroll; collapse all and expand all', async ({
+  page,
+}) => {
+  const { ws, sid, runs } = await longSession(6);
+  try {
+    await openSession(page, base, sid);
+    const outline = page.getByTestId('run-outline');
+    const entries = outline.getByTestId('outline-run');
+    await expect(entries).toHaveCount(6);
+    await expect(entries.nth(0)).toContainText('prompt number 1');
+    await expect(entries.nth(1)).toContainText('The titled run');
+    await expect(entries.nth(0)).toContainText('1 file');
+    await expect(entries.nth(0)).toContainText('done');
+    // The run's own title is on its marker too.
+    const marker = (i: number) => page.locator(`[data-testid="run-marker"][data-run-id="${runs[i]}"]`);
+    await expect(marker(1).getByTestId('run-title')).toHaveText('The titled run');
+
+    await entries.nth(4).click();
+    await expect(marker(4)).toBeInViewport();
+    await expect(marker(4).getByTestId('run-fold')).toBeFocused();
+    await expect(entries.nth(4)).toHaveAttribute('aria-current', 'true');
+    // Scrolling back up moves the mark to the run in view.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await expect(entries.nth(0)).toHaveAttribute('aria-current', 'true');
+    await expect(entries.nth(4)).not.toHaveAttribute('aria-current', 'true');
+
+    const blocks = page.getByTestId('change-block');
+    await expect(blocks.first()).toBeVisible();
+    await outline.getByTestId('collapse-all').click();
+    for (let i = 0; i < 6; i++) await expect(marker(i)).toBeVisible();
+    await expect(page.locator('[data-testid="change-block"]:visible')).toHaveCount(0);
+    await expect(marker(0).getByTestId('run-fold')).toHaveAttribute('aria-expanded', 'false');
+    await expect(marker(0).getByTestId('run-folded')).toHaveText('3 items folded');
+    // One run opened again by its own button; then every run.
+    await marker(2).getByTestId('run-fold').click();
+    await expect(page.locator('[data-testid="change-block"]:visible')).toHaveCount(1);
+    await outline.getByTestId('expand-all').click();
+    await expect(page.locator('[data-testid="change-block"]:visible')).toHaveCount(6);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 test.describe('accessibility', () => {
   test.use({ bypassCSP: true });
   for (const scheme of ['light', 'dark'] as const) {
@@ -128,6 +206,21 @@ test.describe('accessibility', () => {
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.keyboard.press('n');
         await expect.poll(() => focusedText(page)).toMatch(/^@@ /);
+        await expectNoAxeViolations(page);
+      } finally {
+        ws.cleanup();
+      }
+    });
+
+    test(`accessibility: the outline of runs, one run collapsed, has no axe violations (${scheme})`, async ({
+      page,
+    }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      const { ws, sid, runs } = await longSession(3);
+      try {
+        await openSession(page, base, sid);
+        await expect(page.getByTestId('outline-run')).toHaveCount(3);
+        await page.locator(`[data-testid="run-marker"][data-run-id="${runs[1]}"]`).getByTestId('run-fold').click();
         await expectNoAxeViolations(page);
       } finally {
         ws.cleanup();

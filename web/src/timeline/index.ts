@@ -14,5 +14,6 @@ export * from './file-tree.ts';
 export * from './session-filter.ts';
 export * from './change-owner.ts';
 export * from './command-outcome.ts';
+export * from './outline.ts';
 export * from './approval-text.ts';
 export * from './viewed.ts';
