@@ -2,6 +2,12 @@ import type { Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
 import { bridge, expect, lines, openSession, row, servers, test, uid, workspace } from './support.ts';
 
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const window: any;
+
 // Finding one's way through a long session: n / p between the hunks of the open patches (also
 // into a windowed patch's rows not rendered yet), ] / [ between files, all listed under ?.
 

@@ -2,6 +2,10 @@ import type { Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
 import { bridge, expect, openSession, row, servers, test, uid, workspace } from './support.ts';
 
+// Browser globals, for code inside page.evaluate (the root tsconfig has no DOM lib on purpose).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const navigator: any;
+
 // "Send to agent" says who will read the review before it is sent: a rundiff run session has no
 // reader, so the panel says so and offers the text to copy; a session reported by Claude Code's
 // hooks names the hook.
