@@ -162,6 +162,8 @@ test('the outline lists every run by title or prompt, jumps to one, follows the 
 }) => {
   const { ws, sid, runs } = await longSession(6);
   try {
+    // Wide: the outline stands beside the timeline, open.
+    await page.setViewportSize({ width: 1600, height: 900 });
     await openSession(page, base, sid);
     const outline = page.getByTestId('run-outline');
     const entries = outline.getByTestId('outline-run');
@@ -195,6 +197,13 @@ test('the outline lists every run by title or prompt, jumps to one, follows the 
     await expect(page.locator('[data-testid="change-block"]:visible')).toHaveCount(1);
     await outline.getByTestId('expand-all').click();
     await expect(page.locator('[data-testid="change-block"]:visible')).toHaveCount(6);
+    // Narrower, it is a fold above the timeline, closed until asked for (the split view keeps its room).
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await expect(entries.first()).toBeHidden();
+    const box = await page.getByTestId('timeline').boundingBox();
+    expect(box!.width).toBeGreaterThan(1200);
+    await outline.locator('summary').click();
+    await expect(entries.first()).toBeVisible();
   } finally {
     ws.cleanup();
   }
@@ -224,6 +233,7 @@ test.describe('accessibility', () => {
       await page.emulateMedia({ colorScheme: scheme });
       const { ws, sid, runs } = await longSession(3);
       try {
+        await page.setViewportSize({ width: 1600, height: 900 });
         await openSession(page, base, sid);
         await expect(page.getByTestId('outline-run')).toHaveCount(3);
         await page.locator(`[data-testid="run-marker"][data-run-id="${runs[1]}"]`).getByTestId('run-fold').click();
