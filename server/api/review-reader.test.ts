@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReviewReaders, MAX_MCP_WORKSPACES } from '../review/index.ts';
-import { openStore } from '../store/index.ts';
+import { openStore, openStoreFrom } from '../store/index.ts';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 
@@ -83,7 +83,8 @@ describe('who reads a review', () => {
     const { t, ws } = await setup();
     await t.post({ type: 'session.upsert', session_id: 'wf', workspace: ws });
     await t.post({ type: 'run.started', session_id: 'wf', run_id: 'r1', source: 'workflow' });
-    const store = openStore(t.dbPath);
+    // The same database as the server's, on either engine.
+    const store = await openStoreFrom({ dbPath: t.dbPath, databaseUrl: t.databaseUrl });
     cleanups.push(() => store.close());
     const readers = createReviewReaders({ hooks: { knows: () => false, delivers: () => false }, store });
     expect((await readers.readerOf('wf'))!.channel).toBe('none');
