@@ -108,6 +108,7 @@ export async function seed(dbFile: string, workspace: string, paths: string[]): 
         await tx.runs.insert('run', {
           run_id: `seed-${i}`,
           session_id: SESSION,
+          title: null,
           status: 'completed',
           source: 'coding-agent',
           workspace,

@@ -95,6 +95,7 @@ async function fill(store: Store, o: Required<Omit<SearchBenchOptions, 'log' | '
           run_id: runId,
           session_id: sid,
           status: failed ? 'failed' : 'completed',
+          title: null,
           source: 'coding-agent',
           workspace: '/w',
           started_at: at,

@@ -458,7 +458,7 @@ test('a link to a line between two hunks of the later run opens that gap and foc
     await expect(moved.getByTestId('patch-line-missing')).toHaveText(
       'Line 99 (after) is not in this file as the change recorded it.',
     );
-    await expect(moved.getByTestId('patch-expand')).toHaveText('⋯ Show 21 unchanged lines above');
+    await expect(moved.getByTestId('patch-expand')).toHaveText('⋯ Show 20 of 21 unchanged lines above');
   } finally {
     ws.cleanup();
   }

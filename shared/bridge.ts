@@ -38,6 +38,8 @@ export interface RunStartedEvent {
   run_id: string;
   workspace?: string;
   source?: RunSource;
+  /** The run's own title, at most 500 characters; the session's title is left as it is. */
+  title?: string;
 }
 
 export interface ToolStartedEvent {

@@ -109,6 +109,8 @@ export interface Message {
 export interface Run {
   run_id: string;
   session_id: string;
+  /** The run's own title (`rundiff run --title`, the bridge's `run.started` `title`); null: none given. */
+  title: string | null;
   status: RunStatus;
   source: RunSource;
   workspace: string | null;

@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   repository_not_found: 404,
   not_a_repository: 404,
   repository_ambiguous: 409,
+  /** A short change id (`run:cc3e822d`) starts more than one run's (or tool call's) id; `details.candidates` lists them. */
+  change_ambiguous: 409,
   review_required: 409,
   stale_review: 409,
   filter_required: 409,

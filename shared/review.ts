@@ -81,6 +81,23 @@ export interface Review {
   text: string;
 }
 
+/**
+ * `GET /api/hermes/sessions/:id/review/reader`: who would read a review sent from this session now,
+ * as far as the server knows, so the panel can say so before sending.
+ */
+export interface ReviewReader {
+  /**
+   * `hook`: the agent's rundiff hook adds it to its next prompt; `mcp`: an MCP client (`rundiff mcp`)
+   * of the session's workspace fetches it with `review_comments`; `none`: nothing the server knows
+   * of takes reviews from this session (copy the text to the agent by hand).
+   */
+  channel: 'hook' | 'mcp' | 'none';
+  /** Who: the hook's agent (`claude-code`), or the MCP client's name when it gave one. */
+  agent: string | null;
+  /** The same in one sentence for the person. */
+  text: string;
+}
+
 /** `GET /api/hermes/sessions/:id/review`. */
 export interface SessionReviewResponse {
   comments: ReviewComment[];

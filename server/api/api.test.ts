@@ -188,6 +188,7 @@ describe('session detail caching', () => {
     await other.runs.insertRun({
       run_id: 'r2',
       session_id: 's',
+      title: null,
       status: 'running',
       source: 'run',
       workspace: null,

@@ -8,6 +8,7 @@ import { AppError } from '../errors.ts';
 import { bridgeRouter } from './bridge.ts';
 import { edgeCentreRouter, edgeStatusRouter, type EdgeCentreDeps } from './edge.ts';
 import { changesRouter } from './changes.ts';
+import { changeIdIn } from './params.ts';
 import { fileContentRouter } from './file-content.ts';
 import { demoRouter } from './demo.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
@@ -224,13 +225,14 @@ export function createApp(deps: AppDeps): Express {
   );
   const parseBody = jsonBody(deps.maxBodyBytes, undefined, (req) => reviewBodyOptional(req.method, req.path));
   // Before the shared body parser: an agent's hook answers 200 even when its body does not parse.
+  const hookRuntime = createHookRuntime({
+    recorder: deps.recorder,
+    log,
+    ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
+  });
   api.use(
     hooksRouter({
-      runtime: createHookRuntime({
-        recorder: deps.recorder,
-        log,
-        ...(deps.hookMaxSessions !== undefined ? { maxSessions: deps.hookMaxSessions } : {}),
-      }),
+      runtime: hookRuntime,
       parseBody,
       log,
       ...(deps.reviews ? { reviews: deps.reviews } : {}),
@@ -246,22 +248,25 @@ export function createApp(deps: AppDeps): Express {
   // for that write instead of answering from a partial store (a comment's lines, a patch without
   // whitespace, where a review's comments are now).
   const settled = deps.recorder.contentsSettled;
+  const resolveChange = (sessionId: string, changeId: string) => deps.history.resolveChangeId(sessionId, changeId);
   const afterContents =
-    (changeOf: (req: express.Request) => string | undefined): express.RequestHandler =>
+    (changeOf: (req: express.Request) => Promise<string | undefined>): express.RequestHandler =>
     (req, _res, next) => {
-      settled(String(req.params.id), changeOf(req)).then(() => next(), next);
+      changeOf(req)
+        .then((changeId) => settled(String(req.params.id), changeId))
+        .then(() => next(), next);
     };
   api.post(
     '/hermes/sessions/:id/comments',
-    afterContents(() => undefined),
+    afterContents(async () => undefined),
   );
   api.get(
     '/hermes/sessions/:id/review',
-    afterContents(() => undefined),
+    afterContents(async () => undefined),
   );
   api.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId', (req, res, next) => {
     if (req.query.whitespace === undefined) next();
-    else afterContents((r) => String(r.params.changeId))(req, res, next);
+    else afterContents((r) => changeIdIn(resolveChange, String(r.params.id), r.params.changeId))(req, res, next);
   });
   api.use(
     changesRouter(
@@ -281,13 +286,19 @@ export function createApp(deps: AppDeps): Express {
   api.use(viewedRouter(deps.recorder));
   api.use(edgeStatusRouter(deps.edgeStatus));
   api.use(workspacesRouter(deps.history));
-  if (deps.reverter) api.use(revertRouter(deps.reverter));
+  if (deps.reverter) api.use(revertRouter(deps.reverter, resolveChange));
   if (deps.netChange) {
     // Both read kept contents: they wait for a change's contents still being written.
     api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits, settled));
     api.use(fileContentRouter(deps.history, deps.netChange.store.contents, settled));
   }
-  if (deps.reviews) api.use(reviewsRouter(deps.reviews));
+  if (deps.reviews) {
+    const readers = deps.reviews.readers({
+      knows: (agent) => hookRuntime.knows(agent),
+      delivers: (agent) => hookRuntime.replyOf(agent) !== undefined,
+    });
+    api.use(reviewsRouter(deps.reviews, resolveChange, readers));
+  }
   api.use(demoRouter({ policy: deps.policy, log }));
   if (deps.toolsRouter) api.use('/tools', deps.toolsRouter);
   api.use(apiNotFound);

@@ -80,6 +80,7 @@ const RUN_KEYS = [
   'source',
   'started_at',
   'status',
+  'title',
   'tracking',
   'workspace',
 ];
@@ -655,6 +656,24 @@ describe('bridge: repeats, restarts and untracked runs', () => {
     r.write('b.txt', 'b\n');
     const done = await t.post({ type: 'tool.completed', session_id: 's', run_id: 'r', tool_call_id: 't' });
     expect(done.body.files[0].path).toBe('b.txt');
+  });
+
+  it("run.started title is the run's own: stored and served with the run, the session keeps its title", async () => {
+    const t = await setup();
+    await t.post({ type: 'session.upsert', session_id: 's', title: 'Session title' });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'named', title: 'Fix the login form' });
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'plain' });
+    const detail = (await t.get('/api/hermes/sessions/s')).body;
+    expect(detail.session.title).toBe('Session title');
+    expect(detail.runs.map((r: { run_id: string; title: string | null }) => [r.run_id, r.title])).toEqual([
+      ['named', 'Fix the login form'],
+      ['plain', null],
+    ]);
+    const long = await t.post({ type: 'run.started', session_id: 's', run_id: 'long', title: 'x'.repeat(501) });
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toContain('title must be at most 500 characters');
+    const edge = await t.post({ type: 'run.started', session_id: 's', run_id: 'edge', title: 'x'.repeat(500) });
+    expect(edge.status).toBe(200);
   });
 
   it('a repeated message_id updates the message (message.updated); without one each message is new', async () => {

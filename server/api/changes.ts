@@ -7,7 +7,7 @@ import type { History } from '../runs/index.ts';
 import type { FileResponse, FileWithPatch, Limits } from '../../shared/index.ts';
 import type { ContentsApi } from '../store/index.ts';
 import { fileIgnoringWhitespace } from './file-whitespace.ts';
-import { changeIdParam, idParam, intQuery } from './params.ts';
+import { changeIdIn, idParam, intQuery } from './params.ts';
 import { sendParts } from './send-parts.ts';
 
 /** What reads kept contents: `?whitespace=ignore`, and the patches of rows whose stored patch falls short. */
@@ -39,6 +39,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
 
   const router = Router();
   const base = '/hermes/sessions/:id/workspace-run-changes';
+  const resolve = (sessionId: string, changeId: string) => history.resolveChangeId(sessionId, changeId);
 
   router.get(base, async (req, res) => {
     const id = idParam(req.params.id, 'id');
@@ -49,7 +50,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
 
   router.get(`${base}/:changeId`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn(resolve, id, req.params.changeId);
     const change = await history.change(id, changeId);
     if (!change)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);
@@ -59,7 +60,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
   // Every stored row, a page at a time in path order; `after` is the previous page's next_file_cursor.
   router.get(`${base}/:changeId/files`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn(resolve, id, req.params.changeId);
     const after = intQuery(req.query.after, 'after', { min: 0 });
     const limit = intQuery(req.query.limit, 'limit', { min: 1, max: FILES_PAGE_MAX }) ?? FILES_PAGE_DEFAULT;
     const page = await history.filesPage(id, changeId, after ?? -1, limit);
@@ -80,7 +81,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
 
   router.get(`${base}/:changeId/files/:fileId`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn(resolve, id, req.params.changeId);
     const fileId = idParam(req.params.fileId, 'fileId');
     const mode = req.query.whitespace;
     if (mode !== undefined && mode !== 'ignore')
@@ -108,7 +109,7 @@ export function changesRouter(history: History, whitespace?: WhitespaceDeps): Ro
 
   router.get(`${base}/:changeId/patch`, async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn(resolve, id, req.params.changeId);
     const files = await history.changeFiles(id, changeId);
     if (!files)
       throw new AppError('not_found', `no change ${JSON.stringify(changeId)} in session ${JSON.stringify(id)}`);

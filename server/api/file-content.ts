@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError } from '../errors.ts';
 import type { History } from '../runs/index.ts';
 import type { ContentsApi } from '../store/index.ts';
-import { changeIdParam, idParam } from './params.ts';
+import { changeIdIn, idParam } from './params.ts';
 
 /**
  * One side of a stored file's content, for the review views (context around a hunk, the whole
@@ -41,7 +41,7 @@ export function fileContentRouter(
   const router = Router();
   router.get('/hermes/sessions/:id/workspace-run-changes/:changeId/files/:fileId/content', async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn((s, c) => history.resolveChangeId(s, c), id, req.params.changeId);
     const fileId = idParam(req.params.fileId, 'fileId');
     const side = req.query.side;
     if (side !== 'before' && side !== 'after')

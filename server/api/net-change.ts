@@ -11,20 +11,22 @@ import {
   type NetResult,
 } from '../net-change/index.ts';
 import type { Store } from '../store/index.ts';
-import { changeIdParam, idParam } from './params.ts';
+import { resolveChangeId } from '../runs/index.ts';
+import { changeIdIn, idParam } from './params.ts';
 import { sendParts } from './send-parts.ts';
 
 /** Net changes kept for repeated requests (a view and its file rows). */
 const RECENT_NET_CHANGES = 8;
 
-function rangeOf(req: Request): NetRange {
+/** The range asked for, short change ids resolved in the session. */
+async function rangeOf(req: Request, store: Store, sessionId: string): Promise<NetRange> {
   const range: NetRange = {};
   for (const name of ['from', 'to'] as const) {
     const v = req.query[name];
     if (v === undefined || v === '') continue;
     if (typeof v !== 'string')
       throw new AppError('invalid_input', `${name} must be one change id`, { details: { field: name } });
-    range[name] = changeIdParam(v);
+    range[name] = await changeIdIn((s, c) => resolveChangeId(store, s, c), sessionId, v);
   }
   return range;
 }
@@ -48,7 +50,7 @@ export function netChangeRouter(
     const id = idParam(req.params.id, 'id');
     if (!(await store.sessions.exists(id))) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
     await settled(id);
-    const range = rangeOf(req);
+    const range = await rangeOf(req, store, id);
     const key = JSON.stringify([id, range.from ?? null, range.to ?? null]);
     const version = await store.clock.version(id);
     const hit = recent.get(key);

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { isValidId } from '../runs/index.ts';
+import { isValidId, type ChangeIdResolver } from '../runs/index.ts';
 
 /** Path and query parameters. Express has already percent-decoded path parameters (once). */
 
@@ -23,6 +23,11 @@ export function changeIdParam(value: unknown): string {
     );
   }
   return value as string;
+}
+
+/** A change id parameter as the change it names in the session: a short id (`run:cc3e822d`) resolved. */
+export async function changeIdIn(resolve: ChangeIdResolver, sessionId: string, value: unknown): Promise<string> {
+  return resolve(sessionId, changeIdParam(value));
 }
 
 /**

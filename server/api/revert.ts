@@ -5,7 +5,8 @@ import { parseHunkHeader, type Reverter } from '../revert/index.ts';
 
 /** Hunks one request may undo. */
 const MAX_HUNKS = 1_000;
-import { changeIdParam, idParam } from './params.ts';
+import type { ChangeIdResolver } from '../runs/index.ts';
+import { changeIdIn, idParam } from './params.ts';
 
 /** `{file_ids?: string[], dry_run?: boolean, partial?: boolean, hunks?: [{file_id, hunk}]}`, nothing else. */
 function revertBody(body: unknown): RevertRequest {
@@ -59,11 +60,11 @@ function revertBody(body: unknown): RevertRequest {
 }
 
 /** Undoing a stored change (a run's or a tool call's): the plan with `dry_run`, else the revert. */
-export function revertRouter(reverter: Reverter): Router {
+export function revertRouter(reverter: Reverter, resolve: ChangeIdResolver): Router {
   const router = Router();
   router.post('/hermes/sessions/:id/workspace-run-changes/:changeId/revert', async (req, res) => {
     const id = idParam(req.params.id, 'id');
-    const changeId = changeIdParam(req.params.changeId);
+    const changeId = await changeIdIn(resolve, id, req.params.changeId);
     const body = revertBody(req.body);
     res.json(await reverter.revert(id, changeId, body));
   });

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { Router } from 'express';
 import type { NewCommentBody } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import type { Reviews } from '../review/index.ts';
-import { isValidId } from '../runs/index.ts';
+import type { ReviewReaders, Reviews } from '../review/index.ts';
+import { isValidId, type ChangeIdResolver } from '../runs/index.ts';
 import { changeIdParam, idParam } from './params.ts';
 
 /**
@@ -81,16 +81,24 @@ const BODY_OPTIONAL = [
 export const reviewBodyOptional = (method: string, path: string): boolean =>
   method === 'POST' && BODY_OPTIONAL.some((re) => re.test(path));
 
-export function reviewsRouter(reviews: Reviews): Router {
+export function reviewsRouter(reviews: Reviews, resolve: ChangeIdResolver, readers: ReviewReaders): Router {
   const router = Router();
   const session = (v: unknown) => idParam(v, 'id');
 
   router.get('/hermes/sessions/:id/review', async (req, res) => {
     res.json(await reviews.view(session(req.params.id)));
   });
+  router.get('/hermes/sessions/:id/review/reader', async (req, res) => {
+    const id = session(req.params.id);
+    const reader = await readers.readerOf(id);
+    if (!reader) throw new AppError('not_found', `no session ${JSON.stringify(id)}`);
+    res.json({ reader });
+  });
   router.post('/hermes/sessions/:id/comments', async (req, res) => {
     const id = session(req.params.id);
-    res.status(201).json({ comment: await reviews.createComment(id, newComment(req.body)) });
+    const body = newComment(req.body);
+    body.change_id = await resolve(id, body.change_id);
+    res.status(201).json({ comment: await reviews.createComment(id, body) });
   });
   router.patch('/hermes/sessions/:id/comments/:commentId', async (req, res) => {
     const id = session(req.params.id);
@@ -122,7 +130,10 @@ export function reviewsRouter(reviews: Reviews): Router {
   /** MCP's pull: the pending reviews of sessions in these workspaces, marked delivered by `mcp`. */
   router.post('/reviews/deliver', async (req, res) => {
     const b = objectBody(req.body, ['workspaces', 'agent']);
-    res.json({ deliveries: await reviews.deliverTo(workspacesField(b.workspaces), 'mcp', agentField(b.agent)) });
+    const workspaces = workspacesField(b.workspaces);
+    const agent = agentField(b.agent);
+    readers.mcpSeen(workspaces, agent);
+    res.json({ deliveries: await reviews.deliverTo(workspaces, 'mcp', agent) });
   });
   /** MCP's `review_comments_addressed`: comments of sessions in these workspaces, by id. */
   router.post('/reviews/addressed', async (req, res) => {

@@ -15,7 +15,13 @@ import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, type GetJson } from 
 
 export const revertChangesInput = z.strictObject({
   session_id: z.string().min(1).max(200),
-  change: z.string().min(1).max(300).describe('run:<run id>, tool:<tool call id>, or a bare run id'),
+  change: z
+    .string()
+    .min(1)
+    .max(300)
+    .describe(
+      'run:<run id>, tool:<tool call id>, or a bare run id; a short id as the timeline shows it (run:cc3e822d) will do',
+    ),
   paths: z.array(z.string().min(1).max(4096)).min(1).max(1000).optional().describe('only these files of the change'),
   hunks: z
     .array(z.number().int().min(1))

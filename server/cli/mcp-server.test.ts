@@ -98,6 +98,32 @@ describe('rundiff mcp --server', () => {
     expect(bad.code).toBe('invalid_input');
   });
 
+  it('revert_changes takes the short id the timeline shows and refuses an ambiguous one with the candidates', async () => {
+    const t = await server();
+    const r = createTempRepo({ files: { 'a.txt': 'one\n' } });
+    cleanups.push(() => r.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    const ids = ['cc3e822d-1111-4111-8111-111111111111', 'cc3e9f00-2222-4222-8222-222222222222'];
+    for (const [i, id] of ids.entries()) {
+      await t.post({ type: 'run.started', session_id: 's1', run_id: id });
+      r.write(`run${i}.txt`, `${i}\n`);
+      await t.post({ type: 'run.completed', session_id: 's1', run_id: id });
+    }
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const dry = await client.callTool({
+      name: 'revert_changes',
+      arguments: { session_id: 's1', change: 'cc3e822d', paths: ['run0.txt'], dry_run: true },
+    });
+    expect(dry.isError).toBeFalsy();
+    expect(dry.structuredContent).toMatchObject({ change_id: `run:${ids[0]}`, dry_run: true, applied_count: 1 });
+    const refused = errorOf(
+      await client.callTool({ name: 'revert_changes', arguments: { session_id: 's1', change: 'run:cc3e' } }),
+    );
+    expect(refused.code).toBe('change_ambiguous');
+    expect(refused.details).toMatchObject({ candidates: ids.map((id) => `run:${id}`) });
+    expect(fs.existsSync(path.join(r.dir, 'run0.txt')) && fs.existsSync(path.join(r.dir, 'run1.txt'))).toBe(true);
+  });
+
   it('offers run_changes, which answers a half-finished run open and then closed with the same files', async () => {
     const t = await server();
     const r = repo();

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { runRundiff } from '../test-support/cli-process.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
@@ -101,6 +103,29 @@ describe('rundiff revert', () => {
     const bad = await rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'f.txt', '--hunk', '3'], repo.dir);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('f.txt has 2 hunk(s) in run:r1, not 3');
+  });
+
+  it('takes the short id the timeline shows; an ambiguous one is refused listing the candidates', async () => {
+    const { t, repo } = await setup();
+    const ids = ['cc3e822d-1111-4111-8111-111111111111', 'cc3e9f00-2222-4222-8222-222222222222'];
+    for (const [i, id] of ids.entries()) {
+      await t.post({ type: 'run.started', session_id: 's1', run_id: id });
+      repo.write(`run${i}.txt`, `${i}\n`);
+      await t.post({ type: 'run.completed', session_id: 's1', run_id: id });
+    }
+    const short = await rundiff(['revert', '--server', t.server.url, 's1', 'run:cc3e822d'], repo.dir);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe('restore     run0.txt (done)\n');
+    expect(fs.existsSync(path.join(repo.dir, 'run0.txt'))).toBe(false);
+    const bare = await rundiff(['revert', '--server', t.server.url, '--dry-run', 's1', 'cc3e9f00'], repo.dir);
+    expect(bare.code).toBe(0);
+    expect(bare.stdout).toContain('restore     run1.txt\n');
+    const ambiguous = await rundiff(['revert', '--server', t.server.url, 's1', 'run:cc3e'], repo.dir);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain(
+      `change_ambiguous: run:cc3e names 2 changes in session "s1": run:${ids[0]}, run:${ids[1]}`,
+    );
+    expect(fs.existsSync(path.join(repo.dir, 'run1.txt'))).toBe(true);
   });
 
   it('with no server it says so and exits 2', async () => {

@@ -16,7 +16,8 @@ contents were not kept; its path is refused) nothing is written. The revert is r
 session as a run of its own, so it can be reverted too.
 
   <session>        the session id
-  <change>         the change: run:<run id>, tool:<tool call id>, or a bare run id
+  <change>         the change: run:<run id>, tool:<tool call id>, or a bare run id; the short id
+                   the timeline shows will do (run:cc3e822d), unless it starts more than one id
   [paths...]       only these files of the change (as listed by the change; a rename by either name)
   --dry-run        print the plan and the patch each file would get; write nothing
   --partial        write the files that revert cleanly and leave the others as they are
@@ -26,7 +27,7 @@ session as a run of its own, so it can be reverted too.
                    sends RUNDIFF_TOKEN when set
 
 Exit status: 0 when every file asked for is reverted (or already was), 1 when any conflicts or
-cannot be restored, 2 on a usage error or when no server answers.
+cannot be restored, 2 on a usage error (also an ambiguous short id: the candidates are listed) or when no server answers.
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -166,7 +167,7 @@ export async function run(argv: string[]): Promise<number> {
       return 1;
     }
     say(`rundiff revert: ${err.message}`);
-    return err.status === 404 || err.status === 400 ? 2 : 1;
+    return err.status === 404 || err.status === 400 || err.body?.error.code === 'change_ambiguous' ? 2 : 1;
   }
   for (const line of planLines(answer.files, dryRun)) out(`${line}\n`);
   if (dryRun) {

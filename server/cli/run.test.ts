@@ -78,7 +78,12 @@ describe('rundiff run', () => {
       ['user', `sh -c '${SCRIPT}'`],
       ['assistant', expect.stringMatching(/^exit 0 in (\d+ ms|\d+\.\d s)$/)],
     ]);
-    expect(detail.body.runs[0]).toMatchObject({ status: 'completed', source: 'run', tracking: true });
+    expect(detail.body.runs[0]).toMatchObject({
+      status: 'completed',
+      source: 'run',
+      tracking: true,
+      title: 'shell edits',
+    });
   });
 
   it('a reader that goes away (`rundiff run ... 2>&1 | head -1`) does not stop the run from being recorded', async () => {
@@ -249,7 +254,7 @@ describe('rundiff run', () => {
     expect((await t.get('/api/hermes/sessions')).body.sessions).toHaveLength(1);
   });
 
-  it('--session keeps the title of an existing session; a new or untitled one is named after the command', async () => {
+  it('--title names the run and --session keeps the title of an existing session; a new or untitled one is named after the run', async () => {
     const t = await startTestServer();
     cleanups.push(() => t.close());
     const dir = createTempDir();
@@ -259,15 +264,54 @@ describe('rundiff run', () => {
     expect(await title('keep')).toBe('echo first');
     await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--', 'echo', 'second'], { cwd: dir });
     expect(await title('keep')).toBe('echo first');
-    await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--title', 'Renamed', '--', 'true'], {
+    await rundiff(['run', '--server', t.server.url, '--session', 'keep', '--title', 'Lint pass', '--', 'true'], {
       cwd: dir,
     });
-    expect(await title('keep')).toBe('Renamed');
+    expect(await title('keep')).toBe('echo first');
+    const runs = (await t.get('/api/hermes/sessions/keep')).body.runs as { title: string | null }[];
+    expect(runs.map((r) => r.title)).toEqual([null, null, 'Lint pass']);
     await t.post({ type: 'session.upsert', session_id: 'untitled' });
-    await rundiff(['run', '--server', t.server.url, '--session', 'untitled', '--', 'echo', 'named'], { cwd: dir });
-    expect(await title('untitled')).toBe('echo named');
-    const runs = (await t.get('/api/hermes/sessions/keep')).body.session.run_count;
-    expect(runs).toBe(3);
+    await rundiff(['run', '--server', t.server.url, '--session', 'untitled', '--title', 'First pass', '--', 'true'], {
+      cwd: dir,
+    });
+    expect(await title('untitled')).toBe('First pass');
+    await rundiff(['run', '--server', t.server.url, '--', 'echo', 'named'], { cwd: dir });
+    const sessions = (await t.get('/api/hermes/sessions')).body.sessions as { title: string }[];
+    expect(sessions.map((s) => s.title)).toContain('echo named');
+  });
+
+  it('--title longer than 500 characters is refused before the command runs', async () => {
+    const dir = createTempDir();
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const res = await rundiff(
+      ['run', '--server', 'http://127.0.0.1:9', '--title', 'x'.repeat(501), '--', 'touch', 'ran'],
+      {
+        cwd: dir,
+      },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--title must be at most 500 characters');
+    expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false);
+    // Positive control: 500 characters are a title.
+    const ok = await rundiff(
+      [
+        'run',
+        '--server',
+        'http://127.0.0.1:9',
+        '--db',
+        path.join(dir, 'x.db'),
+        '--title',
+        'x'.repeat(500),
+        '--',
+        'touch',
+        'ran',
+      ],
+      {
+        cwd: dir,
+      },
+    );
+    expect(ok.code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'ran'))).toBe(true);
   });
 
   it('from a subfolder of a repository the whole repository is tracked, and stderr says so', async () => {

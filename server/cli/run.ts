@@ -19,7 +19,8 @@ exit code; Ctrl-C and SIGTERM are passed to CMD.
                    http://127.0.0.1:7420); sends RUNDIFF_TOKEN when set. With no server reachable,
                    records into the database. Prints the session's page when a server records it.
   --session ID     add the run to this session (default: a new session); its title is kept
-  --title T        the session's title (default: the command line, for a session without one)
+  --title T        the run's title (default: none; the timeline shows the command line). A new
+                   session (or one without a title) is named by it too, else by the command line
   --workspace DIR  the folder to track (default: the current folder, or the top level of the git
                    repository it is in)
   --db FILE        the database used when no server is reachable (default: RUNDIFF_DB or
@@ -29,6 +30,9 @@ exit code; Ctrl-C and SIGTERM are passed to CMD.
 function quoteArg(a: string): string {
   return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`;
 }
+
+/** A run's title, as the bridge takes it. */
+const MAX_TITLE_CHARS = 500;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -64,6 +68,10 @@ export async function run(argv: string[]): Promise<number> {
   const command = args.positional;
   if (command.length === 0) {
     say(`rundiff run: no command given\n\n${HELP}`);
+    return 2;
+  }
+  if (args.values.title !== undefined && [...args.values.title].length > MAX_TITLE_CHARS) {
+    say(`rundiff run: --title must be at most ${MAX_TITLE_CHARS} characters`);
     return 2;
   }
   const config = resolveConfig({ db: args.values.db });
@@ -111,15 +119,27 @@ export async function run(argv: string[]): Promise<number> {
     }
   };
 
-  // An existing session keeps its title: the command line names a new session only.
-  let title = args.values.title;
-  if (title === undefined) {
-    const existing = args.values.session === undefined ? undefined : await titleOf(client, sessionId);
-    if (existing === undefined || existing === null) title = commandLine.slice(0, 500);
-  }
-  await send({ type: 'session.upsert', session_id: sessionId, workspace, ...(title === undefined ? {} : { title }) });
+  // `--title` names the run. An existing session keeps its title: the run's title (or the command
+  // line) names a new session, or one that has none, only.
+  const runTitle = args.values.title;
+  let sessionTitle: string | undefined;
+  const existing = args.values.session === undefined ? undefined : await titleOf(client, sessionId);
+  if (existing === undefined || existing === null) sessionTitle = (runTitle ?? commandLine).slice(0, 500);
+  await send({
+    type: 'session.upsert',
+    session_id: sessionId,
+    workspace,
+    ...(sessionTitle === undefined ? {} : { title: sessionTitle }),
+  });
   await send({ type: 'message', session_id: sessionId, role: 'user', content: commandLine, run_id: runId });
-  await send({ type: 'run.started', session_id: sessionId, run_id: runId, workspace, source: 'run' });
+  await send({
+    type: 'run.started',
+    session_id: sessionId,
+    run_id: runId,
+    workspace,
+    source: 'run',
+    ...(runTitle === undefined ? {} : { title: runTitle }),
+  });
 
   const started = Date.now();
   let forwarded: NodeJS.Signals | null = null;

@@ -59,7 +59,12 @@ const activityFields = {
   tracking: flag,
   reason: UNTRACKED_REASON,
 };
-const run = z.object({ ...activityFields, source: z.enum(['run', 'workflow', 'coding-agent', 'revert']) });
+const run = z.object({
+  ...activityFields,
+  source: z.enum(['run', 'workflow', 'coding-agent', 'revert']),
+  // An edge of an older version sends no run title.
+  title: shortText.nullable().default(null),
+});
 const toolCall = z.object({ ...activityFields, run_id: idSchema, name: shortText.nullable() });
 
 const pathText = noNul(64 * 1024);

@@ -28,3 +28,11 @@ export {
   type Touch,
 } from './anchor.ts';
 export { readSideLines, type SideRead } from './side-lines.ts';
+export {
+  createReviewReaders,
+  reviewReaderOf,
+  MAX_MCP_WORKSPACES,
+  type HookAgents,
+  type ReaderFacts,
+  type ReviewReaders,
+} from './reader.ts';

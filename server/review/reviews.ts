@@ -15,6 +15,7 @@ import type { RecorderEmitter } from '../runs/index.ts';
 import type { Store, StoreTx, StoredComment, StoredReview } from '../store/index.ts';
 import { linesAt, type Reanchored } from './anchor.ts';
 import { createPlacements } from './placement.ts';
+import { createReviewReaders, type HookAgents, type ReviewReaders } from './reader.ts';
 import { readSideLines } from './side-lines.ts';
 import { DEFAULT_TEXT_BOUND, reviewText, sizeIn, type TextBound } from './text.ts';
 
@@ -355,6 +356,8 @@ export function createReviews(deps: ReviewsDeps) {
   }
 
   const api = {
+    /** Who reads the sessions' reviews, given what the hooks can carry (`reader.ts`). */
+    readers: (hooks: HookAgents): ReviewReaders => createReviewReaders({ hooks, store }),
     /** `GET .../review`: every comment (with where it stands now) and every review, oldest first. */
     async view(sessionId: string): Promise<SessionReviewResponse> {
       await sessionOrThrow(store, sessionId);

@@ -55,6 +55,8 @@ export interface StartFields {
    * start answered untracked (`workspace_missing`).
    */
   sameFolder?: (root: string) => boolean;
+  /** A run's own title. */
+  title?: string;
 }
 
 /** The record of an activity when first seen: running, not (yet) tracked. */
@@ -76,7 +78,7 @@ export function newRecord(
     reason: null,
   } as const;
   return a.kind === 'run'
-    ? { run_id: a.id, source: f.source ?? 'run', ...common }
+    ? { run_id: a.id, title: f.title ?? null, source: f.source ?? 'run', ...common }
     : { tool_call_id: a.id, run_id: a.runId, name: f.name ?? null, ...common };
 }
 

@@ -32,15 +32,17 @@ export const errorTextSchema = z
   .string()
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_ERROR_BYTES, { message: 'must be at most 64 KiB' });
 
+/** A session's or a run's title: at most 500 characters, no NUL. */
+const titleSchema = z
+  .string()
+  .refine((s) => codePoints(s) <= 500, { message: 'must be at most 500 characters' })
+  .refine((s) => !s.includes('\0'), { message: 'must not contain NUL' });
+
 export const bridgeEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('session.upsert'),
     session_id: idSchema,
-    title: z
-      .string()
-      .refine((s) => codePoints(s) <= 500, { message: 'must be at most 500 characters' })
-      .refine((s) => !s.includes('\0'), { message: 'must not contain NUL' })
-      .optional(),
+    title: titleSchema.optional(),
     workspace: workspaceSchema.optional(),
   }),
   z.object({
@@ -61,6 +63,7 @@ export const bridgeEventSchema = z.discriminatedUnion('type', [
     run_id: idSchema,
     workspace: workspaceSchema.optional(),
     source: z.enum(['run', 'workflow', 'coding-agent']).optional(),
+    title: titleSchema.optional(),
   }),
   z.object({
     type: z.literal('tool.started'),

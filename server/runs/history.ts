@@ -12,6 +12,7 @@ import {
 import type { Store, StoreTx, WritePart } from '../store/index.ts';
 import { DEFAULT_LIMITS } from '../config.ts';
 import { searchHistory, type SearchLimits, type SearchOptions } from './search.ts';
+import { resolveChangeId } from './change-ids.ts';
 
 /** Serialized summaries of stored changes kept for session details (they never change once stored). */
 const MAX_FRAGMENT_BYTES = 64 * 1024 * 1024;
@@ -177,6 +178,10 @@ export function createHistory(store: Store, searchLimits: SearchLimits = DEFAULT
     async changes(sessionId: string): Promise<ChangeSummary[] | null> {
       if (!(await store.sessions.exists(sessionId))) return null;
       return store.changes.listForSession(sessionId);
+    },
+    /** The change id a route was given, a short id resolved (`resolveChangeId`). */
+    resolveChangeId(sessionId: string, changeId: string): Promise<string> {
+      return resolveChangeId(store, sessionId, changeId);
     },
     change(sessionId: string, changeId: string): Promise<ChangeSummary | null> {
       return store.changes.get(sessionId, changeId);

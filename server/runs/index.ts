@@ -1,5 +1,6 @@
 export { createRecorder, type Recorder, type RecorderDeps, type RunObserver } from './recorder.ts';
 export { createHistory, type History, type DetailDocument } from './history.ts';
+export { resolveChangeId, type ChangeIdResolver, MIN_PREFIX_CHARS, MAX_CANDIDATES } from './change-ids.ts';
 export { silentEmitter, type RecorderEmitter, type EventPayload } from './emitter.ts';
 export { diffCompletedPayload, toNewChange, toNewFile } from './payloads.ts';
 export {

@@ -83,6 +83,7 @@ export function createRecorder(deps: RecorderDeps) {
       start(ctx, runActivity(e.session_id, e.run_id), {
         workspace: e.workspace,
         source: e.source,
+        title: e.title,
         sameFolder: e.sameFolder,
       }),
     ),

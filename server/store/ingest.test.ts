@@ -66,6 +66,7 @@ async function edgeBatch(sessionId = 's1', more = 0): Promise<IngestBatch> {
   await edge.runs.insert('run', {
     session_id: sessionId,
     run_id: 'r1',
+    title: null,
     status: 'running',
     source: 'run',
     workspace: '/w',

@@ -55,6 +55,7 @@ export interface StartOutcome {
 export const RUN_FIELDS = fieldsOf<Run>()([
   'run_id',
   'session_id',
+  'title',
   'status',
   'source',
   'workspace',
@@ -95,6 +96,9 @@ function tableTexts(name: string, id: string, fields: readonly string[]) {
     finish: `UPDATE ${name} SET status = ?, finished_at = ?, error = ?, tracking = ?, reason = ?,
        complete_response = ? WHERE ${key}`,
     list: `SELECT ${columns} FROM ${name} WHERE session_id = ? ORDER BY started_at, seq`,
+    // substr counts characters on both engines, and compares case-sensitively as ids are kept.
+    startingWith: `SELECT ${id} AS id FROM ${name} WHERE session_id = ? AND substr(${id}, 1, ?) = ?
+       ORDER BY started_at, seq LIMIT ?`,
   };
 }
 
@@ -191,6 +195,15 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
     async openToolCalls(sessionId, runId) {
       const rows = await sql.all<{ tool_call_id: string }>(OPEN_TOOL_CALLS, [sessionId, runId]);
       return rows.map((r) => r.tool_call_id);
+    },
+    async idsStartingWith(kind, sessionId, prefix, limit) {
+      const rows = await sql.all<{ id: string }>(TABLES[kind].startingWith, [
+        sessionId,
+        [...prefix].length,
+        prefix,
+        limit,
+      ]);
+      return rows.map((r) => r.id);
     },
     /** Runs and tool calls still open in any session, with their workspaces (a revert must not race them). */
     openEverywhere: () => sql.all<{ session_id: string; change_id: string; workspace: string | null }>(OPEN_EVERYWHERE),

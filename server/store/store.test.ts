@@ -302,6 +302,7 @@ describeEachEngine('sessions and messages', (engine) => {
       await s.runs.insertRun({
         run_id: 'r1',
         session_id: id,
+        title: null,
         status: 'running',
         source: 'run',
         workspace: null,
@@ -348,6 +349,7 @@ describeEachEngine('sessions and messages', (engine) => {
     await s.runs.insertRun({
       run_id: 'r1',
       session_id: 's1',
+      title: null,
       status: 'running',
       source: 'run',
       workspace: null,

@@ -142,6 +142,8 @@ export interface RunsApi {
   finish(kind: ActivityKind, sessionId: string, id: string, f: Finish): Promise<void>;
   /** A session's activities of one kind, in start order. */
   list<K extends ActivityKind>(kind: K, sessionId: string): Promise<ActivityRecords[K][]>;
+  /** Ids of the session's activities of one kind that start with `prefix` (the id itself included), in start order, at most `limit`. */
+  idsStartingWith(kind: ActivityKind, sessionId: string, prefix: string, limit: number): Promise<string[]>;
   /** change_ids of the session's runs and tool calls still open. */
   openChangeIds(sessionId: string): Promise<string[]>;
   /** The ids of a run's tool calls still open, in start order. */

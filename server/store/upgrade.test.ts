@@ -61,6 +61,12 @@ const isSessionRead = (p: string) => /^\/api\/hermes\/sessions(\/[^/]+)?$/.test(
  */
 const CHANGE_FIELDS_ADDED = ['total_additions', 'total_deletions'];
 
+/**
+ * Run fields this release added: a run's own title. The release kept none, so every run reads it
+ * as null (compared by its own test below).
+ */
+const RUN_FIELDS_ADDED = ['title'];
+
 /** Every change summary in an answer: objects with a `change_id` and their `files`. */
 function changeSummaries(body: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
   if (Array.isArray(body)) for (const v of body) changeSummaries(v, out);
@@ -72,13 +78,19 @@ function changeSummaries(body: unknown, out: Record<string, unknown>[] = []): Re
   return out;
 }
 
-/** The answer's text with the changed session fields (list and detail reads) and the added change fields left out. */
+/** The answer's text with the changed session fields (list and detail reads) and the added change and run fields left out. */
 function withoutChangedSessionFields(p: string, text: string): string {
   if (!text.startsWith('{')) return text;
-  const body = JSON.parse(text) as { sessions?: Record<string, unknown>[]; session?: Record<string, unknown> };
-  if (isSessionRead(p))
+  const body = JSON.parse(text) as {
+    sessions?: Record<string, unknown>[];
+    session?: Record<string, unknown>;
+    runs?: Record<string, unknown>[];
+  };
+  if (isSessionRead(p)) {
     for (const s of [...(body.sessions ?? []), ...(body.session ? [body.session] : [])])
       for (const f of SESSION_FIELDS_CHANGED) delete s[f];
+    for (const r of body.runs ?? []) for (const f of RUN_FIELDS_ADDED) delete r[f];
+  }
   for (const c of changeSummaries(body)) for (const f of CHANGE_FIELDS_ADDED) delete c[f];
   return JSON.stringify(body);
 }
@@ -147,6 +159,19 @@ describe('a database made by the previous release', () => {
         then.files.reduce((n, f) => n + f.deletions, 0),
       ]);
       seen++;
+    }
+    expect(seen).toBeGreaterThan(2);
+  });
+
+  it('upgrades in place: a run the release stored reads with no title of its own', async () => {
+    const t = await open(copyOfReleaseDb());
+    let seen = 0;
+    for (const r of fixture.reads.filter((x) => /^\/api\/hermes\/sessions\/[^/]+$/.test(x.path) && x.status === 200)) {
+      const then = (r.body as { runs: Record<string, unknown>[] }).runs;
+      const now = (await t.get(r.path)).body.runs as Record<string, unknown>[];
+      expect(then.every((run) => !('title' in run))).toBe(true);
+      expect(now.map((run) => [run.run_id, run.title])).toEqual(then.map((run) => [run.run_id, null]));
+      seen += now.length;
     }
     expect(seen).toBeGreaterThan(2);
   });

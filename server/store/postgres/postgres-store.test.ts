@@ -299,6 +299,7 @@ describe('PostgreSQL store: the same answers as SQLite', () => {
       s.runs.insertRun({
         run_id: 'r1',
         session_id: 's1',
+        title: null,
         status: 'running',
         source: 'run',
         workspace: '/w',

@@ -12,6 +12,7 @@ import type {
   NewCommentBody,
   RevertResponse,
   Review,
+  ReviewReader,
   ReviewComment,
   DeliveryMode,
   SessionDetailResponse,
@@ -223,6 +224,14 @@ export const api = {
   /** "Send to agent": every draft comment of the session, with the note, in one new pending review. */
   sendReview: (sessionId: string, body: { note: string; mode: DeliveryMode }) =>
     sendJson<{ review: Review; comments: ReviewComment[] }>(urls.reviews(sessionId), 'POST', body),
+  /** Who would read a review sent from the session now, as the server knows it. */
+  reviewReader: async (sessionId: string) =>
+    (await getJson<{ reader: ReviewReader }>(urls.reviewReader(sessionId))).reader,
+  /** Marks a pending review delivered by hand (`agent`: who or how, shown beside it). */
+  markReviewDelivered: (sessionId: string, reviewId: string, agent: string) =>
+    sendJson<{ review: Review; comments: ReviewComment[] }>(urls.reviewDelivered(sessionId, reviewId), 'POST', {
+      agent,
+    }),
   deleteSession: async (id: string): Promise<void> => {
     await apiFetch(urls.session(id), { method: 'DELETE' });
   },

@@ -79,6 +79,10 @@ export const urls = {
   commentAddressed: (sessionId: string, commentId: string) =>
     `${base}/${enc(sessionId)}/comments/${enc(commentId)}/addressed`,
   reviews: (sessionId: string) => `${base}/${enc(sessionId)}/reviews`,
+  /** Who would read a review sent from the session (hook, MCP or nobody). */
+  reviewReader: (sessionId: string) => `${base}/${enc(sessionId)}/review/reader`,
+  reviewDelivered: (sessionId: string, reviewId: string) =>
+    `${base}/${enc(sessionId)}/reviews/${enc(reviewId)}/delivered`,
 };
 
 /** A download name made of safe characters only: `<session>-<change>.patch`. */

@@ -15,7 +15,15 @@ export { useFileView, type FileView } from './useFileView.ts';
 export { useFileLink, type FileLink } from './useFileLink.ts';
 export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';
 export { useHideViewed } from './useHideViewed.ts';
-export { fullTimeText, timeText, useReview, type Composer, type LineTarget, type ReviewHandle } from './useReview.ts';
+export {
+  COPIED_BY_HAND,
+  fullTimeText,
+  timeText,
+  useReview,
+  type Composer,
+  type LineTarget,
+  type ReviewHandle,
+} from './useReview.ts';
 export { useRevealLine, type LinePlace } from './useRevealLine.ts';
 export { PATCH_COMMENTS, type PatchComments, type ThreadItem } from './usePatchComments.ts';
 export { useHistorySearch } from './useHistorySearch.ts';

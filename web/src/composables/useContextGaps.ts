@@ -4,7 +4,9 @@ import {
   closedGaps,
   commentLine,
   contextGaps,
+  CONTEXT_STEP_LINES,
   gapHolding,
+  shownOf,
   sideLineKey,
   skippedBeforeHunks,
   wholeFileView,
@@ -27,8 +29,8 @@ export function useContextGaps(
   wholeFile: Ref<SideText | null | undefined>,
   layout: Ref<PatchLayout>,
 ) {
-  /** Gaps between the hunks (by hunk number, -1 below the last) the reader opened. */
-  const openGaps = shallowRef<ReadonlySet<number>>(new Set());
+  /** Gaps between the hunks (by hunk number, -1 below the last) the reader opened: how many lines of each. */
+  const openGaps = shallowRef<ReadonlyMap<number, number>>(new Map());
   const openFolds = shallowRef<ReadonlySet<number>>(new Set());
   const lines = computed(() => {
     const whole = wholeFile.value;
@@ -54,14 +56,16 @@ export function useContextGaps(
     return new Map([...c.above].map(([i, g]) => [i, g.count]));
   });
 
-  function openGap(hunk: number): void {
-    openGaps.value = new Set([...openGaps.value, hunk]);
+  /** Shows `CONTEXT_STEP_LINES` more lines of a gap, or (`all`) the whole gap. */
+  function openGap(hunk: number, all = true): void {
+    const shown = openGaps.value.get(hunk) ?? 0;
+    openGaps.value = new Map([...openGaps.value, [hunk, all ? Infinity : shown + CONTEXT_STEP_LINES]]);
   }
 
-  /** A hunk header's button was clicked: open the gap above it. */
-  function expandAbove(lineIndex: number): void {
+  /** A hunk header's button was clicked: open the gap above it, a step or (`all`) whole. */
+  function expandAbove(lineIndex: number, all = false): void {
     const gap = closed.value?.above.get(lineIndex);
-    if (gap) openGap(gap.hunk);
+    if (gap) openGap(gap.hunk, all);
   }
 
   function openFold(id: number): void {
@@ -85,7 +89,7 @@ export function useContextGaps(
       return true;
     }
     const gap = gaps.value ? gapHolding(gaps.value, t.side, t.line) : undefined;
-    if (!gap || openGaps.value.has(gap.hunk)) return false;
+    if (!gap || shownOf(gap, openGaps.value) >= gap.count) return false;
     openGap(gap.hunk);
     return true;
   }

@@ -5,6 +5,7 @@ import {
   type NewCommentBody,
   type Review,
   type ReviewComment,
+  type ReviewReader,
 } from '../../../shared/index.ts';
 import { api, toApiError } from '../api/index.ts';
 import type { SideLine, SideRange } from '../patch/index.ts';
@@ -50,6 +51,8 @@ const composers = reactive(new Map<string, Composer>());
 const edits = reactive(new Map<string, string>());
 const note = ref('');
 const mode = ref<DeliveryMode>('next_prompt');
+/** Who would read a review sent now (fetched with the review); null until known. */
+const reader = ref<ReviewReader | null>(null);
 const panelOpen = ref(false);
 /** A sent review the panel brings into view and focuses as it opens (the timeline's "delivered" mark). */
 const panelReview = ref<string | null>(null);
@@ -105,9 +108,17 @@ async function fetchReview(id: string): Promise<void> {
   const gen = ++generation;
   loading.value = true;
   try {
-    const answer = await api.getReview(id);
+    const [answer, who] = await Promise.all([
+      api.getReview(id),
+      api.reviewReader(id).catch((err: unknown) => {
+        // The panel then says nothing about the reader: sending still works.
+        console.warn(`rundiff: review reader of ${id}: ${toApiError(err).message}`);
+        return null;
+      }),
+    ]);
     if (gen !== generation) return;
     loadReview(state, answer);
+    reader.value = who;
     loadError.value = null;
   } catch (err) {
     if (gen !== generation) return;
@@ -132,6 +143,7 @@ function close(): void {
   generation++;
   clearTimeout(refetchTimer);
   sessionId.value = null;
+  reader.value = null;
   Object.assign(state, emptyReviewState());
   composers.clear();
   edits.clear();
@@ -179,6 +191,21 @@ async function send(): Promise<Review> {
   return answer.review;
 }
 
+/** Who a review copied by hand is marked delivered to. */
+export const COPIED_BY_HAND = 'copied by hand';
+
+/**
+ * "Copy review text" for a session no agent reads: the drafts and the note become one review as
+ * "Send to agent" would make it, marked delivered by hand; its text is what to paste to the agent.
+ */
+async function sendByHand(): Promise<Review> {
+  const sent = await send();
+  const answer = await api.markReviewDelivered(current(), sent.id, COPIED_BY_HAND);
+  applyReview(state, answer.review);
+  for (const c of answer.comments) applyComment(state, c);
+  return answer.review;
+}
+
 /** Asks the patch of `change`/`file` to bring `side:line` into view and focus it. */
 function reveal(t: Omit<LineTarget, 'nonce'>): void {
   target.value = { ...t, nonce: ++nonce };
@@ -198,6 +225,7 @@ export function useReview() {
     edits,
     note,
     mode,
+    reader,
     panelOpen,
     panelReview,
     target,
@@ -212,6 +240,7 @@ export function useReview() {
     remove,
     markAddressed,
     send,
+    sendByHand,
     reveal,
     fileKey,
   };

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parsePatch } from './lines.ts';
 import {
   closedGaps,
+  CONTEXT_STEP_LINES,
+  gapButtons,
   contextGaps,
   gapHolding,
   textLines,
@@ -51,6 +53,33 @@ describe('context from the recorded file', () => {
         .slice(-2)
         .map((l) => l.text),
     ).toEqual([' line 29', ' line 30']);
+  });
+
+  it('a gap opened a step at a time shows the lines nearest its hunk first; the rest stays closed', () => {
+    const gaps = contextGaps(patch, 'after', 30);
+    const partly = new Map([
+      [1, 3],
+      [-1, 1],
+    ]);
+    const lines = withContext(patch, 'after', after, partly);
+    // Above the second hunk: its 3 nearest lines (19-21), lines 14-18 still closed.
+    expect(lines.filter((l) => l.extra).map((l) => l.newNo)).toEqual([19, 20, 21, 29]);
+    const closed = closedGaps(lines, gaps, partly);
+    expect([...closed.above.values()]).toEqual([
+      { hunk: 0, count: 6 },
+      { hunk: 1, count: 5 },
+    ]);
+    expect(closed.below).toEqual({ hunk: -1, count: 1 });
+    // Opened past its size, a gap is whole and no button is left for it.
+    const whole = new Map([[1, 99]]);
+    expect([...closedGaps(withContext(patch, 'after', after, whole), gaps, whole).above.keys()]).toHaveLength(1);
+  });
+
+  it(`a gap's buttons: ${CONTEXT_STEP_LINES} lines at a time, and all of them as a second choice past that`, () => {
+    expect(gapButtons(443, 'above')).toEqual({ step: 'Show 20 of 443 unchanged lines above', all: 'Show all 443' });
+    expect(gapButtons(21, 'below')).toEqual({ step: 'Show 20 of 21 unchanged lines below', all: 'Show all 21' });
+    expect(gapButtons(20, 'above')).toEqual({ step: 'Show 20 unchanged lines above', all: null });
+    expect(gapButtons(1, 'below')).toEqual({ step: 'Show 1 unchanged line below', all: null });
   });
 
   it('lines taken from the recorded file are not folded away again', () => {

@@ -49,8 +49,27 @@ export function contextGaps(lines: readonly PatchLine[], side: ContentSide, side
   return gaps;
 }
 
-function gapLines(gap: Gap, side: ContentSide, text: readonly string[]): PatchLine[] {
-  return Array.from({ length: gap.count }, (_, k) => {
+/** Unchanged lines one click on a gap's button shows; its second button shows them all. */
+export const CONTEXT_STEP_LINES = 20;
+
+/**
+ * Gaps opened, by `Gap.hunk`: how many of their lines are shown (a Set: every line of each). A gap
+ * above a hunk opens upwards from the hunk, the one below the last hunk downwards from it.
+ */
+export type OpenGaps = ReadonlySet<number> | ReadonlyMap<number, number>;
+
+/** Lines of `gap` shown under `open`. */
+export function shownOf(gap: Gap, open: OpenGaps): number {
+  const n =
+    open instanceof Map ? (open.get(gap.hunk) ?? 0) : (open as ReadonlySet<number>).has(gap.hunk) ? Infinity : 0;
+  return Math.min(gap.count, n);
+}
+
+function gapLines(gap: Gap, side: ContentSide, text: readonly string[], shown: number): PatchLine[] {
+  // Above a hunk the lines nearest it are shown first; below the last, the nearest too.
+  const skip = gap.hunk === -1 ? 0 : gap.count - shown;
+  return Array.from({ length: shown }, (_, i) => {
+    const k = skip + i;
     const no = (side === 'after' ? gap.newFrom : gap.oldFrom) + k;
     return {
       kind: 'context' as const,
@@ -62,12 +81,12 @@ function gapLines(gap: Gap, side: ContentSide, text: readonly string[]): PatchLi
   });
 }
 
-/** The patch's lines with the gaps in `open` (by `Gap.hunk`) filled from one recorded side's text. */
+/** The patch's lines with the gaps in `open` (by `Gap.hunk`) filled, as far as opened, from one recorded side's text. */
 export function withContext(
   lines: readonly PatchLine[],
   side: ContentSide,
   text: readonly string[],
-  open: ReadonlySet<number>,
+  open: OpenGaps,
 ): PatchLine[] {
   if (open.size === 0) return [...lines];
   const gaps = new Map(contextGaps(lines, side, text.length).map((g) => [g.hunk, g]));
@@ -76,15 +95,15 @@ export function withContext(
   for (const line of lines) {
     if (line.kind === 'hunk') {
       const gap = gaps.get(hunk);
-      if (gap && open.has(hunk)) out.push(...gapLines(gap, side, text));
+      if (gap) out.push(...gapLines(gap, side, text, shownOf(gap, open)));
       hunk++;
     }
     out.push(line);
   }
   const tail = gaps.get(-1);
-  if (tail && open.has(-1)) {
+  if (tail) {
     // After a `\ No newline` note nothing follows; a tail exists only when the last line had one.
-    out.push(...gapLines(tail, side, text));
+    out.push(...gapLines(tail, side, text, shownOf(tail, open)));
   }
   return out;
 }
@@ -155,7 +174,7 @@ export function wholeFileView(lines: readonly PatchLine[], side: ContentSide, te
   return out;
 }
 
-/** A gap still closed: the hunk it is above (-1: below the last) and its number of lines. */
+/** A gap still (partly) closed: the hunk it is above (-1: below the last) and its number of lines still hidden. */
 export interface ClosedGap {
   hunk: number;
   count: number;
@@ -168,19 +187,19 @@ export interface ClosedGap {
 export function closedGaps(
   lines: readonly PatchLine[],
   gaps: readonly Gap[],
-  open: ReadonlySet<number>,
+  open: OpenGaps,
 ): { above: Map<number, ClosedGap>; below: ClosedGap | null } {
-  const byHunk = new Map(gaps.map((g) => [g.hunk, g.count]));
+  const byHunk = new Map(gaps.map((g) => [g.hunk, g.count - shownOf(g, open)]));
   const above = new Map<number, ClosedGap>();
   let hunk = 0;
   lines.forEach((line, i) => {
     if (line.kind !== 'hunk') return;
     const count = byHunk.get(hunk);
-    if (count !== undefined && !open.has(hunk)) above.set(i, { hunk, count });
+    if (count !== undefined && count > 0) above.set(i, { hunk, count });
     hunk++;
   });
   const tail = byHunk.get(-1);
-  return { above, below: tail !== undefined && !open.has(-1) ? { hunk: -1, count: tail } : null };
+  return { above, below: tail !== undefined && tail > 0 ? { hunk: -1, count: tail } : null };
 }
 
 /** The gap of `gaps` that holds line `line` of `side` (1-based), or undefined. */
@@ -189,4 +208,14 @@ export function gapHolding(gaps: readonly Gap[], side: ContentSide, line: number
     const from = side === 'after' ? g.newFrom : g.oldFrom;
     return line >= from && line < from + g.count;
   });
+}
+
+/**
+ * The buttons of a closed gap of `count` lines: one showing the next `CONTEXT_STEP_LINES`
+ * (`Show 20 of 443 unchanged lines above`) and, past that many, a second showing them all.
+ */
+export function gapButtons(count: number, where: 'above' | 'below'): { step: string; all: string | null } {
+  const unit = count === 1 ? 'line' : 'lines';
+  if (count <= CONTEXT_STEP_LINES) return { step: `Show ${count} unchanged ${unit} ${where}`, all: null };
+  return { step: `Show ${CONTEXT_STEP_LINES} of ${count} unchanged ${unit} ${where}`, all: `Show all ${count}` };
 }

@@ -1,4 +1,4 @@
-import type { CommentState, DeliveryChannel, Review, ReviewComment } from '../../../shared/index.ts';
+import type { CommentState, DeliveryChannel, Review, ReviewComment, ReviewReader } from '../../../shared/index.ts';
 
 /** Formats an epoch-ms time for display (injected: the app passes the browser's local time). */
 export type TimeText = (ms: number) => string;
@@ -31,10 +31,20 @@ export function currentText(comment: ReviewComment): string | null {
   return c.path === comment.anchor.path ? `now at ${where}` : `now at ${c.path} ${where}`;
 }
 
-/** A review's state in a sentence. */
-export function reviewStatusText(review: Review, time: TimeText): string {
+/**
+ * A review's state in a sentence. `reader` is who reads the session's reviews (the server's
+ * `ReviewReader.channel`; null: not known): a pending review nobody reads says so instead of
+ * promising a next prompt.
+ */
+export function reviewStatusText(
+  review: Review,
+  time: TimeText,
+  reader: ReviewReader['channel'] | null = null,
+): string {
   if (review.state === 'delivered' && review.delivered_at !== null)
     return `Delivered ${time(review.delivered_at)}${deliveryText(review.delivered_via, review.delivered_to)}`;
+  if (reader === 'none') return 'Pending: no agent reads reviews from this session; copy its text to your agent';
+  if (reader === 'mcp') return 'Pending: the agent gets it when it next calls review_comments';
   return review.mode === 'now'
     ? 'Pending: the agent gets it when it finishes its turn (asked to continue) or at its next prompt'
     : 'Pending: the agent gets it at its next prompt';

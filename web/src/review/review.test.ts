@@ -162,6 +162,15 @@ describe('review words', () => {
     expect(currentText(comment('a', { outdated: false, current }))).toBeNull();
   });
 
+  it('a pending review says who reads it: nobody (copy it), MCP, or the next prompt when read by a hook', () => {
+    expect(reviewStatusText(review('r'), time, 'none')).toBe(
+      'Pending: no agent reads reviews from this session; copy its text to your agent',
+    );
+    expect(reviewStatusText(review('r', { mode: 'now' }), time, 'none')).not.toMatch(/next prompt/);
+    expect(reviewStatusText(review('r'), time, 'mcp')).toMatch(/review_comments/);
+    expect(reviewStatusText(review('r'), time, 'hook')).toMatch(/next prompt$/);
+  });
+
   it('says a review pending (by mode) or delivered', () => {
     expect(reviewStatusText(review('r'), time)).toMatch(/^Pending: .*next prompt$/);
     expect(reviewStatusText(review('r', { mode: 'now' }), time)).toMatch(/asked to continue/);

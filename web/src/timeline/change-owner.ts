@@ -12,7 +12,8 @@ export function shortId(id: string): string {
 /** A prompt is quoted in a label by its first line, cut to this many characters. */
 const PROMPT_CHARS = 60;
 
-function promptExcerpt(prompt: string): string {
+/** A prompt as a label quotes it: its first line, cut to 60 characters. */
+export function promptExcerpt(prompt: string): string {
   const line = prompt.trim().split('\n')[0]!.replace(/\s+/g, ' ');
   return line.length > PROMPT_CHARS ? `${line.slice(0, PROMPT_CHARS - 1).trimEnd()}…` : line;
 }

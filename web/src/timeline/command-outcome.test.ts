@@ -5,6 +5,7 @@ import { isCommandOutcome, runMarkerLabel } from './command-outcome.ts';
 const run = (extra: Partial<Run> = {}): Run => ({
   run_id: 'r',
   session_id: 's',
+  title: null,
   status: 'failed',
   source: 'run',
   workspace: '/w',

@@ -14,6 +14,7 @@ export * from './file-tree.ts';
 export * from './session-filter.ts';
 export * from './change-owner.ts';
 export * from './command-outcome.ts';
+export * from './outline.ts';
 export * from './approval-text.ts';
 export * from './viewed.ts';
 export * from './search-hits.ts';

@@ -31,6 +31,7 @@ const msg = (
 const run = (run_id: string, t: number, over: Partial<Run> = {}): Run => ({
   run_id,
   session_id: 's',
+  title: null,
   status: 'completed',
   source: 'run',
   workspace: '/w',
