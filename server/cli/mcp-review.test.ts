@@ -24,7 +24,7 @@ function repo(): TempRepo {
 }
 
 async function mcp(args: string[]): Promise<Client> {
-  const { client, close } = await startMcpClient(args, {}, 'review-client');
+  const { client, close } = await startMcpClient(args, {}, 'review-client', '2.0.0');
   cleanups.push(close);
   return client;
 }

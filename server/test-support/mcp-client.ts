@@ -11,6 +11,7 @@ export async function startMcpClient(
   args: string[],
   env: Record<string, string> = {},
   name = 'test',
+  version = '1.0.0',
 ): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
   let stderr = '';
   const transport = new StdioClientTransport({
@@ -20,7 +21,7 @@ export async function startMcpClient(
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
   });
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client({ name, version });
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }
