@@ -25,9 +25,28 @@ function setState(s: ConnectionState): void {
   for (const fn of stateListeners) fn(s);
 }
 
+/**
+ * A subscription's ack. socket.io rejects every ack still pending when the connection drops; the
+ * next connection subscribes again (`renewSubscriptions`), so a waiter waits for that one.
+ */
+async function acked(s: AppSocket, send: () => Promise<unknown>): Promise<void> {
+  for (;;) {
+    try {
+      await send();
+      return;
+    } catch (err) {
+      if (s.connected) throw err;
+      await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+    }
+  }
+}
+
+/** Sent again on every connection; an ack lost to a dropped connection is renewed by the next. */
+const fireAndForget = (p: Promise<unknown>) => void p.catch(() => undefined);
+
 function renewSubscriptions(s: AppSocket): void {
-  if (wantSessions) void s.emitWithAck('sessions.subscribe', {});
-  for (const id of sessionIds) void s.emitWithAck('session.subscribe', { session_id: id });
+  if (wantSessions) fireAndForget(s.emitWithAck('sessions.subscribe', {}));
+  for (const id of sessionIds) fireAndForget(s.emitWithAck('session.subscribe', { session_id: id }));
 }
 
 /** The one socket of the app, created on first use; the handshake carries `auth.token` when set. */
@@ -93,19 +112,24 @@ export function reconnectSocket(): void {
 /** Subscribes to the sessions list; resolves once the server acknowledged it (taken effect). */
 export async function subscribeSessions(): Promise<void> {
   wantSessions = true;
-  await getSocket().emitWithAck('sessions.subscribe', {});
+  const s = getSocket();
+  await acked(s, () => s.emitWithAck('sessions.subscribe', {}));
 }
 
 /** Subscribes to one session's events; resolves once the server acknowledged it. */
 export async function subscribeSession(sessionId: string): Promise<void> {
   sessionIds.add(sessionId);
-  await getSocket().emitWithAck('session.subscribe', { session_id: sessionId });
+  const s = getSocket();
+  // Not sent again for a session left meanwhile.
+  await acked(s, async () => {
+    if (sessionIds.has(sessionId)) await s.emitWithAck('session.subscribe', { session_id: sessionId });
+  });
 }
 
 export function unsubscribeSession(sessionId: string): void {
   if (!sessionIds.delete(sessionId)) return;
   const s = getSocket();
-  if (s.connected) void s.emitWithAck('session.unsubscribe', { session_id: sessionId });
+  if (s.connected) fireAndForget(s.emitWithAck('session.unsubscribe', { session_id: sessionId }));
 }
 
 /** Calls `fn` whenever the connection state changes; returns the unsubscribe function. */
