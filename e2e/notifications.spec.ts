@@ -1,12 +1,30 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, expect, servers, test, uid, workspace } from './support.ts';
+import { bridge, expect, ownServer, test, uid, workspace, type OwnServer } from './support.ts';
 
 // Browser globals, for code inside evaluate and init scripts (the root tsconfig has no DOM lib).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const window: any, document: any;
 
-const base = servers.main;
+/**
+ * A server of this file's own: the tab's count covers every session the server has, so runs that
+ * other specs end on the shared server at the same time would count too.
+ */
+let server: OwnServer;
+let dir = '';
+let base = '';
+test.beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-e2e-notify-'));
+  server = await ownServer(path.join(dir, 'notify.db'));
+  base = server.url;
+});
+test.afterAll(async () => {
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /**
  * Notifications in Chromium: permission granted to the page's origin, the page's real
