@@ -13,7 +13,7 @@ export const baseTest = {
   pool: 'forks',
   maxWorkers: 2,
   // One throwaway PostgreSQL for the run, started when a test first asks for it.
-  globalSetup: ['server/test-support/postgres-run.ts'],
+  globalSetup: ['server/test-support/postgres-run.ts', 'server/test-support/compiled-cli-run.ts'],
   tags: [
     {
       name: 'stress',

@@ -2,22 +2,30 @@
 // Compiles the server and shared code to plain JavaScript in dist/server and dist/shared (what the
 // packed tarball runs, with no TypeScript loader), and copies the JavaScript files that are
 // sources already (the git helper). Tests and test support are left out.
+//
+// `--out DIR` builds a runnable copy of the command elsewhere instead: DIR/bin (the launchers) and
+// DIR/dist/{server,shared}. DIR must lie inside the checkout, so that the copy finds the
+// dependencies, the migrations and the web UI from there. The test run starts `rundiff` from such a
+// copy (server/test-support/compiled-cli-run.ts).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(ROOT, 'dist');
+const outAt = process.argv.indexOf('--out');
+const COPY = outAt === -1 ? null : path.resolve(process.argv[outAt + 1] ?? '');
+if (COPY !== null && !COPY.startsWith(ROOT + path.sep)) {
+  process.stderr.write(`build-server: --out must name a folder inside ${ROOT}\n`);
+  process.exit(2);
+}
+const OUT = COPY === null ? path.join(ROOT, 'dist') : path.join(COPY, 'dist');
 
 for (const part of ['server', 'shared']) fs.rmSync(path.join(OUT, part), { recursive: true, force: true });
 const tsc = spawnSync(
   process.execPath,
-  [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-  {
-    cwd: ROOT,
-    stdio: 'inherit',
-  },
+  [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', OUT],
+  { cwd: ROOT, stdio: 'inherit' },
 );
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
@@ -33,4 +41,9 @@ function copyPlainJs(dir) {
   }
 }
 copyPlainJs('server');
-process.stdout.write('built dist/server and dist/shared\n');
+if (COPY !== null) {
+  fs.mkdirSync(path.join(COPY, 'bin'), { recursive: true });
+  for (const name of fs.readdirSync(path.join(ROOT, 'bin')))
+    if (name.endsWith('.js')) fs.copyFileSync(path.join(ROOT, 'bin', name), path.join(COPY, 'bin', name));
+}
+process.stdout.write(`built ${path.relative(ROOT, OUT)}/server and ${path.relative(ROOT, OUT)}/shared\n`);

@@ -10,13 +10,14 @@ import { createCloserStack, createServer } from './main.ts';
 import { createSocketServer, shareEventsThroughPostgres } from './socket/index.ts';
 import { createTestDatabase, sharedPostgres, type TestDatabase } from './test-support/postgres.ts';
 import { createTempDir } from './test-support/index.ts';
+import { RUNDIFF_BIN } from './test-support/cli-process.ts';
 
 /**
  * A start that fails part way closes what it had opened, and `close()` closes everything once: both
  * run the server's one stack of closers (server/main.ts).
  */
 
-const BIN = new URL('../bin/rundiff.js', import.meta.url).pathname;
+const BIN = RUNDIFF_BIN;
 const TOKEN = 'edge-token-0123456789';
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -9,6 +9,7 @@ import {
   readableWithoutOverride,
   withoutPermissionOverride,
 } from '../test-support/index.ts';
+import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
 
 /**
  * End to end over REST and socket.io: the real server, run without the power to override file
@@ -17,7 +18,7 @@ import {
  * live event and the whole-run patch.
  */
 
-const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
+const BIN = RUNDIFF_BIN;
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();

@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
+import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
 
 const HOOK = fileURLToPath(new URL('../../bin/rundiff-hook.js', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/rundiff.js', import.meta.url));
+const BIN = RUNDIFF_BIN;
 const HOOK_STATE = new URL('../../bin/hook-state.js', import.meta.url).href;
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createTempRepo, type TempRepo } from '../test-support/index.ts';
+import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
 
 /**
  * End to end: `node bin/rundiff.js mcp --workspace DIR` as a child process, driven by the SDK's own
@@ -11,7 +11,7 @@ import { createTempRepo, type TempRepo } from '../test-support/index.ts';
  * every success here also proves the output matches its schema.
  */
 
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'rundiff.js');
+const BIN = RUNDIFF_BIN;
 
 interface ErrorText {
   error: { code: string; message: string; hint?: string; details?: Record<string, unknown> };

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createRundiff } from '../index.ts';
 import { createTempDir, createTempRepo } from '../test-support/index.ts';
+import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
+const BIN = RUNDIFF_BIN;
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createTestDatabase } from '../test-support/postgres.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
+import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
 
-const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
+const BIN = RUNDIFF_BIN;
 const dirs: string[] = [];
 const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => {

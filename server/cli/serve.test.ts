@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BLOCKING_SCAN_WORKER, plantBlockingFifo, unblockFifo, waitingMarker } from '../test-support/index.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
+// The checkout's own command on the sources (not the test run's compiled copy): two tests hand the
+// server a scan worker from test-support, which only the TypeScript loader can run.
 const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
 const dirs: string[] = [];
 afterEach(() => {

@@ -8,6 +8,7 @@
 import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RUNDIFF_BIN } from './cli-process.ts';
 
 /** The version the agent tests were written and checked against. */
 export const CLAUDE_CODE_VERSION = '2.1.328';
@@ -93,7 +94,7 @@ export function installClaudeCodeHooks(
   home: string,
   extra: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = [path.join(root, 'bin/rundiff.js'), 'hooks', 'install', 'claude-code'];
+  const args = [RUNDIFF_BIN, 'hooks', 'install', 'claude-code'];
   args.push('--workspace', workspace, '--server', serverUrl, ...extra);
   return new Promise((resolve) => {
     execFile(

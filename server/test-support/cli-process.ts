@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { COMPILED_CLI_DIR } from './compiled-cli.ts';
 
-/** The CLI as a user runs it. */
-export const RUNDIFF_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/rundiff.js');
+/**
+ * The CLI as a user of the installed package runs it: `bin/rundiff.js` over the compiled server,
+ * built once per test run by `compiled-cli-run.ts` (the vitest global setup).
+ */
+export const RUNDIFF_BIN = path.join(COMPILED_CLI_DIR, 'bin', 'rundiff.js');
 
 /**
  * Runs `rundiff ...args` in `cwd` with a bare environment (PATH, HOME, then `env`), no input, and

@@ -4,8 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { vi } from 'vitest';
+import { RUNDIFF_BIN } from './cli-process.ts';
 
-const BIN = new URL('../../bin/rundiff.js', import.meta.url).pathname;
+const BIN = RUNDIFF_BIN;
 
 export interface ServeProcess {
   url: string;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '../../test-support/temp-repo.ts';
+import { RUNDIFF_BIN } from '../../test-support/cli-process.ts';
 
 /**
  * `rundiff hooks install|uninstall|status` run through the real CLI inside a repository that may
@@ -16,7 +17,7 @@ afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
 
-const BIN = new URL('../../../bin/rundiff.js', import.meta.url).pathname;
+const BIN = RUNDIFF_BIN;
 
 interface Folders {
   home: string;
