@@ -49,8 +49,12 @@ export interface RevertRequest {
    * patch by its header (`@@ -12,4 +12,6 @@`, the ranges as the patch prints them). The hunks'
    * inverse is merged three ways into what the file holds now, like a file's revert; the rest of the
    * file keeps the run's edits. Not with `file_ids`; only files the run modified or renamed.
+   * `lines`: undo only these lines of the hunk, each the index of a `+` or `-` line among the hunk's
+   * body lines (0 = the first line after the header; `\ No newline at end of file` marks are not
+   * counted). An unchosen `+` line stays, an unchosen `-` line stays removed. A context line or an
+   * index past the hunk's end is refused (400).
    */
-  hunks?: { file_id: string; hunk: string }[];
+  hunks?: { file_id: string; hunk: string; lines?: number[] }[];
   /**
    * The `plan_id` of the dry run the user looked at: the revert applies only that plan. When what
    * stands in the workspace (or what the revert would write) changed since, nothing is written and

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Limits } from '../../shared/index.ts';
+import { RACY_MARGIN_MS } from '../checkpoint/model.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo, type TempRepo } from '../test-support/temp-repo.ts';
 
@@ -130,6 +131,32 @@ describe('the five record cases, against git', () => {
     expect(git(r.dir, 'diff', '--numstat', 'HEAD').toString().trim()).toBe('0\t2\t.gitignore');
     // Before the fix git apply refused: "secret.env: already exists in working directory".
     expect(applied(run.start, (await t.get(`${run.base}/patch`)).raw)).toEqual(tree(r.dir));
+  });
+
+  it('outside git, a deleted or added root .gitignore: files unchanged at both ends are not changes', async () => {
+    const t = await server();
+    const dir = createTempDir('rundiff-plain-');
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'secret.env\n*.log\n');
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    fs.writeFileSync(path.join(dir, 'secret.env'), 'TOKEN=1\n');
+    fs.writeFileSync(path.join(dir, 'app.log'), 'started\n');
+    // Written before the racy margin of the checkpoint (within it, see the case below).
+    await new Promise((r) => setTimeout(r, RACY_MARGIN_MS + 100));
+    const deleted = await recordRun(t, dir, () => fs.rmSync(path.join(dir, '.gitignore')));
+    expect(deleted.files.map((f) => `${f.change_type} ${f.path}`)).toEqual(['deleted .gitignore']);
+    expect(applied(deleted.start, (await t.get(`${deleted.base}/patch`)).raw)).toEqual(tree(dir));
+    const added = await recordRun(t, dir, () => fs.writeFileSync(path.join(dir, '.gitignore'), 'secret.env\n'));
+    expect(added.files.map((f) => `${f.change_type} ${f.path}`)).toEqual(['added .gitignore']);
+    // Control: a file the run did write is a change, ignored at the start or not.
+    const written = await recordRun(t, dir, () => {
+      fs.rmSync(path.join(dir, '.gitignore'));
+      fs.writeFileSync(path.join(dir, 'secret.env'), 'TOKEN=2\n');
+    });
+    expect(written.files.map((f) => `${f.change_type} ${f.path}`).sort()).toEqual([
+      'added secret.env',
+      'deleted .gitignore',
+    ]);
   });
 
   it("a text file that is not UTF-8: its patch is git's bytes, read with replacement characters", async () => {

@@ -5,6 +5,8 @@ import { parseHunkHeader, type Reverter } from '../revert/index.ts';
 
 /** Hunks one request may undo. */
 const MAX_HUNKS = 1_000;
+/** Lines one hunk entry may name. */
+const MAX_HUNK_LINES = 100_000;
 import type { ChangeIdResolver } from '../runs/index.ts';
 import { changeIdIn, idParam } from './params.ts';
 
@@ -42,18 +44,35 @@ function revertBody(body: unknown): RevertRequest {
   }
   if (b.hunks !== undefined) {
     const bad = () =>
-      new AppError('invalid_input', 'hunks must be a non-empty array of {file_id, hunk: "@@ -a,b +c,d @@"}', {
-        details: { field: 'hunks' },
-      });
+      new AppError(
+        'invalid_input',
+        'hunks must be a non-empty array of {file_id, hunk: "@@ -a,b +c,d @@", lines?: [index, ...]}',
+        {
+          details: { field: 'hunks' },
+        },
+      );
     if (out.file_ids !== undefined)
       throw new AppError('invalid_input', 'give file_ids or hunks, not both', { details: { field: 'hunks' } });
     if (!Array.isArray(b.hunks) || b.hunks.length === 0 || b.hunks.length > MAX_HUNKS) throw bad();
     out.hunks = b.hunks.map((h: unknown) => {
       const o = h as Record<string, unknown>;
       if (typeof o !== 'object' || o === null || Array.isArray(o)) throw bad();
-      if (Object.keys(o).some((k) => k !== 'file_id' && k !== 'hunk')) throw bad();
+      if (Object.keys(o).some((k) => k !== 'file_id' && k !== 'hunk' && k !== 'lines')) throw bad();
       if (typeof o.file_id !== 'string' || typeof o.hunk !== 'string' || !parseHunkHeader(o.hunk)) throw bad();
-      return { file_id: idParam(o.file_id, 'hunks'), hunk: o.hunk };
+      const entry = { file_id: idParam(o.file_id, 'hunks'), hunk: o.hunk };
+      if (o.lines === undefined) return entry;
+      if (
+        !Array.isArray(o.lines) ||
+        o.lines.length === 0 ||
+        o.lines.length > MAX_HUNK_LINES ||
+        o.lines.some((n) => !Number.isSafeInteger(n) || (n as number) < 0)
+      )
+        throw new AppError(
+          'invalid_input',
+          `lines must be a non-empty array of at most ${MAX_HUNK_LINES} indexes (0 = the hunk's first body line)`,
+          { details: { field: 'hunks' } },
+        );
+      return { ...entry, lines: o.lines as number[] };
     });
   }
   return out;

@@ -88,6 +88,8 @@ export interface Checkpoint<State = unknown> {
   coverage: Coverage;
   /** Ignore decisions at the checkpoint, reused at completion when git cannot answer. */
   ignore: IgnoreState;
+  /** File-system rules (the walk): the root `.gitignore` the checkpoint applied, if any. */
+  gitignoreText?: string | null;
   reasons: TruncatedReason[];
   /** Bytes of content held (snapshots). */
   memoryBytes: number;

@@ -29,6 +29,14 @@ export const revertChangesInput = z.strictObject({
     .max(1000)
     .optional()
     .describe("only these hunks (1 = the first) of the one path named in paths, as the file's patch shows them"),
+  lines: z
+    .array(z.number().int().min(1).max(100_000))
+    .min(1)
+    .max(100_000)
+    .optional()
+    .describe(
+      'with exactly one hunk: undo only these lines of it (1 = the first line after its header); an unchosen + line stays, an unchosen - line stays removed',
+    ),
   dry_run: z.boolean().optional().describe('answer the plan and the patch each file would get; write nothing'),
   partial: z.boolean().optional().describe('write the files that revert cleanly and leave the others'),
 });
@@ -50,7 +58,7 @@ export const REVERT_CHANGES_LISTING: Tool = toolListing({
   name: 'revert_changes',
   title: 'Revert changes',
   description:
-    'Undoes what a rundiff run (or one tool call) changed: the whole change, some files (paths), or some hunks of one file (paths with one path, hunks by number). Files edited since are merged three ways, so later edits are kept; a file whose later edits conflict with the undo is not written. All or nothing: when any file cannot be reverted nothing is written and the error names each file (partial: true writes the clean ones). Use dry_run: true first to see the plan. The revert is recorded as a run of its own.',
+    'Undoes what a rundiff run (or one tool call) changed: the whole change, some files (paths), or some hunks of one file (paths with one path, hunks by number), or some lines of one hunk (one hunk, lines by number). Files edited since are merged three ways, so later edits are kept; a file whose later edits conflict with the undo is not written. All or nothing: when any file cannot be reverted nothing is written and the error names each file (partial: true writes the clean ones). Use dry_run: true first to see the plan. The revert is recorded as a run of its own.',
   input: revertChangesInput,
   output: revertOutput,
   readOnly: false,
@@ -91,8 +99,17 @@ export async function callRevertChanges(remote: RemoteServer, args: unknown): Pr
             `${input.paths[0]} has ${found.count} hunk(s) in ${changeId}, not ${found.missing}`,
           );
         body.hunks = found.headers.map((hunk) => ({ file_id: ids[0]!, hunk }));
+        if (input.lines) {
+          if (input.hunks.length !== 1)
+            throw new AppError('invalid_input', 'lines are of one hunk: name exactly one hunk', {
+              details: { field: 'hunks' },
+            });
+          body.hunks[0]!.lines = [...new Set(input.lines)].map((n) => n - 1);
+        }
+      } else if (input.lines) {
+        throw new AppError('invalid_input', 'lines are of one hunk: name it in hunks', { details: { field: 'hunks' } });
       } else body.file_ids = ids;
-    } else if (input.hunks) {
+    } else if (input.hunks || input.lines) {
       throw new AppError('invalid_input', 'hunks are of one file: name it in paths', { details: { field: 'paths' } });
     }
     const answer = await remote.postJson<RevertResponse>(`${changeUrl}/revert`, body, 'for revert_changes');

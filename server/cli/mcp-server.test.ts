@@ -98,6 +98,28 @@ describe('rundiff mcp --server', () => {
     expect(bad.code).toBe('invalid_input');
   });
 
+  it('revert_changes undoes some lines of one hunk; lines without exactly one hunk are refused', async () => {
+    const t = await server();
+    const r = createTempRepo({ files: { 'f.txt': 'a\nb\nc\nd\n' } });
+    cleanups.push(() => r.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: r.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    r.write('f.txt', 'a\nB\nC\nX\nd\n');
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const { client } = await mcp(['--workspace', r.dir, '--server', t.server.url]);
+    const call = (more: object) =>
+      client.callTool({
+        name: 'revert_changes',
+        arguments: { session_id: 's1', change: 'r1', paths: ['f.txt'], ...more },
+      });
+    expect(errorOf(await call({ lines: [6] })).code).toBe('invalid_input');
+    expect(errorOf(await call({ hunks: [1], lines: [1] })).message).toContain('is a context line');
+    expect(r.read('f.txt').toString()).toBe('a\nB\nC\nX\nd\n');
+    const done = await call({ hunks: [1], lines: [6] });
+    expect(done.isError).toBeFalsy();
+    expect(r.read('f.txt').toString()).toBe('a\nB\nC\nd\n');
+  });
+
   it('revert_changes takes the short id the timeline shows and refuses an ambiguous one with the candidates', async () => {
     const t = await server();
     const r = createTempRepo({ files: { 'a.txt': 'one\n' } });

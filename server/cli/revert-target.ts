@@ -55,3 +55,24 @@ export async function hunkHeadersOf(
   if (missing !== undefined) return { ok: false, count: all.length, missing };
   return { ok: true, headers: numbers.map((n) => all[n - 1]!) };
 }
+
+/** Lines one `--lines` may name (the route's bound of one hunk entry). */
+const MAX_LINES = 100_000;
+
+/**
+ * `--lines a-b,c` as the route's indexes: the numbers count a hunk's body lines from 1 (the first
+ * line after its header), as `--hunk` counts hunks; the route counts them from 0. Null when it is
+ * not a list of numbers and ascending ranges.
+ */
+export function lineIndexesOf(text: string): number[] | null {
+  const out = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) return null;
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    if (from < 1 || to < from || to - from + out.size >= MAX_LINES) return null;
+    for (let n = from; n <= to; n++) out.add(n - 1);
+  }
+  return [...out].sort((a, b) => a - b);
+}

@@ -105,6 +105,30 @@ describe('rundiff revert', () => {
     expect(bad.stderr).toContain('f.txt has 2 hunk(s) in run:r1, not 3');
   });
 
+  it('--hunk N --lines undoes only those lines of the hunk; a context line or --lines alone is refused', async () => {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'f.txt': 'a\nb\nc\nd\n' } });
+    cleanups.push(() => repo.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    // One hunk, body lines: 1 ' a', 2 '-b', 3 '-c', 4 '+B', 5 '+C', 6 '+X', 7 ' d'.
+    repo.write('f.txt', 'a\nB\nC\nX\nd\n');
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const revert = (...more: string[]) =>
+      rundiff(['revert', '--server', t.server.url, 's1', 'r1', 'f.txt', ...more], repo.dir);
+    const context = await revert('--hunk', '1', '--lines', '1');
+    expect(context.code).toBe(2);
+    expect(context.stderr).toContain('is a context line');
+    expect((await revert('--lines', '2')).code).toBe(2);
+    expect((await revert('--hunk', '1', '--lines', '3-2')).code).toBe(2);
+    expect(repo.read('f.txt').toString()).toBe('a\nB\nC\nX\nd\n');
+    const res = await revert('--hunk', '1', '--lines', '2,4-5');
+    expect(res.code).toBe(0);
+    // b comes back for B and C; c stays removed; X stays.
+    expect(repo.read('f.txt').toString()).toBe('a\nb\nX\nd\n');
+  });
+
   it('takes the short id the timeline shows; an ambiguous one is refused listing the candidates', async () => {
     const { t, repo } = await setup();
     const ids = ['cc3e822d-1111-4111-8111-111111111111', 'cc3e9f00-2222-4222-8222-222222222222'];

@@ -3,11 +3,12 @@ import { resolveConfig } from '../config.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { connectServer, ServerNeedsToken } from './bridge-client.ts';
 import { quotePath } from './quote-path.ts';
-import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, type GetJson } from './revert-target.ts';
+import { changeIdOf, changeUrlOf, fileIdsOf, hunkHeadersOf, lineIndexesOf, type GetJson } from './revert-target.ts';
 import { defaultServerUrl } from './run-target.ts';
 
 const HELP = `usage: rundiff revert [--server URL] [--dry-run] [--partial] <session> <change> [paths...]
        rundiff revert [--server URL] [--dry-run] <session> <change> <path> --hunk N[,N...]
+       rundiff revert [--server URL] [--dry-run] <session> <change> <path> --hunk N --lines a-b,c
 
 Undoes what a run (or one tool call) changed, through the running server: each file whose bytes are
 still the run's end gets its start back; a file edited since is merged three ways. All or nothing:
@@ -23,6 +24,8 @@ session as a run of its own, so it can be reverted too.
   --partial        write the files that revert cleanly and leave the others as they are
   --hunk N[,N...]  undo only these hunks of the one path named (1 is its patch's first hunk, as
                    the timeline shows the patch); the rest of the file keeps the run's edits
+  --lines a-b,c    with one --hunk: undo only these lines of it (1 is the first line after its
+                   header); an unchosen + line stays, an unchosen - line stays removed
   --server URL     the rundiff server (default http://$RUNDIFF_HOST:$RUNDIFF_PORT, http://127.0.0.1:7420);
                    sends RUNDIFF_TOKEN when set
 
@@ -85,7 +88,7 @@ const failedFile = (f: RevertFile) =>
 export async function run(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs(argv, { values: ['server', 'hunk'], booleans: ['help', 'dry-run', 'partial'] });
+    args = parseArgs(argv, { values: ['server', 'hunk', 'lines'], booleans: ['help', 'dry-run', 'partial'] });
   } catch (err) {
     if (err instanceof UsageError) {
       say(`rundiff revert: ${err.message}\n\n${HELP}`);
@@ -131,6 +134,12 @@ export async function run(argv: string[]): Promise<number> {
         say(`rundiff revert: --hunk takes hunk numbers (1, 2, ...) of exactly one path\n\n${HELP}`);
         return 2;
       }
+      const linesArg = args.values.lines;
+      const lines = linesArg === undefined ? null : lineIndexesOf(linesArg);
+      if (linesArg !== undefined && (lines === null || numbers.length !== 1)) {
+        say(`rundiff revert: --lines takes line numbers and ranges (3-5,8) of exactly one --hunk\n\n${HELP}`);
+        return 2;
+      }
       const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
       if (unknown.length > 0) {
         say(`rundiff revert: not changed by ${changeId}: ${unknown.map(quotePath).join(', ')}`);
@@ -142,6 +151,10 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
       }
       body.hunks = found.headers.map((hunk) => ({ file_id: ids[0]!, hunk }));
+      if (lines !== null) body.hunks[0]!.lines = lines;
+    } else if (args.values.lines !== undefined) {
+      say(`rundiff revert: --lines needs --hunk N (the one hunk they are of)\n\n${HELP}`);
+      return 2;
     } else if (paths.length > 0) {
       const { ids, unknown } = await fileIdsOf(get, changeUrl, paths);
       if (unknown.length > 0) {

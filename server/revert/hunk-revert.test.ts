@@ -158,3 +158,108 @@ describe('undo one hunk of a past run', () => {
     expect(r.body.error.message).toContain('the run added or deleted the file');
   });
 });
+
+/**
+ * The reduced hunk `git apply -R` is given for a selection of its body lines (0 = the first after
+ * the header): an unchosen `+` line becomes context, an unchosen `-` line is dropped.
+ */
+function reducedHunk(onePatch: string, selected: number[]): string {
+  const at = onePatch.indexOf('\n@@') + 1;
+  const [header, ...rest] = onePatch.slice(at).split('\n');
+  const range = /^@@ -(\d+)(?:,\d+)? \+(\d+(?:,\d+)?) @@/.exec(header!)!;
+  const body: string[] = [];
+  let n = 0;
+  for (const line of rest) {
+    if (line === '' || line.startsWith('\\')) {
+      if (line !== '') body.push(line);
+      continue;
+    }
+    const chosen = selected.includes(n++);
+    if (line[0] === ' ' || chosen) body.push(line);
+    else if (line[0] === '+') body.push(` ${line.slice(1)}`);
+  }
+  const oldCount = body.filter((l) => l[0] === ' ' || l[0] === '-').length;
+  return `${onePatch.slice(0, at)}@@ -${range[1]},${oldCount} +${range[2]} @@\n${body.join('\n')}\n`;
+}
+
+describe('undo some lines of one hunk of a past run', () => {
+  const start = numbered(40);
+  // The run rewrites lines 20-22 as four lines: one hunk of 3 context, 3 -, 4 +, 3 context lines.
+  const runEnd = numbered(40).replace('line 20\nline 21\nline 22\n', 'TWENTY\nTWENTY-ONE\nNEW\nTWENTY-TWO\n');
+
+  async function setupRewrite(): Promise<{ t: TestServer; repo: TempRepo; id: string; one: string; header: string }> {
+    const t = await startTestServer();
+    cleanups.push(() => t.close());
+    const repo = createTempRepo({ files: { 'f.txt': start } });
+    cleanups.push(() => repo.cleanup());
+    await t.post({ type: 'session.upsert', session_id: 's1', workspace: repo.dir });
+    await t.post({ type: 'run.started', session_id: 's1', run_id: 'r1' });
+    repo.write('f.txt', runEnd);
+    await t.post({ type: 'run.completed', session_id: 's1', run_id: 'r1' });
+    const { id, patch } = await filePatch(t);
+    const { header, patch: one } = oneHunk(patch, 0);
+    return { t, repo, id, one, header };
+  }
+
+  // Body: 0-2 context, 3 -line 20, 4 -line 21, 5 -line 22, 6 +TWENTY, 7 +TWENTY-ONE, 8 +NEW, 9 +TWENTY-TWO.
+  const selections: [string, number[]][] = [
+    ['one added line', [8]],
+    ['one removed line', [4]],
+    ['a removed line and its replacement', [3, 6]],
+    ['every removed line and none added', [3, 4, 5]],
+  ];
+  const later: [string, (s: string) => string][] = [
+    ['not edited since', (s) => s],
+    ['edited above', (s) => s.replace('line 2\n', 'two, by the user\n')],
+    ['edited below', (s) => s.replace('line 39\n', 'thirty-nine, by the user\n')],
+  ];
+  for (const [what, lines] of selections) {
+    for (const [when, edit] of later) {
+      it(`undoes ${what} as git apply -R of the reduced hunk does, the file ${when}`, async () => {
+        const { t, repo, id, one, header } = await setupRewrite();
+        repo.write('f.txt', edit(runEnd));
+        const expected = gitApplyReverse(repo.read('f.txt'), reducedHunk(one, lines));
+        expect(expected).not.toBeNull();
+        // Control: the reduced result is neither the file as it is nor the whole hunk's undo.
+        expect(expected!.equals(repo.read('f.txt'))).toBe(false);
+        expect(expected!.equals(gitApplyReverse(repo.read('f.txt'), one)!)).toBe(false);
+
+        const res = await undo(t, { hunks: [{ file_id: id, hunk: header, lines }] });
+        expect(res.status).toBe(200);
+        expect(res.body.files[0]).toMatchObject({ path: 'f.txt', applied: true });
+        expect(repo.read('f.txt').toString()).toBe(expected!.toString());
+        const detail = (await t.get('/api/hermes/sessions/s1')).body;
+        const undoRun = detail.runs.find((r: { run_id: string }) => r.run_id === res.body.revert_run_id);
+        expect(undoRun).toMatchObject({ source: 'revert', status: 'completed' });
+      });
+    }
+  }
+
+  it('a later edit of a line the selection undoes: git apply -R refuses, and so does the undo', async () => {
+    const { t, repo, id, one, header } = await setupRewrite();
+    repo.write('f.txt', runEnd.replace('NEW\n', 'new, by the user\n'));
+    const now = repo.read('f.txt');
+    expect(gitApplyReverse(now, reducedHunk(one, [8]))).toBeNull();
+    const res = await undo(t, { hunks: [{ file_id: id, hunk: header, lines: [8] }] });
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('revert_conflict');
+    expect(repo.read('f.txt').equals(now)).toBe(true);
+  });
+
+  it('refuses a context line, an index past the hunk and malformed lines with 400, writing nothing', async () => {
+    const { t, repo, id, header } = await setupRewrite();
+    const bad = async (lines: unknown, message: string) => {
+      const res = await undo(t, { hunks: [{ file_id: id, hunk: header, lines }] });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(message);
+    };
+    await bad([0], 'is a context line');
+    await bad([13], 'is not in hunk');
+    await bad([], 'lines must be a non-empty array');
+    await bad([-1], 'lines must be a non-empty array');
+    await bad(['3'], 'lines must be a non-empty array');
+    expect(repo.read('f.txt').toString()).toBe(runEnd);
+    // Control: the last + line is accepted.
+    expect((await undo(t, { dry_run: true, hunks: [{ file_id: id, hunk: header, lines: [9] }] })).status).toBe(200);
+  });
+});

@@ -1,2 +1,2 @@
 export { createReverter, type Reverter, type RevertDeps } from './revert.ts';
-export { hunkName, hunksOf, parseHunkHeader, undoHunks } from './hunks.ts';
+export { hunkName, hunksOf, parseHunkHeader, undoHunks, type HunkChoice } from './hunks.ts';

@@ -28,7 +28,7 @@ import type { Recorder } from '../runs/index.ts';
 import type { StoredSide, Store } from '../store/index.ts';
 import { resolveWorkspace } from '../workspace/index.ts';
 import { fingerprint, readCurrent, sha256Of, type Current } from './current.ts';
-import { undoHunks } from './hunks.ts';
+import { undoHunks, type HunkChoice } from './hunks.ts';
 import { decide, entryOf, type Decision, type FileToRevert, type KeptSide, type Merge } from './plan.ts';
 
 export interface RevertDeps {
@@ -149,7 +149,7 @@ export function createReverter(deps: RevertDeps) {
     row: FileSummary,
     before: KeptSide,
     after: KeptSide,
-    hunks: readonly string[],
+    hunks: readonly HunkChoice[],
   ): Promise<KeptSide> {
     const refuse = (why: string) =>
       new AppError('invalid_input', `the hunks of ${row.path} cannot be undone one by one: ${why}`, {
@@ -171,6 +171,11 @@ export function createReverter(deps: RevertDeps) {
     if (file === null || file.truncated || file.raw)
       throw refuse('its patch is not whole (too large or not UTF-8 text)');
     const undone = undoHunks(after.bytes, file.patch, hunks);
+    if (!undone.ok && undone.reason === 'bad_lines')
+      throw new AppError('invalid_input', `the lines of ${row.path} cannot be undone: ${undone.message}`, {
+        hint: 'name + and - lines of the hunk by their index in its body (0 = the first line after its header)',
+        details: { file_id: row.id, hunk: undone.hunk, field: 'hunks' },
+      });
     if (!undone.ok)
       throw new AppError('not_found', `no hunk ${undone.hunk} in the patch of ${row.path}`, {
         hint: "name a hunk by its header as the file's patch shows it",
@@ -200,7 +205,7 @@ export function createReverter(deps: RevertDeps) {
     sessionId: string,
     changeId: string,
     row: FileSummary,
-    hunks?: readonly string[],
+    hunks?: readonly HunkChoice[],
   ): Promise<Planned> {
     const afterKey = keyFromShown(row.path, row.path_base64);
     const beforeKey = row.old_path !== null && !hunks ? keyFromShown(row.old_path, row.old_path_base64) : afterKey;
@@ -285,9 +290,13 @@ export function createReverter(deps: RevertDeps) {
         });
       rows = rows.filter((r) => wanted.has(r.id));
     }
-    const hunksOf = new Map<string, string[]>();
+    const hunksOf = new Map<string, HunkChoice[]>();
     if (req.hunks !== undefined) {
-      for (const h of req.hunks) hunksOf.set(h.file_id, [...(hunksOf.get(h.file_id) ?? []), h.hunk]);
+      for (const h of req.hunks)
+        hunksOf.set(h.file_id, [
+          ...(hunksOf.get(h.file_id) ?? []),
+          h.lines === undefined ? { hunk: h.hunk } : { hunk: h.hunk, lines: h.lines },
+        ]);
       const known = new Set(rows.map((r) => r.id));
       const unknown = [...hunksOf.keys()].filter((id) => !known.has(id));
       if (unknown.length > 0)

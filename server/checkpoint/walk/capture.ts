@@ -194,6 +194,7 @@ export async function captureCheckpoint(
     areas: phase.areas,
     coverage: phase.coverage,
     ignore: phase.ignore,
+    gitignoreText: phase.gitignoreText,
     reasons,
     memoryBytes: block.byteLength,
     durationMs: performance.now() - t0,

@@ -1,7 +1,17 @@
+import fs from 'node:fs';
+import { withReachablePath } from '../../fs/index.ts';
 import type { Limits, TruncatedReason } from '../../../shared/index.ts';
 import type { CandidateChange, FileSide } from '../../delta/types.ts';
 import { checkAttrs, isBinaryByAttrs, readBlobs } from '../../git/index.ts';
-import { MODE_LINK, modeText, type ReadResult, type Scanner } from '../../workspace/index.ts';
+import {
+  createFsIgnore,
+  MODE_EXEC,
+  MODE_FILE,
+  MODE_LINK,
+  modeText,
+  type ReadResult,
+  type Scanner,
+} from '../../workspace/index.ts';
 import type { PathKey } from '../../paths/index.ts';
 import { blobId } from '../../workspace/read-contents.ts';
 import { covers } from './coverage.ts';
@@ -16,6 +26,7 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
+  RACY_MARGIN_MS,
   type Checkpoint,
   type IgnoreState,
 } from '../model.ts';
@@ -24,6 +35,53 @@ import { span, traced } from '../common/trace.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
 import { runScanPhase } from './scan-phase.ts';
 import { createYielder } from '../common/yield.ts';
+import { untouchedSince } from '../common/untouched.ts';
+
+/** The file at row `ci` of the checkpoint stands there now with the stat it had then. */
+function statAsAtCheckpoint(cp: Checkpoint, ci: number): boolean {
+  const f = cp.files;
+  let st: fs.Stats;
+  try {
+    st = withReachablePath(
+      Buffer.concat([
+        Buffer.from(cp.root.endsWith('/') ? cp.root : cp.root + '/'),
+        Buffer.from(f.paths[ci]!, 'latin1'),
+      ]),
+      (q) => fs.lstatSync(q),
+    );
+  } catch {
+    return false;
+  }
+  const mode = st.isSymbolicLink() ? MODE_LINK : st.isFile() ? (st.mode & 0o100 ? MODE_EXEC : MODE_FILE) : -1;
+  return (
+    !f.racy[ci] &&
+    mode === f.mode[ci] &&
+    st.size === f.size[ci] &&
+    st.mtimeMs === f.mtimeMs[ci] &&
+    st.ctimeMs === f.ctimeMs[ci] &&
+    st.ino === f.ino[ci]
+  );
+}
+
+/**
+ * Whether the checkpoint's ignore rules skipped `p`: git's decisions (a skipped file, or a file in a
+ * folder it ignored whole) or, outside git, the file-system rules with the root `.gitignore` then.
+ */
+function ignoredAtCheckpoint(cp: Checkpoint): (p: PathKey) => boolean {
+  const dirsOf = (p: PathKey): PathKey[] => {
+    const out: PathKey[] = [];
+    for (let slash = p.indexOf('/'); slash !== -1; slash = p.indexOf('/', slash + 1)) out.push(p.slice(0, slash));
+    return out;
+  };
+  const nameOf = (p: PathKey) => p.slice(p.lastIndexOf('/') + 1);
+  if (cp.scanMode === 'filesystem') {
+    const rules = createFsIgnore(cp.gitignoreText ?? null);
+    return (p) => rules.ignoresFile(p, nameOf(p)) || dirsOf(p).some((d) => rules.ignoresDir(d, nameOf(d)));
+  }
+  const skipped = new Set(cp.ignore.skipFiles);
+  const pruned = new Set(cp.ignore.pruneDirs);
+  return (p) => skipped.has(p) || dirsOf(p).some((d) => pruned.has(d));
+}
 
 /**
  * Completion, up to the delta: scan again, pick candidates by stat (changed size, mtime, ctime,
@@ -80,12 +138,17 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   const seen = new Uint8Array(f.paths.length);
   const compare: { ci: number; ni: number; statChanged: boolean }[] = [];
   const added: number[] = [];
+  const ignoredThen = ignoredAtCheckpoint(cp);
+  // A file the checkpoint's rules skipped and that no one touched since before it (a run that
+  // deletes a .gitignore un-ignores it) stood there with these bytes at both ends: not a change.
+  const untouchedThen = (p: PathKey) =>
+    ignoredThen(p) && untouchedSince(cp.root, '', p, cp.scanStartedAtMs - RACY_MARGIN_MS);
   for (let ni = 0; ni < now.paths.length; ni++) {
     if (y.due()) await y.pause();
     const p = now.paths[ni]!;
     const ci = known.get(p);
     if (ci === undefined) {
-      if (covers(cp.coverage, p, { respectPruned: false })) added.push(ni);
+      if (covers(cp.coverage, p, { respectPruned: false }) && !untouchedThen(p)) added.push(ni);
       continue;
     }
     seen[ci] = 1;
@@ -98,10 +161,15 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     if (statChanged || (f.racy[ci] && f.origin[ci] !== ORIGIN_NONE)) compare.push({ ci, ni, statChanged });
   }
   const deleted: number[] = [];
+  // Outside git a file the run's new root .gitignore ignores is not walked at completion: one still
+  // there with its checkpoint stat is no change (one whose stat moved is still answered deleted).
+  const ignoredNow = cp.scanMode === 'filesystem' && phase.gitignoreText !== (cp.gitignoreText ?? null);
   for (let ci = 0; ci < f.paths.length; ci++) {
     if (y.due()) await y.pause();
-    if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true }))
+    if (!seen[ci] && f.size[ci]! >= 0 && covers(phase.coverage, f.paths[ci]!, { respectPruned: true })) {
+      if (ignoredNow && statAsAtCheckpoint(cp, ci)) continue;
       deleted.push(ci);
+    }
   }
 
   // Current bytes of every candidate, in the worker.

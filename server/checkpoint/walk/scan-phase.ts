@@ -57,6 +57,8 @@ export interface ScanPhase {
   ignore: IgnoreState;
   coverage: Coverage;
   reasons: TruncatedReason[];
+  /** File-system rules: the root `.gitignore` the walk applied (null: none, or git's rules). */
+  gitignoreText: string | null;
   /** The phase fell back to file-system rules because git failed on the workspace itself. */
   gitFailed: boolean;
 }
@@ -186,6 +188,9 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
   // The soft deadline bounds the walk (from its start); each git call has its own kill deadline.
   let deadline = Infinity;
   let walkFailed = false;
+  // Read once: every walk of the phase (and the completion that compares with it) applies the same text.
+  let rootGitignore: { text: string | null } | null = null;
+  const gitignoreOf = () => (rootGitignore ??= { text: readRootGitignore(input.root) }).text;
   const walk = (starts: PathKey[], ig: IgnoreState): Promise<ScanTable> => {
     if (deadline === Infinity) deadline = performance.now() + input.limits.scanTimeoutMs;
     const asked = traced(
@@ -196,7 +201,7 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
         pruneDirs: pruneList(ig),
         skipFiles: skipList(ig),
         mode: scanMode,
-        gitignoreText: scanMode === 'filesystem' ? readRootGitignore(input.root) : null,
+        gitignoreText: scanMode === 'filesystem' ? gitignoreOf() : null,
         maxFiles: remaining,
         timeoutMs: Math.max(0, deadline - performance.now()),
       }),
@@ -317,5 +322,6 @@ export async function runScanPhase(input: ScanPhaseInput): Promise<ScanPhase> {
     seen: new Set(complete ? [] : merged.seenDirs),
     pruned: new Set(merged.prunedDirs),
   };
-  return { table: merged, areas, indexes, ignore, coverage, reasons, gitFailed };
+  const gitignoreText = scanMode === 'filesystem' ? gitignoreOf() : null;
+  return { table: merged, areas, indexes, ignore, coverage, reasons, gitignoreText, gitFailed };
 }
