@@ -469,7 +469,7 @@ describe('live touched-files feed: periodic checks where watching is not possibl
 
   it(
     'an inotify queue overflow moves the run to periodic checks on the default event budget, and the count stays exact',
-    { tags: ['stress'] },
+    { tags: ['stress'], timeout: 90_000 },
     async () => {
       const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
       repos.push(repo);
@@ -484,7 +484,7 @@ describe('live touched-files feed: periodic checks where watching is not possibl
 
   it(
     'control: without an event budget the same overflow loses events the watcher never hears of',
-    { tags: ['stress'] },
+    { tags: ['stress'], timeout: 60_000 },
     async () => {
       const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
       repos.push(repo);
