@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { Config, HttpTimeouts } from './config.ts';
-import { createLiveFeedObserver, type FeedBudget, type LiveFeed } from './live/index.ts';
+import {
+  createLiveFeedObserver,
+  heldInotifyWatches,
+  systemWatchLimit,
+  type FeedBudget,
+  type LiveFeed,
+} from './live/index.ts';
 import { AppError } from './errors.ts';
 import { createApp, toolsRouter } from './api/index.ts';
 import { isLoopbackHost, type SecurityPolicy } from './security/index.ts';
@@ -285,6 +291,10 @@ async function startServer(
     reviews: ctx.reviews,
     netChange: { store, limits: config.limits },
     contentStats: () => store.contents.stats(config.limits.contentStoreMaxBytes),
+    inotifyStats: () => {
+      const watches = heldInotifyWatches();
+      return watches === null ? null : { watches, limit: systemWatchLimit() };
+    },
     edgeCentre: {
       tokens: edgeTokens(config.edge.acceptedEdges),
       maxBatchBytes: config.edge.maxBatchBytes,

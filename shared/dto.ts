@@ -315,4 +315,13 @@ export interface HealthResponse {
   version: string;
   /** Bytes kept for undoing runs (absent when the server has no store, e.g. a bare test app). */
   content_store?: ContentStoreStats;
+  /** inotify watches the server process holds, against the per-user system limit (absent where there are none to count: not Linux). */
+  inotify?: InotifyStats;
+}
+
+export interface InotifyStats {
+  /** Watches held by every watcher in the process (the kernel's count, not an estimate). */
+  watches: number;
+  /** `fs.inotify.max_user_watches`, shared by every process of the user; null when unreadable. */
+  limit: number | null;
 }

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import type { HealthResponse } from '../../shared/index.ts';
+import { systemWatchLimit } from '../live/index.ts';
 import { VERSION } from '../version.ts';
 import { openStoreFrom } from '../store/index.ts';
 import { createTempDir } from '../test-support/temp-repo.ts';
@@ -39,7 +41,23 @@ describe('REST basics', () => {
       ok: true,
       version: VERSION,
       content_store: { bytes_used: 0, max_bytes: 1024 * 1024 * 1024, blobs: 0 },
+      inotify: { watches: expect.any(Number), limit: systemWatchLimit() },
     });
+  });
+
+  it('GET /api/health counts every inotify watch the server process holds', async () => {
+    const t = await setup();
+    const watchesNow = async () => ((await t.get('/api/health')).body as HealthResponse).inotify!.watches;
+    const before = await watchesNow();
+    const dirs = [createTempDir(), createTempDir()];
+    const watchers = dirs.map((d) => fs.watch(d));
+    cleanups.push(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+    try {
+      expect(await watchesNow()).toBe(before + 2);
+    } finally {
+      watchers.forEach((w) => w.close());
+    }
+    expect(await watchesNow()).toBe(before);
   });
 
   it('unknown routes, sessions, changes and files are 404 with the error shape; bad ids are 400', async () => {

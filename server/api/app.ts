@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import type { ContentStoreStats, EdgeOutboxStatus, Limits } from '../../shared/index.ts';
+import type { ContentStoreStats, EdgeOutboxStatus, InotifyStats, Limits } from '../../shared/index.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Recorder, History } from '../runs/index.ts';
@@ -51,6 +51,8 @@ export interface AppDeps {
   edgeStatus?: () => Promise<EdgeOutboxStatus>;
   /** The content store's use, shown by `GET /api/health`. */
   contentStats?: () => Promise<ContentStoreStats>;
+  /** The inotify watches the process holds, shown by `GET /api/health` (null: none to count). */
+  inotifyStats?: () => InotifyStats | null;
   log?: (message: string) => void;
   /** The most agent sessions whose hook state is followed at once; default `MAX_HOOK_SESSIONS`. */
   hookMaxSessions?: number;
@@ -241,7 +243,7 @@ export function createApp(deps: AppDeps): Express {
   // Before the shared body parser too: an over-limit tool.completed still closes its tool call.
   api.use(bridgeRouter({ recorder: deps.recorder, parseBody, log }));
   api.use(parseBody);
-  api.use(healthRouter(deps.contentStats));
+  api.use(healthRouter(deps.contentStats, deps.inotifyStats));
   api.use(sessionsRouter(deps.history, deps.recorder));
   api.use(searchRouter(deps.history));
   // A change's kept contents are written just after its answer: the routes that read them wait

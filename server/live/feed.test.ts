@@ -8,13 +8,22 @@ import {
   createTempRepo,
   deepFolders,
   inDeep,
+  overflowInotifyQueue,
   removeDeep,
   startRenameStorm,
   type TempRepo,
 } from '../test-support/index.ts';
 import { resolved, testEngine } from '../test-support/engine-harness.ts';
 import { createFakeClock } from '../test-support/fake-clock.ts';
-import { fsFeedIgnore, gitFeedIgnore, LiveFeed, type FeedIgnore, type FeedRun, type LiveFeedOptions } from './index.ts';
+import {
+  fsFeedIgnore,
+  gitFeedIgnore,
+  heldInotifyWatches,
+  LiveFeed,
+  type FeedIgnore,
+  type FeedRun,
+  type LiveFeedOptions,
+} from './index.ts';
 
 const repos: TempRepo[] = [];
 const feeds: LiveFeed[] = [];
@@ -61,21 +70,7 @@ async function watching(feed: LiveFeed, changeId = 'run:r'): Promise<void> {
 }
 
 /** inotify watches this process holds, as the kernel counts them. */
-function kernelWatches(): number {
-  let n = 0;
-  for (const fd of fs.readdirSync('/proc/self/fd')) {
-    try {
-      if (fs.readlinkSync(`/proc/self/fd/${fd}`) !== 'anon_inode:inotify') continue;
-      n += fs
-        .readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
-        .split('\n')
-        .filter((l) => l.startsWith('inotify wd:')).length;
-    } catch {
-      // an fd closed meanwhile
-    }
-  }
-  return n;
-}
+const kernelWatches = (): number => heldInotifyWatches()!;
 
 const run = (runId = 'r', root = ''): FeedRun => ({ sessionId: 's', runId, changeId: `run:${runId}`, root });
 
@@ -468,6 +463,42 @@ describe('live touched-files feed: periodic checks where watching is not possibl
     expect(events.some((e) => e.mode === 'poll' || !e.available)).toBe(false);
     expect(feed.watcherCount()).toBe(1);
   });
+
+  // More files than the kernel's queue holds (16,384 by default), made while this process is stopped.
+  const overflowFiles = 17_000;
+
+  it(
+    'an inotify queue overflow moves the run to periodic checks on the default event budget, and the count stays exact',
+    { tags: ['stress'], timeout: 90_000 },
+    async () => {
+      const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
+      repos.push(repo);
+      const { events, feed } = setup({ changedSoFar: await realChangedSoFar(repo.dir) });
+      feed.open(run('r', repo.dir), keepAll);
+      await watching(feed);
+      expect(await overflowInotifyQueue(repo.dir, 'burst-', overflowFiles)).toBe(overflowFiles);
+      const e = await waitFor(() => events.find((x) => x.mode === 'poll' && x.touched_count === overflowFiles), 60_000);
+      expect(e).toMatchObject({ available: true, reason: 'too_many_events' });
+    },
+  );
+
+  it(
+    'control: without an event budget the same overflow loses events the watcher never hears of',
+    { tags: ['stress'], timeout: 60_000 },
+    async () => {
+      const repo = createTempRepo({ git: false, files: { 'a.txt': 'a\n' } });
+      repos.push(repo);
+      const { events, feed } = setup({ maxEventsPerWindow: Number.POSITIVE_INFINITY });
+      feed.open(run('r', repo.dir), keepAll);
+      await watching(feed);
+      expect(await overflowInotifyQueue(repo.dir, 'burst-', overflowFiles)).toBe(overflowFiles);
+      // Whatever was queued is delivered at once; then a marker file shows the watcher has caught up.
+      repo.write('marker.txt', 'm\n');
+      const last = await waitFor(() => events.find((x) => x.touched[0] === 'marker.txt'), 30_000);
+      expect(last.mode).toBe('watch');
+      expect(last.touched_count - 1).toBeLessThan(overflowFiles);
+    },
+  );
 
   it('a run touching more distinct paths than a watch tracks is checked periodically instead, with the exact count', async () => {
     const repo = createTempRepo({ git: false });

@@ -19,6 +19,32 @@ export function systemWatchLimit(file = '/proc/sys/fs/inotify/max_user_watches')
   }
 }
 
+/**
+ * The inotify watches this process holds now, of every watcher in it (the live feed's folders and
+ * anything else), counted from the kernel's own listing: one `inotify wd:` line per watch in
+ * `/proc/self/fdinfo/<fd>` of each inotify descriptor. null where there is no such listing (not Linux).
+ */
+export function heldInotifyWatches(dir = '/proc/self/fdinfo'): number | null {
+  let fds: string[];
+  try {
+    fds = fs.readdirSync(dir);
+  } catch {
+    return null;
+  }
+  let held = 0;
+  for (const fd of fds) {
+    let text: string;
+    try {
+      text = fs.readFileSync(`${dir}/${fd}`, 'latin1');
+    } catch {
+      continue; // closed while it was listed
+    }
+    for (let i = text.indexOf('inotify wd:'); i !== -1; i = text.indexOf('inotify wd:', i + 1))
+      if (i === 0 || text[i - 1] === '\n') held++;
+  }
+  return held;
+}
+
 /** The folder watches the feed may hold: the configured cap, lowered to its share of the system limit. */
 export function watchBudgetSize(cap: number, systemLimit: number | null): number {
   const share = systemLimit === null ? cap : Math.floor(systemLimit * SYSTEM_WATCH_SHARE);

@@ -5,3 +5,4 @@ export * from './rename-storm.ts';
 export * from './blocking-scan.ts';
 export * from './folder-flip.ts';
 export * from './deep-tree.ts';
+export * from './inotify-overflow.ts';
