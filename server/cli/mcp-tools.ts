@@ -6,6 +6,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config.ts';
@@ -217,9 +218,27 @@ export async function serveTools({
   });
 
   const transport = new StdioServerTransport(front.input, front.output);
+  // Requests read and not yet answered. At the end of input (a client that wrote its requests and
+  // closed, `... | rundiff mcp`) they are answered before the server closes, not dropped.
+  const unanswered = new Set<string | number>();
+  let drained: (() => void) | null = null;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) unanswered.add(message.id);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (!('method' in message) && 'id' in message && message.id !== undefined) {
+      unanswered.delete(message.id);
+      if (unanswered.size === 0) drained?.();
+    }
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    front.input.once('end', () => resolve());
+    front.input.once('end', () => {
+      if (unanswered.size === 0) resolve();
+      else drained = resolve;
+    });
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
