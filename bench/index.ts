@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search]`:
+ * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search] [start]`:
  * runs the named benchmarks (all by default but monorepo500k and search) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
@@ -79,6 +79,11 @@ if (all || wanted.has('spawn')) {
   const { benchSpawn, formatSpawnBench } = await import('./spawn.ts');
   const r = await benchSpawn();
   process.stdout.write(`${formatSpawnBench(r)}\n`);
+}
+if (all || wanted.has('start')) {
+  const { benchCliStart, formatCliStartBench } = await import('./cli-start.ts');
+  const r = await benchCliStart();
+  process.stdout.write(`${formatCliStartBench(r)}\n`);
 }
 // Opt-in: storing 500,000 file rows takes minutes (`--postgres` measures PostgreSQL too).
 if (wanted.has('search')) {

@@ -1,7 +1,7 @@
-import { SettingError } from '../config.ts';
-import { AppError } from '../errors.ts';
-
-/** `rundiff <command>`: each command lives in its own module, loaded only when used. */
+/**
+ * `rundiff <command>`: each command lives in its own module, loaded only when used; so do the error
+ * types, so that `--version` and `--help` load nothing else.
+ */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> }> =
   {
     serve: { summary: 'run the server: API, socket.io and the web UI', load: () => import('./serve.ts') },
@@ -60,6 +60,7 @@ export async function main(argv: string[]): Promise<void> {
     const code = await mod.run(rest);
     if (code !== undefined) process.exitCode = code;
   } catch (err) {
+    const [{ SettingError }, { AppError }] = await Promise.all([import('../config.ts'), import('../errors.ts')]);
     if (err instanceof SettingError) {
       process.stderr.write(`rundiff ${name}: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}\n`);
       process.exitCode = 2;
