@@ -167,9 +167,50 @@ test.describe('accessibility', () => {
         await page.getByTestId('layout-split').click();
         await expectNoAxeViolations(page);
         await page.getByTestId('layout-unified').click();
+        await page.getByTestId('view-tree').click();
+        await expect(page.getByTestId('file-tree')).toBeVisible();
+        await expectNoAxeViolations(page);
       } finally {
         ws.cleanup();
       }
     });
+  }
+});
+
+test('Session changes lists its files as a folder tree too, the same choice as a change block', async ({ page }) => {
+  const ws = workspace({ 'src/app.ts': 'a\n', 'src/lib/util.ts': 'b\n', 'README.md': 'c\n' });
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Tree', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+    ws.write('src/app.ts', 'A\n');
+    ws.write('src/lib/util.ts', 'B\n');
+    ws.write('README.md', 'C\n');
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+    await page.goto(`${base}/sessions/${encodeURIComponent(sid)}/changes`);
+    const net = page.getByTestId('net-change');
+    await expect(net.getByTestId('net-row-path')).toHaveText(['README.md', 'src/app.ts', 'src/lib/util.ts']);
+    await net.getByTestId('view-tree').click();
+    const tree = net.getByTestId('file-tree');
+    await expect(tree.getByTestId('tree-folder-name')).toHaveText(['src/', 'lib/']);
+    await expect(tree.getByTestId('net-row-path')).toHaveText(['util.ts', 'app.ts', 'README.md']);
+    await expect(
+      tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-stats'),
+    ).toHaveText('2 files +2 -2');
+    // A row in the tree still says its whole path, and opens its net patch.
+    const util = tree.locator('[data-testid="net-row"][data-path="src/lib/util.ts"]');
+    await expect(util.getByTestId('net-row-button')).toHaveAccessibleName(/src\/lib\/util\.ts/);
+    await util.getByTestId('net-row-button').click();
+    await expect(util.getByTestId('patch')).toContainText('B');
+    // Folding a folder hides what it holds.
+    await tree.locator('[data-testid="tree-folder"][data-path="src"]').getByTestId('tree-folder-button').click();
+    await expect(tree.getByTestId('net-row-path')).toHaveText(['README.md']);
+    // The choice is the app's: the session's own change block opens as a tree too.
+    await openSession(page, base, sid);
+    await expect(page.getByTestId('change-block').getByTestId('view-tree')).toHaveAttribute('aria-pressed', 'true');
+    await page.getByTestId('change-block').getByTestId('view-flat').click();
+  } finally {
+    ws.cleanup();
   }
 });
