@@ -4,7 +4,7 @@
 # version below, into a cache folder and reused. Usage: ensure-agent-cli.sh AGENT. Prints the
 # binary's path on stdout (progress goes to stderr).
 set -euo pipefail
-agent="${1:?usage: ensure-agent-cli.sh claude-code|codex}"
+agent="${1:?usage: ensure-agent-cli.sh claude-code|codex|gemini}"
 case "$agent" in
   claude-code)
     version="2.1.328"
@@ -16,6 +16,11 @@ case "$agent" in
     # Codex publishes each platform's binary as a tagged version of its main package.
     spec="@openai/codex@$version-linux-x64"
     rel="node_modules/@openai/codex/vendor/x86_64-unknown-linux-musl/bin/codex"
+    ;;
+  gemini)
+    version="0.61.0"
+    spec="@google/gemini-cli@$version"
+    rel="node_modules/@google/gemini-cli/bundle/gemini.js"
     ;;
   *)
     echo "rundiff: no pinned CLI for agent '$agent'" >&2
