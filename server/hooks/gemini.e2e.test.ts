@@ -34,7 +34,7 @@ const filesOf = (c: ChangeSummary) =>
     .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
 /** Words that appear nowhere but in the comment, so finding them in a request proves the review got there. */
-const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please.';
+const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please: <b> stays.';
 
 describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, offline, real server)', () => {
   let bin = '';
@@ -131,9 +131,18 @@ describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, of
     expect(model.requests.slice(0, firstRequests).some(carries)).toBe(false);
     const mainOfSecond = model.requests.slice(firstRequests).filter((r) => r.main);
     const secondFirst = JSON.stringify(mainOfSecond[0]!.body);
-    expect(secondFirst).toContain(COMMENT);
-    expect(secondFirst).toContain('One thing before you go on.');
     expect(secondFirst).toContain('Now the second prompt.');
+    // Gemini rewrites < and > in hook context as &lt; and &gt;: the review reaches the model with
+    // none of those, its angle brackets written as \u escapes it names, and its quote marker "| ".
+    const context = /<hook_context>([\s\S]*?)<\/hook_context>/.exec(
+      (JSON.parse(secondFirst) as { contents: { parts: { text?: string }[] }[] }).contents
+        .flatMap((c) => c.parts.map((p) => p.text ?? ''))
+        .join('\n'),
+    )?.[1];
+    expect(context).toBeDefined();
+    expect(context).not.toMatch(/&lt;|&gt;/);
+    expect(context).toContain('| Rename gamma-ray-7731 to delta before merging, please: \\u003cb\\u003e stays.');
+    expect(context).toContain('| One thing before you go on.');
     const reviewAfter = (await server.get(`${base}/review`)).body as SessionReviewResponse;
     expect(reviewAfter.reviews).toEqual([
       expect.objectContaining({ id: review.id, state: 'delivered', delivered_via: 'hook', delivered_to: 'gemini' }),
