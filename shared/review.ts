@@ -133,6 +133,12 @@ export const MAX_REVIEW_TEXT_BYTES = 32 * 1024;
 export interface ReviewTextBound {
   max: number;
   unit: 'bytes' | 'chars';
+  /**
+   * The agent rewrites `<` and `>` in the text before its model reads it (Gemini CLI makes them
+   * `&lt;`/`&gt;`): the text then holds none, its quote marker is `| ` and the person's and the
+   * code's `<`/`>` are written as `\u003c`/`\u003e`.
+   */
+  noAngleBrackets?: boolean;
 }
 
 export interface CommentUpdatedPayload {

@@ -227,4 +227,20 @@ describe('the review text an agent receives', () => {
     expect(out.text).not.toContain('line 4 ');
     expect(out.text).toContain('[46 more lines not quoted]');
   });
+
+  it('for an agent that rewrites angle brackets holds none: its marker is "| " and the person\'s and the code\'s < > are \\u escapes', () => {
+    const input = {
+      note: 'Keep <T> generic.\n\n> quoted by the person',
+      comments: [comment(1, { path: 'src/<odd>.ts', lines: ['if (a < b && c > d) {}'], body: 'Use => here, not ->.' })],
+    };
+    // Control: the usual text has them.
+    expect(reviewText(input).text).toMatch(/[<>]/);
+    const { text } = reviewText(input, { bound: { max: MAX_REVIEW_TEXT_BYTES, unit: 'bytes', noAngleBrackets: true } });
+    expect(text).not.toMatch(/[<>]/);
+    expect(text).toContain('on lines starting with "| "');
+    expect(text).toContain('| Keep \\u003cT\\u003e generic.\n|\n| \\u003e quoted by the person');
+    expect(text).toContain('### Comment 1 — src/\\u003codd\\u003e.ts, lines 3-4');
+    expect(text).toContain('if (a \\u003c b && c \\u003e d) {}');
+    expect(text).toContain('| Use =\\u003e here, not -\\u003e.');
+  });
 });

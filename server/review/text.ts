@@ -89,14 +89,23 @@ export function escapeControls(text: string, keep = ''): string {
 
 const HAS_CONTROL = new RegExp(CONTROLS.source, 'u');
 
-/** A path on one line: as it is, or JSON-quoted (and escaped) when it holds a control character. */
-const pathText = (path: string) => (HAS_CONTROL.test(path) ? escapeControls(JSON.stringify(path)) : path);
+/** `text` with `<` and `>` written as `\u003c`/`\u003e` when `noAngles` (see `ReviewTextBound`). */
+const angles = (text: string, noAngles: boolean) =>
+  noAngles ? text.replace(/[<>]/g, (ch) => hex4(ch.charCodeAt(0))) : text;
 
-/** The person's words (a note, a comment body): every line behind `> `, controls escaped, tabs and line breaks kept. */
-export function quoteWords(text: string): string {
-  return escapeControls(text.replace(/\r\n/g, '\n'), '\n\t')
+/** A path on one line: as it is, or JSON-quoted (and escaped) when it holds a control character. */
+const pathText = (path: string, noAngles = false) =>
+  angles(HAS_CONTROL.test(path) ? escapeControls(JSON.stringify(path)) : path, noAngles);
+
+/**
+ * The person's words (a note, a comment body): every line behind `> ` (`| ` when `noAngles`),
+ * controls escaped, tabs and line breaks kept.
+ */
+export function quoteWords(text: string, noAngles = false): string {
+  const marker = noAngles ? '|' : '>';
+  return angles(escapeControls(text.replace(/\r\n/g, '\n'), '\n\t'), noAngles)
     .split('\n')
-    .map((line) => (line === '' ? '>' : `> ${line}`))
+    .map((line) => (line === '' ? marker : `${marker} ${line}`))
     .join('\n');
 }
 
@@ -110,8 +119,8 @@ export const SIDE_TEXT: Record<CommentSide, string> = {
 };
 
 /** The quoted lines within `max` (in `unit`), with the count of lines left out. */
-function quote(raw: readonly string[], max: number, unit: TextBound['unit']): string {
-  const lines = raw.map((l) => escapeControls(l, '\t'));
+function quote(raw: readonly string[], max: number, unit: TextBound['unit'], noAngles: boolean): string {
+  const lines = raw.map((l) => angles(escapeControls(l, '\t'), noAngles));
   const kept: string[] = [];
   let used = 0;
   for (const line of lines) {
@@ -127,13 +136,14 @@ function quote(raw: readonly string[], max: number, unit: TextBound['unit']): st
   return `${fence}\n${text}\n${fence}${left > 0 ? `\n[${left} more line${left === 1 ? '' : 's'} not quoted]` : ''}`;
 }
 
-function commentBlock(c: ReviewTextComment, index: number, quoteMax: number, unit: TextBound['unit']): string {
+function commentBlock(c: ReviewTextComment, index: number, quoteMax: number, bound: TextBound): string {
+  const noAngles = bound.noAngleBrackets === true;
   return [
-    `### Comment ${index} — ${pathText(c.path)}, ${lineRange(c)} (${SIDE_TEXT[c.side]})`,
-    `Comment id: ${c.id}`,
-    quote(c.lines, quoteMax, unit),
+    `### Comment ${index} — ${pathText(c.path, noAngles)}, ${lineRange(c)} (${SIDE_TEXT[c.side]})`,
+    `Comment id: ${angles(c.id, noAngles)}`,
+    quote(c.lines, quoteMax, bound.unit, noAngles),
     '',
-    quoteWords(c.body),
+    quoteWords(c.body, noAngles),
   ].join('\n');
 }
 
@@ -169,10 +179,11 @@ export function reviewText(
   const size = (s: string) => sizeIn(unit, s);
   const quoteMax = opts.quoteMax ?? Math.min(MAX_QUOTE_BYTES, Math.floor(max / 4));
   const n = input.comments.length;
+  const noAngles = bound.noAngleBrackets === true;
   const header = [
     '# Code review from the user (sent with rundiff)',
     '',
-    `The user reviewed your recent changes${n > 0 ? ` and left ${n} comment${n === 1 ? '' : 's'} on specific lines` : ''}. Please address this review. Quoted code is shown between fences; the user's own words (the overall note, and each comment's text after its quote) are on lines starting with "> ". Control characters are written as \\u escapes.`,
+    `The user reviewed your recent changes${n > 0 ? ` and left ${n} comment${n === 1 ? '' : 's'} on specific lines` : ''}. Please address this review. Quoted code is shown between fences; the user's own words (the overall note, and each comment's text after its quote) are on lines starting with "${noAngles ? '| ' : '> '}". Control characters${noAngles ? ', and the angle brackets (which this agent would rewrite),' : ''} are written as \\u escapes.`,
   ].join('\n');
   // Room kept for the largest marker the text may need.
   const reserve = size(`\n\n${notIncluded(n, bound)}`);
@@ -182,7 +193,7 @@ export function reviewText(
   if (hasNote) {
     const noteHead = '\n\n## Overall note\n\n';
     const room = max - reserve - size(text) - size(noteHead);
-    const words = quoteWords(input.note);
+    const words = quoteWords(input.note, noAngles);
     let note = words;
     if (size(words) > room) {
       note = cutTo(words, Math.max(0, room - size(NOTE_CUT)), unit) + NOTE_CUT;
@@ -193,7 +204,7 @@ export function reviewText(
   if (n > 0) text += '\n\n## Comments';
   let included = 0;
   for (const [i, c] of input.comments.entries()) {
-    const block = `\n\n${commentBlock(c, i + 1, quoteMax, unit)}`;
+    const block = `\n\n${commentBlock(c, i + 1, quoteMax, bound)}`;
     const left = n - i - 1;
     const room = max - size(text) - (left > 0 ? reserve : 0);
     if (size(block) <= room) {

@@ -35,7 +35,7 @@ describe('hook answers that carry a review', () => {
   it('each answer carries at most what its agent hands the model whole: Claude Code under its 10,000-character cap, Codex under 2,500 tokens', () => {
     expect(claudeCodeReply.bound).toEqual({ max: 9000, unit: 'chars' });
     expect(codexReply.bound).toEqual({ max: 6000, unit: 'bytes' });
-    expect(geminiReply.bound).toEqual({ max: 32 * 1024, unit: 'bytes' });
+    expect(geminiReply.bound).toEqual({ max: 32 * 1024, unit: 'bytes', noAngleBrackets: true });
   });
 
   it('only the agents with a documented prompt-context answer have one', () => {

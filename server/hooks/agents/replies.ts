@@ -27,9 +27,11 @@ export const CODEX_TEXT_BOUND: ReviewTextBound = { max: 6000, unit: 'bytes' };
 
 /**
  * Gemini CLI appends BeforeAgent's `additionalContext` to the prompt with no cap found in its
- * documentation or code checked here: rundiff's general bound.
+ * documentation or code checked here: rundiff's general bound. It wraps the text in
+ * `<hook_context>` and writes every `<` and `>` in it as `&lt;`/`&gt;` (Gemini CLI 0.61.0), so the
+ * text is built without them.
  */
-export const GEMINI_TEXT_BOUND: ReviewTextBound = { max: MAX_REVIEW_TEXT_BYTES, unit: 'bytes' };
+export const GEMINI_TEXT_BOUND: ReviewTextBound = { max: MAX_REVIEW_TEXT_BYTES, unit: 'bytes', noAngleBrackets: true };
 
 const eventName = (payload: unknown): string | undefined =>
   isObject(payload) ? str(payload.hook_event_name) : undefined;

@@ -1,0 +1,78 @@
+/**
+ * Test fixture: the real agent CLIs, each installed once per machine outside the repository at a
+ * pinned version by `scripts/ensure-agent-cli.sh`, and `rundiff hooks install` run through the real
+ * command line for them. Everything here is asynchronous: the scripted model and the server that
+ * answer the agent live in the test process, so a synchronous spawn would leave both waiting.
+ */
+import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RUNDIFF_BIN } from './cli-process.ts';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ensureScript = path.join(root, 'scripts/ensure-agent-cli.sh');
+
+/** The agents whose CLI the install script knows, with the platforms their binaries exist for. */
+export type AgentCli = 'claude-code' | 'codex' | 'gemini';
+
+/** Only this platform has the binaries the install script fetches. */
+export const agentCliSupported = process.platform === 'linux' && process.arch === 'x64';
+
+/** Installs the agent's CLI when missing (once per machine) and resolves with its binary's path. */
+export function ensureAgentCli(agent: AgentCli): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'bash',
+      [ensureScript, agent],
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${ensureScript} ${agent} failed: ${err.message}\n${stderr}`));
+        else resolve(stdout.trim().split('\n').pop() ?? '');
+      },
+    );
+  });
+}
+
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs an agent CLI with stdin closed, in a plain environment (only PATH and what `env` gives). */
+export function runAgentCli(bin: string, args: string[], cwd: string, env: Record<string, string>): Promise<AgentRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Nothing of the machine's own agent setup may leak in.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `rundiff hooks install AGENT --workspace WS --server URL` through the real command line. */
+export function installAgentHooks(
+  agent: string,
+  workspace: string,
+  serverUrl: string,
+  home: string,
+  extra: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const args = [RUNDIFF_BIN, 'hooks', 'install', agent];
+  args.push('--workspace', workspace, '--server', serverUrl, ...extra);
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, encoding: 'utf8' },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
