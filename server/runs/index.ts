@@ -15,3 +15,4 @@ export {
 } from './event-schema.ts';
 export { searchHistory, type SearchLimits, type SearchOptions } from './search.ts';
 export { parseSearchQuery, type ParsedQuery } from './search-query.ts';
+export { blameFile, type BlameLimits } from './blame.ts';
