@@ -33,6 +33,7 @@ import { toolListing } from './mcp-listing.ts';
 import { createReviewTools } from './mcp-review.ts';
 import { callRevertChanges, REVERT_CHANGES_LISTING } from './mcp-revert.ts';
 import { callSearchHistory, SEARCH_HISTORY_LISTING } from './mcp-search.ts';
+import { BLAME_FILE_LISTING, callBlameFile } from './mcp-blame.ts';
 
 const HELP = `usage: rundiff mcp [--workspace DIR]... [--server URL] [--db FILE]
 
@@ -206,7 +207,7 @@ export async function run(argv: string[]): Promise<number> {
     {
       capabilities: { tools: {} },
       instructions:
-        'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed. search_history finds earlier prompts, replies, commands and changed lines of every recorded session.',
+        'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed. search_history finds earlier prompts, replies, commands and changed lines of every recorded session. blame_file tells which recorded run and tool call wrote each line of a file.',
     },
   );
   const reviewTools = createReviewTools({ workspaces, remote, store: local?.store ?? null });
@@ -215,7 +216,7 @@ export async function run(argv: string[]): Promise<number> {
     ...GIT_TOOLS.map(mcpToolListing),
     ...(remote ? [RUN_CHANGES_LISTING, REVERT_CHANGES_LISTING] : []),
     ...(offersReviews ? reviewTools.listings : []),
-    ...(offersReviews ? [SEARCH_HISTORY_LISTING] : []),
+    ...(offersReviews ? [SEARCH_HISTORY_LISTING, BLAME_FILE_LISTING] : []),
   ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -229,6 +230,12 @@ export async function run(argv: string[]): Promise<number> {
     if (name === SEARCH_HISTORY_LISTING.name && offersReviews) {
       const from = remote ? { remote } : { store: local!.store, limits: config.limits };
       const answer = await callSearchHistory(from, input);
+      say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
+      return answer;
+    }
+    if (name === BLAME_FILE_LISTING.name && offersReviews) {
+      const from = remote ? { remote } : { store: local!.store, limits: config.limits };
+      const answer = await callBlameFile(from, input);
       say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
       return answer;
     }
