@@ -127,6 +127,7 @@ describe('GET /api/hermes/sessions/:id/blame', () => {
     });
     const b = await blame(t, 'new.txt');
     expect(shown(b).slice(4)).toEqual(['e <- before_runs', 'r1 <- r1', 'r2 <- r2']);
+    expect(await blame(t, 'old.txt')).toMatchObject({ exists: false, lines: [] });
   });
 
   it('says truncated past the changes one blame walks, and answers 413 past its lines', async () => {
@@ -152,6 +153,53 @@ describe('GET /api/hermes/sessions/:id/blame', () => {
     const b = await blame(t, 'a.txt');
     expect(shown(b)).toEqual(['zero <- before_runs', 'r2 <- not_kept']);
     expect(b.origins[b.lines[1]!.origin]!.run_id).toBe('r2');
+  });
+
+  it('exports the session as an Agent Trace record: ranges per run, outside edits unknown, old lines left out', async () => {
+    const { t, repo } = await setup({ 'a.txt': 'one\ntwo\n', 'img.bin': 'x' });
+    const file = path.join(repo.dir, 'a.txt');
+    await run(t, 'r1', {
+      title: 'Add three',
+      edit: () => {
+        fs.writeFileSync(file, 'one\ntwo\nthree\nfour\n');
+        fs.writeFileSync(path.join(repo.dir, 'img.bin'), Buffer.from([0, 1, 2]));
+        fs.writeFileSync(path.join(repo.dir, 'b.txt'), 'b\n');
+      },
+    });
+    fs.writeFileSync(file, 'zero\none\ntwo\nthree\nfour\n');
+    await run(t, 'r2', {
+      edit: () => {
+        fs.rmSync(path.join(repo.dir, 'b.txt'));
+        fs.appendFileSync(file, 'five\n');
+      },
+    });
+    const res = await t.get('/api/hermes/sessions/s1/agent-trace');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/vnd\.agent-trace\.record\+json/);
+    const record = JSON.parse(res.text);
+    expect(record).toMatchObject({ version: '0.1.0', tool: { name: 'rundiff' } });
+    expect(record.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Date(record.timestamp).toISOString()).toBe(record.timestamp);
+    // b.txt was deleted: it is not in the record; the binary file is named as omitted.
+    expect(record.files.map((f: { path: string }) => f.path)).toEqual(['a.txt']);
+    expect(record.files[0].conversations).toEqual([
+      {
+        contributor: { type: 'unknown' },
+        ranges: [{ start_line: 1, end_line: 1 }],
+        metadata: { 'dev.rundiff': expect.objectContaining({ kind: 'outside', run_id: 'r2' }) },
+      },
+      {
+        contributor: { type: 'ai' },
+        ranges: [{ start_line: 4, end_line: 5 }],
+        metadata: { 'dev.rundiff': expect.objectContaining({ kind: 'run', run_id: 'r1', run_title: 'Add three' }) },
+      },
+      {
+        contributor: { type: 'ai' },
+        ranges: [{ start_line: 6, end_line: 6 }],
+        metadata: { 'dev.rundiff': expect.objectContaining({ kind: 'run', run_id: 'r2' }) },
+      },
+    ]);
+    expect(record.metadata['dev.rundiff'].omitted).toEqual([{ path: 'img.bin', reason: 'invalid_input' }]);
   });
 
   it('refuses bad input clearly', async () => {

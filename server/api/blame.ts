@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import type { Limits } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
-import { blameFile, resolveChangeId } from '../runs/index.ts';
+import { agentTrace, blameFile, resolveChangeId } from '../runs/index.ts';
+import { VERSION } from '../version.ts';
 import type { Store } from '../store/index.ts';
 import { changeIdIn, idParam } from './params.ts';
 
@@ -39,6 +40,13 @@ export function blameRouter(
         ? null
         : await changeIdIn((s, c) => resolveChangeId(store, s, c), id, atParam);
     res.json({ blame: await blameFile(store, id, path, at, limits) });
+  });
+  // The session's attributions as one Agent Trace record (docs/api.md, "Agent Trace export").
+  router.get('/hermes/sessions/:id/agent-trace', async (req, res) => {
+    const id = idParam(req.params.id, 'id');
+    await settled(id);
+    const record = await agentTrace(store, id, limits, { name: 'rundiff', version: VERSION });
+    res.type('application/vnd.agent-trace.record+json').send(JSON.stringify(record));
   });
   return router;
 }

@@ -40,7 +40,8 @@ interface State {
   origin: BlameOrigin;
 }
 
-async function rowsOf(tx: StoreTx, sessionId: string, change: ChangeSummary): Promise<FileSummary[]> {
+/** Every stored row of a change (its first page is in the summary; further pages are read). */
+export async function rowsOf(tx: StoreTx, sessionId: string, change: ChangeSummary): Promise<FileSummary[]> {
   if (change.files_total === undefined) return change.files;
   const out: FileSummary[] = [];
   let after = -1;
@@ -113,6 +114,7 @@ export async function blameFile(
     const touches: Touch[] = [];
     let name = path;
     let truncated = false;
+    let gone = false;
     // A run-level rename names the new path in the run's tool calls too (stored before it): the
     // old name applies once the walk leaves that run; a tool call's rename applies at once.
     let pending: { runId: string; name: string } | null = null;
@@ -122,8 +124,16 @@ export async function blameFile(
         name = pending.name;
         pending = null;
       }
-      const row = (await rowsOf(tx, sessionId, change)).find((r) => r.path === name && r.path_base64 === undefined);
-      if (!row) continue;
+      const rows = await rowsOf(tx, sessionId, change);
+      const row = rows.find((r) => r.path === name && r.path_base64 === undefined);
+      if (!row) {
+        // Renamed away last: the path no longer exists there.
+        if (touches.length === 0 && rows.some((r) => r.change_type === 'renamed' && r.old_path === name)) {
+          gone = true;
+          break;
+        }
+        continue;
+      }
       if (touches.length >= limits.blameMaxChanges) {
         truncated = true;
         break;
@@ -134,6 +144,18 @@ export async function blameFile(
       else if (beforePath !== name) pending = { runId: change.run_id, name: beforePath };
     }
     touches.reverse();
+    if (gone)
+      return {
+        session_id: sessionId,
+        path,
+        at_change_id: endChange,
+        exists: false,
+        origins: [],
+        lines: [],
+        changes_walked: 0,
+        truncated: false,
+        diff_gave_up: false,
+      };
 
     const originOf = (c: ChangeSummary, kind: 'run' | 'tool_call'): BlameOrigin => {
       const run = runs.get(c.run_id);
