@@ -12,7 +12,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Imported by nearly everything on the server; they import only `shared/`. */
 const BASE = ['shared', 'server/errors.ts', 'server/config.ts', 'server/version.ts', 'server/package-root.ts'];
 /** Checkpoints, deltas, git, workspaces and the two leaves below them. */
-const ENGINE = ['server/checkpoint', 'server/delta', 'server/git', 'server/workspace', 'server/fs', 'server/paths'];
+const ENGINE = [
+  'server/checkpoint',
+  'server/delta',
+  'server/blame',
+  'server/git',
+  'server/workspace',
+  'server/fs',
+  'server/paths',
+];
 const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
 /** What the checkpoint engine and each of its parts may import from outside server/checkpoint/. */
 const CHECKPOINT_BELOW = [...BASE, 'server/workspace', 'server/git', 'server/delta', 'server/fs', 'server/paths'];
@@ -57,6 +65,8 @@ export const MAY_IMPORT = {
 
   // Engine and storage, each folder below the next: delta <- git <- workspace <- checkpoint.
   'server/delta': ['shared', 'server/paths'],
+  // Provenance: pure line attribution carried forward by line diffs (no I/O).
+  'server/blame': [],
   'server/git': [...BASE, 'server/delta', 'server/fs', 'server/paths'],
   'server/workspace': [...BASE, 'server/git', 'server/fs', 'server/paths'],
   // The checkpoint engine (registry, start, completion) over its strategies: each strategy is a folder

@@ -438,6 +438,18 @@ export const LIMIT_SETTINGS: { readonly [K in keyof Limits]: Setting<number> & {
     "documents holding a query's words one search looks at, newest first (SQLite's bound on a search)",
   ),
   searchTimeoutMs: limit('RUNDIFF_SEARCH_TIMEOUT_MS', 'ms', 2_000, 'time one search may take on PostgreSQL'),
+  blameMaxLines: limit(
+    'RUNDIFF_BLAME_MAX_LINES',
+    'count',
+    50_000,
+    'lines of the file one blame attributes (past it: 413)',
+  ),
+  blameMaxChanges: limit(
+    'RUNDIFF_BLAME_MAX_CHANGES',
+    'count',
+    500,
+    "changes of the file one blame walks, newest first (older ones are left out: 'truncated')",
+  ),
 };
 
 /** Every setting but the limits; the keys that have a flag are the keys of `ConfigFlags`. */

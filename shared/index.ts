@@ -13,3 +13,4 @@ export * from './edge.ts';
 export * from './duration.ts';
 export * from './json-depth.ts';
 export * from './search.ts';
+export * from './blame.ts';

@@ -58,4 +58,11 @@ export interface Limits {
   searchMaxCandidates: number;
   /** Time one search may take on PostgreSQL (ms; its statement timeout). RUNDIFF_SEARCH_TIMEOUT_MS */
   searchTimeoutMs: number;
+  /** Lines of the file one blame attributes (count; a longer file answers 413). RUNDIFF_BLAME_MAX_LINES */
+  blameMaxLines: number;
+  /**
+   * Changes of the file one blame walks, newest first (count); older ones are left out and the
+   * answer says `truncated`. RUNDIFF_BLAME_MAX_CHANGES
+   */
+  blameMaxChanges: number;
 }

@@ -18,6 +18,7 @@ import { createHookRuntime } from '../hooks/index.ts';
 import { bearerToken, checkHostAndOrigin, tokenMatches, unauthorized, type SecurityPolicy } from '../security/index.ts';
 import { createKeptPatches } from '../net-change/index.ts';
 import { netChangeRouter } from './net-change.ts';
+import { blameRouter } from './blame.ts';
 import type { Reviews } from '../review/index.ts';
 import { reviewBodyOptional, reviewsRouter } from './reviews.ts';
 import { revertRouter } from './revert.ts';
@@ -293,6 +294,7 @@ export function createApp(deps: AppDeps): Express {
     // Both read kept contents: they wait for a change's contents still being written.
     api.use(netChangeRouter(deps.netChange.store, deps.netChange.limits, settled));
     api.use(fileContentRouter(deps.history, deps.netChange.store.contents, settled));
+    api.use(blameRouter(deps.netChange.store, deps.netChange.limits, settled));
   }
   if (deps.reviews) {
     const readers = deps.reviews.readers({

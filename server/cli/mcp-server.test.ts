@@ -163,6 +163,7 @@ describe('rundiff mcp --server', () => {
       'review_comments',
       'review_comments_addressed',
       'search_history',
+      'blame_file',
     ]);
     const rc = tools.find((x) => x.name === 'run_changes')!;
     expect(rc.annotations?.readOnlyHint).toBe(true);

@@ -30,6 +30,7 @@ import { toolListing } from './mcp-listing.ts';
 import { createReviewTools } from './mcp-review.ts';
 import { callRevertChanges, REVERT_CHANGES_LISTING } from './mcp-revert.ts';
 import { callSearchHistory, SEARCH_HISTORY_LISTING } from './mcp-search.ts';
+import { BLAME_FILE_LISTING, callBlameFile } from './mcp-blame.ts';
 
 /** A git tool as MCP lists it: its zod schemas and its read-only/destructive hints. */
 export function mcpToolListing(tool: ToolDefinition): Tool {
@@ -166,7 +167,7 @@ export async function serveTools({
     ...GIT_TOOLS.map(mcpToolListing),
     ...(remote ? [RUN_CHANGES_LISTING, REVERT_CHANGES_LISTING] : []),
     ...(offersReviews ? reviewTools.listings : []),
-    ...(offersReviews ? [SEARCH_HISTORY_LISTING] : []),
+    ...(offersReviews ? [SEARCH_HISTORY_LISTING, BLAME_FILE_LISTING] : []),
   ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -180,6 +181,12 @@ export async function serveTools({
     if (name === SEARCH_HISTORY_LISTING.name && offersReviews) {
       const from = remote ? { remote } : { store: local!.store, limits: config.limits };
       const answer = await callSearchHistory(from, input);
+      say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
+      return answer;
+    }
+    if (name === BLAME_FILE_LISTING.name && offersReviews) {
+      const from = remote ? { remote } : { store: local!.store, limits: config.limits };
+      const answer = await callBlameFile(from, input);
       say(`${name} ${answer.isError ? 'failed' : 'ok'}`);
       return answer;
     }

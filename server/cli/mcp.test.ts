@@ -72,6 +72,7 @@ describe('rundiff mcp over stdio', () => {
       'review_comments',
       'review_comments_addressed',
       'search_history',
+      'blame_file',
     ]);
     for (const t of tools.filter((x) => x.name.startsWith('git_'))) {
       expect(t.inputSchema.type).toBe('object');

@@ -30,7 +30,7 @@ const MCP_IDENTITY: ServerIdentity = {
   info: { name: 'rundiff', version: VERSION },
   capabilities: { tools: {} },
   instructions:
-    'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed. search_history finds earlier prompts, replies, commands and changed lines of every recorded session.',
+    'Git tools for the workspace repositories. Check your work with git_status and git_diff; git_commit only commits files a git_diff in this connection showed (use staged: true for the staged set). review_comments returns the code review the user sent you through rundiff; mark what you addressed with review_comments_addressed. search_history finds earlier prompts, replies, commands and changed lines of every recorded session. blame_file tells which recorded run and tool call wrote each line of a file.',
 };
 
 function checkWorkspaces(dirs: readonly string[], roots: readonly string[] | null): string[] {

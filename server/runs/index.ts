@@ -15,3 +15,5 @@ export {
 } from './event-schema.ts';
 export { searchHistory, type SearchLimits, type SearchOptions } from './search.ts';
 export { parseSearchQuery, type ParsedQuery } from './search-query.ts';
+export { blameFile, type BlameLimits } from './blame.ts';
+export { agentTrace, AGENT_TRACE_MAX_FILES, AGENT_TRACE_VERSION, type AgentTraceRecord } from './agent-trace.ts';

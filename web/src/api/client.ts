@@ -1,4 +1,5 @@
 import type {
+  BlameResponse,
   ChangeFilesPage,
   ChangeSummary,
   ContentSide,
@@ -177,6 +178,9 @@ export const api = {
     return (await res.json()) as { session_id: string; already_running: boolean };
   },
   health: () => getJson<HealthResponse>(urls.health()),
+  /** Each line of a file at the end of a change with the run and tool call that last wrote it. */
+  blame: async (sessionId: string, path: string, at: string) =>
+    (await getJson<{ blame: BlameResponse }>(urls.blame(sessionId, path, at))).blame,
   /** The session's net change over a range of runs (default: all). */
   netChange: async (sessionId: string, range: NetRangeQuery = {}) =>
     (await getJson<{ change: NetChange }>(urls.netChange(sessionId, range))).change,

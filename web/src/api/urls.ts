@@ -53,6 +53,9 @@ export const urls = {
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/files/${enc(fileId)}/content?side=${side}&encoding=raw`,
   patch: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/patch`,
+  /** Which run wrote each line of `path`, at the end of change `at`. */
+  blame: (sessionId: string, path: string, at: string) =>
+    `${base}/${enc(sessionId)}/blame?path=${enc(path)}&at=${enc(at)}`,
   netChange: (sessionId: string, range: NetRangeQuery = {}) =>
     `${base}/${enc(sessionId)}/net-change${rangeQuery(range)}`,
   netFile: (sessionId: string, fileId: string, range: NetRangeQuery = {}) =>

@@ -18,3 +18,4 @@ export * from './outline.ts';
 export * from './approval-text.ts';
 export * from './viewed.ts';
 export * from './search-hits.ts';
+export * from './blame.ts';

@@ -1,0 +1,1 @@
+export { attribute, splitLines, type Attributed, type Attribution, type Snapshot } from './attribute.ts';
