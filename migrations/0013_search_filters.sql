@@ -104,3 +104,15 @@ CREATE TRIGGER search_run_removed AFTER DELETE ON runs BEGIN
   DELETE FROM search_docs WHERE session_id = OLD.session_id AND ref = OLD.run_id AND kind = 'title';
   UPDATE search_docs SET run_status = NULL WHERE session_id = OLD.session_id AND run_id = OLD.run_id;
 END;
+
+-- The changed files' path documents (a path and a rename's old path) in a text index of their own:
+-- a path alone (`path:` without words, `kind:path`) is otherwise looked for among every patch,
+-- whose header names its path three times.
+CREATE VIRTUAL TABLE search_paths_fts USING fts5(body, content = 'search_docs', content_rowid = 'id', tokenize = 'trigram');
+CREATE TRIGGER search_docs_path_added AFTER INSERT ON search_docs WHEN NEW.kind = 'path' BEGIN
+  INSERT INTO search_paths_fts (rowid, body) VALUES (NEW.id, NEW.body);
+END;
+CREATE TRIGGER search_docs_path_removed AFTER DELETE ON search_docs WHEN OLD.kind = 'path' BEGIN
+  INSERT INTO search_paths_fts (search_paths_fts, rowid, body) VALUES ('delete', OLD.id, OLD.body);
+END;
+INSERT INTO search_paths_fts (rowid, body) SELECT id, body FROM search_docs WHERE kind = 'path' ORDER BY id;

@@ -110,3 +110,14 @@ $$;
 CREATE TRIGGER search_run_added AFTER INSERT ON runs FOR EACH ROW EXECUTE FUNCTION search_run_doc();
 CREATE TRIGGER search_run_changed AFTER UPDATE OF status, title ON runs FOR EACH ROW EXECUTE FUNCTION search_run_doc();
 CREATE TRIGGER search_run_removed AFTER DELETE ON runs FOR EACH ROW EXECUTE FUNCTION search_run_doc();
+
+-- The changed files' path documents in a text index of their own (a partial pg_trgm index): a path
+-- alone (`path:` without words, `kind:path`) is otherwise looked for among every patch, whose
+-- header names its path three times.
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
+    EXECUTE 'CREATE INDEX idx_search_docs_paths ON search_docs USING gin (lower(body) gin_trgm_ops) WHERE kind = ''path''';
+  END IF;
+END
+$$;

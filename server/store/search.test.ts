@@ -255,6 +255,28 @@ describeEachEngine('search', (engine) => {
     ]);
   });
 
+  it("paths alone are read from their own index: a path, a rename's old path, never a patch naming it", async () => {
+    const s = await engine.open();
+    await seed(s);
+    const renamed = modifiedFile('src/SignIn.vue', '@@ -1 +1 @@\n-a\n+b', 1, {
+      change_type: 'renamed',
+      old_path: 'src/OldLogin.vue',
+    });
+    const c = modifiedChange('claude-code:abc', 'r1', 16, [renamed], { change_id: 'run:r1b' });
+    await s.changes.insert(c.change, c.files, 200);
+    const paths = async (term: string) =>
+      (await s.search.search(criteria([term], { kinds: ['path'] }))).rows.map((r) => [r.kind, r.path, r.run_id]);
+    // The seed's patch names src/Login.vue in its header too: only the path document is a path hit.
+    expect(await paths('login.vue')).toEqual([
+      ['path', 'src/SignIn.vue', 'r1'],
+      ['path', 'src/Login.vue', 'r1'],
+    ]);
+    expect(await paths('OldLogin')).toEqual([['path', 'src/SignIn.vue', 'r1']]);
+    expect(await paths('SignIn')).toEqual([['path', 'src/SignIn.vue', 'r1']]);
+    expect(await s.changes.deleteOlderThan(100)).toBe(2);
+    expect(await paths('login.vue')).toEqual([]);
+  });
+
   it('a document is written in the storing transaction: rolled back with it, committed with it', async () => {
     const s = await engine.open();
     await s.sessions.upsert('x', { title: 't' }, 1);

@@ -104,7 +104,9 @@ export function createSearchStore(sql: Sql): SearchApi {
         }
       } else {
         if (long.length === 0) throw new Error('a search needs a term of 3 characters or more');
-        from = `(${d.textSearch(long.length)}) m`;
+        // Paths alone (a `path:` query, `kind:path`): the path documents' own index.
+        const pathsOnly = c.kinds !== null && c.kinds.length > 0 && c.kinds.every((k) => k === 'path');
+        from = `(${pathsOnly ? d.pathSearch(long.length) : d.textSearch(long.length)}) m`;
         fromParams.push(...d.textSearchValues(long, c.maxCandidates));
       }
       for (const t of short) {
