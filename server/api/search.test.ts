@@ -85,6 +85,25 @@ describe('GET /api/hermes/search', () => {
     expect(await kinds('path:app.ts')).toEqual(['claude-code:s1 path', 'claude-code:s1 path']);
   });
 
+  it("finds a run by its own title (rundiff run --title), apart from its session's", async () => {
+    const t = await recorded();
+    await t.post({ type: 'run.started', session_id: 'other', run_id: 'r10', title: 'Upgrade the lockfile' });
+    const [hit, ...rest] = (await search(t, 'lockfile')).hits;
+    expect(rest).toEqual([]);
+    expect(hit).toMatchObject({
+      kind: 'title',
+      session_id: 'other',
+      session_title: 'Prettier config',
+      run_id: 'r10',
+      run_status: 'running',
+      snippet: 'Upgrade the lockfile',
+    });
+    expect((await search(t, 'lockfile status:running')).hits.map((h) => h.run_id)).toEqual(['r10']);
+    expect((await search(t, 'lockfile status:failed')).hits).toEqual([]);
+    // The session's title is its own hit, with no run.
+    expect((await search(t, '"Prettier config"')).hits).toMatchObject([{ kind: 'title', run_id: null }]);
+  });
+
   it('bad syntax is a 400 that says what is wrong', async () => {
     const t = await recorded();
     const refused = async (q: string | null, extra = '') => {

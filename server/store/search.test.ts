@@ -28,12 +28,19 @@ const PATCH = [
   '+const label = "Log in with Prettier";',
 ].join('\n');
 
-async function run(s: Store, session: string, runId: string, status: RunStatus, at: number): Promise<void> {
+async function run(
+  s: Store,
+  session: string,
+  runId: string,
+  status: RunStatus,
+  at: number,
+  title: string | null = null,
+): Promise<void> {
   await s.runs.insertRun({
     run_id: runId,
     session_id: session,
     status,
-    title: null,
+    title,
     source: 'coding-agent',
     workspace: '/w',
     started_at: at,
@@ -166,6 +173,108 @@ describeEachEngine('search', (engine) => {
     expect(await s.sessions.delete('claude-code:abc')).toBe(true);
     expect(await kinds('prettier')).toEqual([]);
     expect(await engine.count(s, 'search_docs')).toBe(2); // plain's title and prompt
+  });
+
+  it("finds a run by its own title, apart from its session's, and filters it by the run's status", async () => {
+    const s = await engine.open();
+    await seed(s);
+    await run(s, 'plain', 'r3', 'running', 30, 'Bump the lockfile');
+    const titles = async (term: string) =>
+      (await s.search.search(criteria([term], { kinds: ['title'] }))).rows.map((r) => [r.session_id, r.ref, r.run_id]);
+    expect(await titles('lockfile')).toEqual([['plain', 'r3', 'r3']]);
+    const hit = (await s.search.search(criteria(['lockfile']))).rows[0]!;
+    expect(hit).toMatchObject({
+      kind: 'title',
+      run_id: 'r3',
+      run_status: 'running',
+      session_title: 'Nightly build',
+      at: 30,
+    });
+    // The session's own title is still its document (ref ''), with no run.
+    expect(await titles('Nightly')).toEqual([['plain', '', null]]);
+    // Filters hold for a run's title as for its other documents.
+    expect(await titles('lockfile')).toEqual(await titles('LOCKFILE'));
+    expect((await s.search.search(criteria(['lockfile'], { status: 'failed' }))).rows).toEqual([]);
+    await s.runs.finish('run', 'plain', 'r3', {
+      status: 'failed',
+      finished_at: 31,
+      error: 'boom',
+      tracking: true,
+      reason: null,
+      response: null,
+    } as never);
+    expect((await s.search.search(criteria(['lockfile'], { status: 'failed' }))).rows.map((r) => r.ref)).toEqual([
+      'r3',
+    ]);
+    await s.sessions.delete('plain');
+    expect(await titles('lockfile')).toEqual([]);
+  });
+
+  it("keeps each document's run status current: a run finished later, a document stored before its run", async () => {
+    const s = await engine.open();
+    await s.sessions.upsert('x', { title: 't' }, 1);
+    // The prompt is stored before its run exists (the order a hook may deliver them in).
+    await s.messages.insert({
+      id: 'm1',
+      session_id: 'x',
+      role: 'user',
+      content: 'reformat everything',
+      run_id: 'r1',
+      tool_call_id: null,
+      created_at: 2,
+    });
+    const statuses = async (status: RunStatus) =>
+      (await s.search.search(criteria(['reformat'], { status }))).rows.map((r) => r.ref);
+    expect(await statuses('running')).toEqual([]);
+    await run(s, 'x', 'r1', 'running', 3);
+    expect(await statuses('running')).toEqual(['m1']);
+    await s.runs.finish('run', 'x', 'r1', {
+      status: 'completed',
+      finished_at: 4,
+      error: null,
+      tracking: true,
+      reason: null,
+      response: null,
+    } as never);
+    expect(await statuses('running')).toEqual([]);
+    expect(await statuses('completed')).toEqual(['m1']);
+    // A message moved to another run takes that run's status.
+    await run(s, 'x', 'r2', 'failed', 5);
+    await s.messages.update({
+      id: 'm1',
+      session_id: 'x',
+      role: 'user',
+      content: 'reformat everything',
+      run_id: 'r2',
+      tool_call_id: null,
+      created_at: 2,
+    });
+    expect(await statuses('completed')).toEqual([]);
+    expect((await s.search.search(criteria(['reformat'], { status: 'failed' }))).rows).toMatchObject([
+      { ref: 'm1', run_id: 'r2', run_status: 'failed' },
+    ]);
+  });
+
+  it("paths alone are read from their own index: a path, a rename's old path, never a patch naming it", async () => {
+    const s = await engine.open();
+    await seed(s);
+    const renamed = modifiedFile('src/SignIn.vue', '@@ -1 +1 @@\n-a\n+b', 1, {
+      change_type: 'renamed',
+      old_path: 'src/OldLogin.vue',
+    });
+    const c = modifiedChange('claude-code:abc', 'r1', 16, [renamed], { change_id: 'run:r1b' });
+    await s.changes.insert(c.change, c.files, 200);
+    const paths = async (term: string) =>
+      (await s.search.search(criteria([term], { kinds: ['path'] }))).rows.map((r) => [r.kind, r.path, r.run_id]);
+    // The seed's patch names src/Login.vue in its header too: only the path document is a path hit.
+    expect(await paths('login.vue')).toEqual([
+      ['path', 'src/SignIn.vue', 'r1'],
+      ['path', 'src/Login.vue', 'r1'],
+    ]);
+    expect(await paths('OldLogin')).toEqual([['path', 'src/SignIn.vue', 'r1']]);
+    expect(await paths('SignIn')).toEqual([['path', 'src/SignIn.vue', 'r1']]);
+    expect(await s.changes.deleteOlderThan(100)).toBe(2);
+    expect(await paths('login.vue')).toEqual([]);
   });
 
   it('a document is written in the storing transaction: rolled back with it, committed with it', async () => {

@@ -4,10 +4,10 @@ import type { Param, Sql } from './sql/types.ts';
 import type { SearchApi } from './types.ts';
 
 /**
- * Search over the documents migration 0011's triggers keep (one per title, message, tool call
- * summary, file path and patch), written in the transaction that stores their rows. Matching is
- * case-insensitive substrings: the text index (`dialect.textSearch`) takes the terms of 3+
- * characters, shorter ones are checked on the rows it finds.
+ * Search over the documents migrations 0011 and 0013's triggers keep (one per session or run title,
+ * message, tool call summary, file path and patch), written in the transaction that stores their
+ * rows. Matching is case-insensitive substrings: the text index (`dialect.textSearch`) takes the
+ * terms of 3+ characters, shorter ones are checked on the rows it finds.
  */
 
 /** What a search asks for; every criterion given must hold. */
@@ -40,7 +40,7 @@ export interface SearchRow {
   kind: SearchKind;
   session_id: string;
   session_title: string | null;
-  /** A message's or tool call's id, a file row's id; '' for a title. */
+  /** A message's or tool call's id, a file row's id, a run's id for its title; '' for a session's title. */
   ref: string;
   body: string;
   run_id: string | null;
@@ -60,19 +60,22 @@ export interface SearchFound {
   timed_out: boolean;
 }
 
-/** Each document's rows, joined by its kind (a ref names a message, a tool call or a file row). */
+/**
+ * Each document's rows, joined by its kind (a ref names a message, a tool call or a file row). The
+ * run, its status and a file's path are the document's own columns (migration 0013 keeps them), so
+ * the filters read no join.
+ */
 const JOINS = `
   JOIN sessions s ON s.id = d.session_id
   LEFT JOIN messages msg ON d.kind IN ('prompt', 'reply', 'tool') AND msg.session_id = d.session_id AND msg.id = d.ref
   LEFT JOIN tool_calls tc ON d.kind = 'command' AND tc.session_id = d.session_id AND tc.tool_call_id = d.ref
   LEFT JOIN workspace_run_change_files f ON d.kind IN ('path', 'patch') AND f.id = d.ref
   LEFT JOIN workspace_run_changes c ON c.session_id = f.session_id AND c.change_id = f.change_id
-  LEFT JOIN runs r ON r.session_id = d.session_id AND r.run_id = COALESCE(msg.run_id, tc.run_id, c.run_id)`;
+  LEFT JOIN runs r ON d.kind = 'title' AND d.ref <> '' AND r.session_id = d.session_id AND r.run_id = d.ref`;
 
 const COLUMNS = `d.id, d.kind, d.session_id, s.title AS session_title, d.ref, substr(d.body, 1, ?) AS body,
-  COALESCE(msg.run_id, tc.run_id, c.run_id) AS run_id, r.status AS run_status,
-  COALESCE(msg.tool_call_id, tc.tool_call_id, c.tool_call_id) AS tool_call_id, f.change_id, f.path,
-  COALESCE(msg.created_at, tc.started_at, f.created_at, s.created_at) AS at`;
+  d.run_id, d.run_status, COALESCE(msg.tool_call_id, tc.tool_call_id, c.tool_call_id) AS tool_call_id, f.change_id,
+  d.path, COALESCE(msg.created_at, tc.started_at, f.created_at, r.started_at, s.created_at) AS at`;
 
 type Raw = Omit<SearchRow, 'at' | 'id'> & { at: number | string; id: number | string };
 
@@ -101,7 +104,9 @@ export function createSearchStore(sql: Sql): SearchApi {
         }
       } else {
         if (long.length === 0) throw new Error('a search needs a term of 3 characters or more');
-        from = `(${d.textSearch(long.length)}) m`;
+        // Paths alone (a `path:` query, `kind:path`): the path documents' own index.
+        const pathsOnly = c.kinds !== null && c.kinds.length > 0 && c.kinds.every((k) => k === 'path');
+        from = `(${pathsOnly ? d.pathSearch(long.length) : d.textSearch(long.length)}) m`;
         fromParams.push(...d.textSearchValues(long, c.maxCandidates));
       }
       for (const t of short) {
@@ -109,7 +114,7 @@ export function createSearchStore(sql: Sql): SearchApi {
         params.push(d.likeValue(likePattern(t)));
       }
       if (c.path !== null) {
-        where.push(d.likeFolded('f.path'));
+        where.push(d.likeFolded('d.path'));
         params.push(d.likeValue(likePattern(c.path)));
       }
       if (c.agent !== null) {
@@ -118,25 +123,19 @@ export function createSearchStore(sql: Sql): SearchApi {
         params.push([...prefix].length, prefix);
       }
       if (c.status !== null) {
-        where.push('r.status = ?');
+        where.push('d.run_status = ?');
         params.push(c.status);
       }
       if (c.kinds !== null) {
         where.push(`d.kind IN (${c.kinds.map(() => '?').join(', ')})`);
         params.push(...c.kinds);
       }
-      // Two steps: the ids that pass (only the joins a filter needs, no text copied), newest
-      // first; then the rows of the page alone. Sorting whole rows of every candidate cost more
-      // than the search itself.
-      const joins =
-        c.status !== null
-          ? JOINS
-          : c.path !== null
-            ? `JOIN workspace_run_change_files f ON d.kind IN ('path', 'patch') AND f.id = d.ref`
-            : '';
+      // Two steps: the ids that pass (no join: the filters are the document's own columns, no
+      // text copied), newest first; then the rows of the page alone. Sorting whole rows of every
+      // candidate cost more than the search itself.
       const ids = `WITH m AS MATERIALIZED (SELECT id FROM ${from})
         SELECT d.id, (SELECT COUNT(*) FROM m) AS candidates
-        FROM m ${d.joinInOrder} search_docs d ON d.id = m.id ${joins}
+        FROM m ${d.joinInOrder} search_docs d ON d.id = m.id
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY d.id DESC LIMIT ?`;
       // The CTE's parameters come first in the text, then the filters'.

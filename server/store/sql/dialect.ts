@@ -22,6 +22,8 @@ export const SQLITE: Dialect = {
   forShare: '',
   textSearch: () => 'SELECT rowid AS id FROM search_fts WHERE search_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
   textSearchValues: (terms, limit) => [terms.map(ftsString).join(' AND '), limit],
+  pathSearch: () =>
+    'SELECT rowid AS id FROM search_paths_fts WHERE search_paths_fts MATCH ? ORDER BY rowid DESC LIMIT ?',
   statementTimeout: () => null,
   timedOut: () => false,
 };
@@ -45,6 +47,9 @@ export const POSTGRES: Dialect = {
   textSearch: (terms) =>
     `SELECT id FROM search_docs WHERE ${Array.from({ length: terms }, () => POSTGRES_LIKE).join(' AND ')} ORDER BY id DESC LIMIT ?`,
   textSearchValues: (terms, limit) => [...terms.map((t) => POSTGRES.likeValue(likePattern(t))), limit],
+  // `kind = 'path'` lets the planner take the partial index migration 0013 builds for them.
+  pathSearch: (terms) =>
+    `SELECT id FROM search_docs WHERE kind = 'path' AND ${Array.from({ length: terms }, () => POSTGRES_LIKE).join(' AND ')} ORDER BY id DESC LIMIT ?`,
   statementTimeout: (ms) => `SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ms))}`,
   // 57014: query_canceled, what a statement stopped by statement_timeout fails with.
   timedOut: (err) => (err as { code?: unknown } | null)?.code === '57014',

@@ -51,6 +51,12 @@ export interface Dialect {
   /** The parameters of `textSearch`: the terms, then the count. */
   textSearchValues(terms: readonly string[], limit: number): Param[];
   /**
+   * `textSearch` over the changed files' path documents alone, through an index of their own
+   * (migration 0013), so a path is not looked for among every patch that names it. Its parameters
+   * are `textSearchValues`'.
+   */
+  pathSearch(terms: number): string;
+  /**
    * A statement bounding each later statement of the open transaction to `ms` (PostgreSQL's
    * `SET LOCAL statement_timeout`); null on SQLite, whose statements cannot be stopped from
    * JavaScript, so its reads are bounded by the rows they visit instead.

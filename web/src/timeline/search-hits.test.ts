@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../../shared/index.ts';
-import { hitPlace, hitQuery, snippetParts } from './search-hits.ts';
+import { hitKindLabel, hitPlace, hitQuery, snippetParts } from './search-hits.ts';
 
 const hit = (extra: Partial<SearchHit>): SearchHit => ({
   kind: 'patch',
@@ -50,5 +50,11 @@ describe('search hits', () => {
     expect(hitQuery(hit({ kind: 'prompt', change_id: null, file_id: null, path: null }))).toEqual({});
     expect(hitPlace(hit({ side: 'before', line: 9 }))).toBe('src/a.ts line 9 (old)');
     expect(hitPlace(hit({ kind: 'prompt', path: null }))).toBeNull();
+  });
+
+  it("names a run's own title apart from its session's", () => {
+    expect(hitKindLabel(hit({ kind: 'title', run_id: 'r1', path: null }))).toBe('Run title');
+    expect(hitKindLabel(hit({ kind: 'title', run_id: null, path: null }))).toBe('Title');
+    expect(hitKindLabel(hit({}))).toBe('Patch');
   });
 });

@@ -34,7 +34,9 @@ const KIND_LABELS: Record<SearchKind, string> = {
   patch: 'Patch',
 };
 
-export const searchKindLabel = (kind: SearchKind): string => KIND_LABELS[kind];
+/** What a hit was found in, in words: a run's own title is told apart from its session's. */
+export const hitKindLabel = (hit: SearchHit): string =>
+  hit.kind === 'title' && hit.run_id !== null ? 'Run title' : KIND_LABELS[hit.kind];
 
 /** Where a hit is, in words: `src/app.ts line 3 (new)` for a patch line, the path for a file. */
 export function hitPlace(hit: SearchHit): string | null {
