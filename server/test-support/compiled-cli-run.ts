@@ -30,14 +30,18 @@ export default function setup(): void {
   fs.rmSync(old, { recursive: true, force: true });
 }
 
-/** What the copy is built from: every source file's name, size and modification time. */
+/**
+ * What the copy is built from (what build-server.js compiles or copies: no tests, test support or
+ * fixtures): every such file's name, size and modification time.
+ */
 function fingerprint(): string {
   const hash = crypto.createHash('sha256');
   const visit = (rel: string): void => {
     for (const entry of fs.readdirSync(path.join(REPO_ROOT, rel), { withFileTypes: true })) {
       const child = path.join(rel, entry.name);
-      if (entry.isDirectory()) visit(child);
-      else if (/\.(ts|js|json)$/.test(entry.name)) {
+      if (entry.isDirectory()) {
+        if (entry.name !== 'test-support' && entry.name !== 'fixtures') visit(child);
+      } else if (/\.(ts|js|json)$/.test(entry.name) && !/\.test\.[tj]s$/.test(entry.name)) {
         const st = fs.statSync(path.join(REPO_ROOT, child));
         hash.update(`${child}\0${st.size}\0${st.mtimeMs}\n`);
       }
