@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parsePatch, type PatchLine } from './lines.ts';
-import { clickUndoLine, hunkOfLine, undoBodyIndexes, undoSelectable, undoSelectionLabel } from './undo-lines.ts';
+import {
+  clickUndoLine,
+  hunkOfLine,
+  remapUndoSelection,
+  undoBodyIndexes,
+  undoSelectable,
+  undoSelectionLabel,
+  undoTabStops,
+} from './undo-lines.ts';
 
 // Display indexes: 0-2 meta, 3 header, 4 ' a', 5 '-b', 6 '+B', 7 '+B2', 8 ' c', 9 '-d', 10 note,
 // 11 second header, 12 '-y', 13 '+Y'.
@@ -73,5 +81,21 @@ describe('picking lines of a hunk to undo', () => {
   it('says how many lines the button undoes', () => {
     expect(undoSelectionLabel(1)).toBe('Undo 1 selected line');
     expect(undoSelectionLabel(2)).toBe('Undo 2 selected lines');
+  });
+});
+
+describe('a selection kept across what is shown', () => {
+  it('follows its lines when context opens above them, and is dropped when one is gone', () => {
+    const sel = { hunk: 11, anchor: 13, lines: [12, 13] };
+    const extra: PatchLine = { kind: 'context', text: ' x', oldNo: 19, newNo: 19, extra: true };
+    const opened = [...lines.slice(0, 11), extra, ...lines.slice(11)];
+    expect(remapUndoSelection(lines, opened, sel)).toEqual({ hunk: 12, anchor: 14, lines: [13, 14] });
+    expect(remapUndoSelection(lines, lines.slice(0, 13), sel)).toBeNull();
+    expect(remapUndoSelection(lines, opened, null)).toBeNull();
+  });
+
+  it("Tab reaches each hunk's first changed line, or the selection's anchor in its hunk", () => {
+    expect([...undoTabStops(lines, null)]).toEqual([5, 12]);
+    expect([...undoTabStops(lines, { hunk: 3, anchor: 9, lines: [9] })]).toEqual([9, 12]);
   });
 });

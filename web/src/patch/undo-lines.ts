@@ -74,3 +74,41 @@ export function undoBodyIndexes(lines: readonly PatchLine[], sel: UndoSelection)
 
 /** `Undo 2 selected lines`: the hunk header's button for a selection. */
 export const undoSelectionLabel = (n: number): string => `Undo ${n} selected ${n === 1 ? 'line' : 'lines'}`;
+
+/**
+ * The same selection after the shown lines changed (context opened above it, the layout switched):
+ * the patch's own lines keep their objects, so each picked line is found again; null when one is gone.
+ */
+export function remapUndoSelection(
+  before: readonly PatchLine[],
+  now: readonly PatchLine[],
+  sel: UndoSelection | null,
+): UndoSelection | null {
+  if (!sel || before === now) return sel;
+  const at = new Map<PatchLine, number>();
+  now.forEach((line, i) => at.set(line, i));
+  const find = (i: number) => at.get(before[i]!) ?? -1;
+  const hunk = find(sel.hunk);
+  const anchor = find(sel.anchor);
+  const picked = sel.lines.map(find);
+  if (hunk < 0 || anchor < 0 || picked.some((i) => i < 0)) return null;
+  return { hunk, anchor, lines: picked };
+}
+
+/**
+ * The line numbers Tab reaches (the arrow keys move between the others): the first changed line of
+ * each hunk, or in the selection's hunk the line it was last extended from.
+ */
+export function undoTabStops(lines: readonly PatchLine[], sel: UndoSelection | null): Set<number> {
+  const out = new Set<number>();
+  let hunk = -1;
+  lines.forEach((line, i) => {
+    if (line.kind === 'hunk') hunk = i;
+    else if (line.extra || line.kind === 'meta') hunk = -1;
+    else if (hunk >= 0 && (line.kind === 'add' || line.kind === 'del')) {
+      out.add(sel?.hunk === hunk ? sel.anchor : i);
+      hunk = -1;
+    }
+  });
+  return out;
+}
