@@ -148,6 +148,35 @@ test("a hunk's Undo in the patch view previews and undoes that hunk alone", asyn
   }
 });
 
+test('picked lines that a later edit changed conflict: nothing is written, the conflict is shown', async ({ page }) => {
+  const numbered = (edit: Record<number, string> = {}) =>
+    Array.from({ length: 30 }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
+  const ws = workspace({ 'f.txt': numbered() });
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Lines', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+    ws.write('f.txt', numbered({ 3: 'THREE', 4: 'FOUR' }));
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+    const edited = numbered({ 3: 'Three by hand', 4: 'FOUR' });
+    ws.write('f.txt', edited);
+    await openSession(page, base, sid);
+    const f = row(page, `run:${run}`, 'f.txt');
+    await f.getByTestId('change-row-button').click();
+    await f.getByRole('button', { name: 'Select added line 3 to undo' }).click();
+    await f.getByTestId('hunk-undo-lines').click();
+    const preview = f.getByTestId('hunk-undo-preview');
+    const file = preview.getByTestId('revert-file');
+    await expect(file).toHaveAttribute('data-action', 'conflict');
+    await expect(file.getByTestId('revert-conflict')).toContainText('Three by hand');
+    await expect(preview.getByTestId('revert-apply')).toBeDisabled();
+    expect(fs.readFileSync(path.join(ws.dir, 'f.txt'), 'utf8')).toBe(edited);
+  } finally {
+    ws.cleanup();
+  }
+});
+
 for (const scheme of ['light', 'dark'] as const) {
   // Light picks the two lines with the mouse (click, shift-click), dark with the keyboard.
   test(`picked lines of a hunk are undone alone and recorded as a revert, axe clean (${scheme})`, async ({ page }) => {
