@@ -148,6 +148,110 @@ test("a hunk's Undo in the patch view previews and undoes that hunk alone", asyn
   }
 });
 
+test('picked lines that a later edit changed conflict: nothing is written, the conflict is shown', async ({ page }) => {
+  const numbered = (edit: Record<number, string> = {}) =>
+    Array.from({ length: 30 }, (_, i) => `${edit[i + 1] ?? `line ${i + 1}`}\n`).join('');
+  const ws = workspace({ 'f.txt': numbered() });
+  const sid = uid('s');
+  const run = uid('r');
+  try {
+    await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Lines', workspace: ws.dir });
+    await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+    ws.write('f.txt', numbered({ 3: 'THREE', 4: 'FOUR' }));
+    await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+    const edited = numbered({ 3: 'Three by hand', 4: 'FOUR' });
+    ws.write('f.txt', edited);
+    await openSession(page, base, sid);
+    const f = row(page, `run:${run}`, 'f.txt');
+    await f.getByTestId('change-row-button').click();
+    await f.getByRole('button', { name: 'Select added line 3 to undo' }).click();
+    await f.getByTestId('hunk-undo-lines').click();
+    const preview = f.getByTestId('hunk-undo-preview');
+    const file = preview.getByTestId('revert-file');
+    await expect(file).toHaveAttribute('data-action', 'conflict');
+    await expect(file.getByTestId('revert-conflict')).toContainText('Three by hand');
+    await expect(preview.getByTestId('revert-apply')).toBeDisabled();
+    expect(fs.readFileSync(path.join(ws.dir, 'f.txt'), 'utf8')).toBe(edited);
+  } finally {
+    ws.cleanup();
+  }
+});
+
+for (const scheme of ['light', 'dark'] as const) {
+  // Light picks the two lines with the mouse (click, shift-click), dark with the keyboard.
+  test(`picked lines of a hunk are undone alone and recorded as a revert, axe clean (${scheme})`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    const numbered = (edit: Record<number, string | null> = {}) =>
+      Array.from({ length: 30 }, (_, i) => (edit[i + 1] === null ? '' : `${edit[i + 1] ?? `line ${i + 1}`}\n`)).join(
+        '',
+      );
+    const ws = workspace({ 'f.txt': numbered() });
+    const sid = uid('s');
+    const run = uid('r');
+    try {
+      await bridge(base, { type: 'session.upsert', session_id: sid, title: 'Lines', workspace: ws.dir });
+      await bridge(base, { type: 'run.started', session_id: sid, run_id: run });
+      // One hunk: -line 3 -line 4 -line 5 +THREE +FOUR +FIVE.
+      ws.write('f.txt', numbered({ 3: 'THREE', 4: 'FOUR', 5: 'FIVE' }));
+      await bridge(base, { type: 'run.completed', session_id: sid, run_id: run });
+      await openSession(page, base, sid);
+      const f = row(page, `run:${run}`, 'f.txt');
+      await f.getByTestId('change-row-button').click();
+      const removed5 = f.getByRole('button', { name: 'Select removed line 5 to undo' });
+      const added3 = f.getByRole('button', { name: 'Select added line 3 to undo' });
+      // Context lines have no such button; changed lines do, next to their comment button.
+      await expect(f.getByTestId('undo-line')).toHaveCount(6);
+      await expect(f.getByTestId('comment-gutter')).toHaveCount(11);
+      if (scheme === 'light') {
+        await removed5.click();
+        await added3.click({ modifiers: ['Shift'] });
+      } else {
+        await f.getByRole('button', { name: 'Select removed line 3 to undo' }).focus();
+        await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('ArrowDown');
+        await expect(removed5).toBeFocused();
+        await page.keyboard.press('Space');
+        await page.keyboard.press('Shift+ArrowDown');
+        await expect(added3).toBeFocused();
+      }
+      await expect(removed5).toHaveAttribute('aria-pressed', 'true');
+      await expect(added3).toHaveAttribute('aria-pressed', 'true');
+      await expect(f.getByTestId('undo-line').and(f.locator('[aria-pressed="true"]'))).toHaveCount(2);
+      // Picked for undo is not a comment's selection.
+      await expect(f.locator('tr.pl-picked')).toHaveCount(2);
+      await expect(f.locator('tr.pl-selected')).toHaveCount(0);
+      await expectNoAxeViolations(page, '[data-testid="patch"]');
+
+      await f.getByTestId('hunk-undo-lines').click();
+      await expect(f.getByTestId('hunk-undo-lines')).toHaveText('Undo 2 selected lines');
+      const preview = f.getByTestId('hunk-undo-preview');
+      await expect(preview.getByTestId('revert-summary')).toHaveText('1 of 1 file will be written');
+      await expect(preview.getByTestId('revert-patch')).toContainText('+line 5');
+      await expect(preview.getByTestId('revert-patch')).toContainText('-THREE');
+      await expect(preview.getByTestId('revert-patch')).not.toContainText('-FOUR');
+      await expectNoAxeViolations(page, '[data-testid="hunk-undo-preview"]');
+      await preview.getByTestId('revert-apply').click();
+      await expect(preview.getByTestId('revert-summary')).toHaveText('Reverted 1 of 1 file');
+      // git apply -R of the hunk reduced to those lines: -line 5 comes back, +THREE goes, the rest stays.
+      expect(fs.readFileSync(path.join(ws.dir, 'f.txt'), 'utf8')).toBe(
+        numbered({ 3: null, 4: 'line 5', 5: 'FOUR\nFIVE' }),
+      );
+      const revertRun = page.locator('[data-testid="timeline"] > li[data-key^="run:revert-"]');
+      await expect(revertRun).toHaveCount(1);
+      await expect(page.locator('[data-testid="change-block"][data-source="revert"]')).toHaveCount(1);
+
+      // Clear drops the selection and its buttons.
+      await removed5.click();
+      await expect(f.getByTestId('hunk-undo-lines')).toHaveText('Undo 1 selected line');
+      await f.getByTestId('hunk-undo-clear').click();
+      await expect(f.getByTestId('hunk-undo-lines')).toHaveCount(0);
+      await expect(f.locator('tr.pl-picked')).toHaveCount(0);
+    } finally {
+      ws.cleanup();
+    }
+  });
+}
+
 for (const scheme of ['light', 'dark'] as const) {
   test(`the revert preview is the patch viewer, its head in view, axe clean (${scheme})`, async ({ page }) => {
     await page.emulateMedia({ colorScheme: scheme });

@@ -11,3 +11,4 @@ export { loadHighlighter, type Highlighter } from './highlight.ts';
 export * from './comments.ts';
 export * from './blocks.ts';
 export * from './enhance.ts';
+export * from './undo-lines.ts';
