@@ -54,6 +54,10 @@ function tree(dir: string): Record<string, Buffer> {
   return out;
 }
 
+/** A write this long before a checkpoint: well within the 2 s racy margin, past the clock's slack. */
+const JUST_BEFORE_MS = 300;
+if (JUST_BEFORE_MS >= RACY_MARGIN_MS) throw new Error('JUST_BEFORE_MS must lie within the racy margin');
+
 let runs = 0;
 /** One run over `dir`: its stored rows, the start tree and the run's id. */
 async function recordRun(t: TestServer, dir: string, change: () => void) {
@@ -133,6 +137,29 @@ describe('the five record cases, against git', () => {
     expect(applied(run.start, (await t.get(`${run.base}/patch`)).raw)).toEqual(tree(r.dir));
   });
 
+  it('a deleted .gitignore un-ignores a whole folder written just before the run: its files are not changes', async () => {
+    const t = await server();
+    const r = repo({ '.gitignore': 'build/\n', 'a.txt': 'a\n' });
+    r.write('build/js/app.js', 'bundle\n');
+    r.write('build/out.txt', 'out\n');
+    // Just before the checkpoint: past the clock's slack, well within the 2 s racy margin.
+    await new Promise((res) => setTimeout(res, JUST_BEFORE_MS));
+    const run = await recordRun(t, r.dir, () => r.rm('.gitignore'));
+    expect(run.files.map((f) => `${f.change_type} ${f.path}`)).toEqual(['deleted .gitignore']);
+    expect(git(r.dir, 'diff', '--numstat', 'HEAD').toString().trim()).toBe('0\t1\t.gitignore');
+    expect(applied(run.start, (await t.get(`${run.base}/patch`)).raw)).toEqual(tree(r.dir));
+    // Control: a file the run writes in that folder is a change.
+    r.write('.gitignore', 'build/\n');
+    const written = await recordRun(t, r.dir, () => {
+      r.rm('.gitignore');
+      r.write('build/new.txt', 'new\n');
+    });
+    expect(written.files.map((f) => `${f.change_type} ${f.path}`).sort()).toEqual([
+      'added build/new.txt',
+      'deleted .gitignore',
+    ]);
+  });
+
   it('outside git, a deleted or added root .gitignore: files unchanged at both ends are not changes', async () => {
     const t = await server();
     const dir = createTempDir('rundiff-plain-');
@@ -141,8 +168,8 @@ describe('the five record cases, against git', () => {
     fs.writeFileSync(path.join(dir, 'a.txt'), 'a\n');
     fs.writeFileSync(path.join(dir, 'secret.env'), 'TOKEN=1\n');
     fs.writeFileSync(path.join(dir, 'app.log'), 'started\n');
-    // Written before the racy margin of the checkpoint (within it, see the case below).
-    await new Promise((r) => setTimeout(r, RACY_MARGIN_MS + 100));
+    // Written just before the checkpoint: past the clock's slack, well within the 2 s racy margin.
+    await new Promise((r) => setTimeout(r, JUST_BEFORE_MS));
     const deleted = await recordRun(t, dir, () => fs.rmSync(path.join(dir, '.gitignore')));
     expect(deleted.files.map((f) => `${f.change_type} ${f.path}`)).toEqual(['deleted .gitignore']);
     expect(applied(deleted.start, (await t.get(`${deleted.base}/patch`)).raw)).toEqual(tree(dir));

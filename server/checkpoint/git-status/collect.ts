@@ -17,7 +17,6 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
-  RACY_MARGIN_MS,
   type Checkpoint,
 } from '../model.ts';
 import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
@@ -313,7 +312,7 @@ export async function collectGitStatusChanges(
   function untouchedThen(p: PathKey): boolean {
     if (!ownerOf(start.areas, p)) return false;
     const base = sameFolderAbove(cp.root, start.ignoredFolders ?? new Map(), p);
-    return untouchedSince(cp.root, base, p, cp.scanStartedAtMs - RACY_MARGIN_MS);
+    return untouchedSince(cp.root, base, p, cp.scanStartedAtMs);
   }
 }
 

@@ -26,7 +26,6 @@ import {
   ORIGIN_HASH,
   ORIGIN_NONE,
   ORIGIN_SNAPSHOT,
-  RACY_MARGIN_MS,
   type Checkpoint,
   type IgnoreState,
 } from '../model.ts';
@@ -35,7 +34,7 @@ import { span, traced } from '../common/trace.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
 import { runScanPhase } from './scan-phase.ts';
 import { createYielder } from '../common/yield.ts';
-import { untouchedSince } from '../common/untouched.ts';
+import { settledBefore, untouchedSince } from '../common/untouched.ts';
 
 /** The file at row `ci` of the checkpoint stands there now with the stat it had then. */
 function statAsAtCheckpoint(cp: Checkpoint, ci: number): boolean {
@@ -53,8 +52,10 @@ function statAsAtCheckpoint(cp: Checkpoint, ci: number): boolean {
     return false;
   }
   const mode = st.isSymbolicLink() ? MODE_LINK : st.isFile() ? (st.mode & 0o100 ? MODE_EXEC : MODE_FILE) : -1;
+  // A racy entry's stat proves nothing by itself (B3), unless its times show it settled before the
+  // checkpoint began: a later write would have moved its ctime.
   return (
-    !f.racy[ci] &&
+    (!f.racy[ci] || settledBefore(st, cp.scanStartedAtMs)) &&
     mode === f.mode[ci] &&
     st.size === f.size[ci] &&
     st.mtimeMs === f.mtimeMs[ci] &&
@@ -141,8 +142,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
   const ignoredThen = ignoredAtCheckpoint(cp);
   // A file the checkpoint's rules skipped and that no one touched since before it (a run that
   // deletes a .gitignore un-ignores it) stood there with these bytes at both ends: not a change.
-  const untouchedThen = (p: PathKey) =>
-    ignoredThen(p) && untouchedSince(cp.root, '', p, cp.scanStartedAtMs - RACY_MARGIN_MS);
+  const untouchedThen = (p: PathKey) => ignoredThen(p) && untouchedSince(cp.root, '', p, cp.scanStartedAtMs);
   for (let ni = 0; ni < now.paths.length; ni++) {
     if (y.due()) await y.pause();
     const p = now.paths[ni]!;
