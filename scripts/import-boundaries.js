@@ -94,8 +94,9 @@ export const MAY_IMPORT = {
   'server/net-change': [...BASE, ...ENGINE, ...STORAGE],
   // Review comments on a change's lines and their delivery to the agent, from the stored rows.
   'server/review': [...BASE, ...STORAGE, 'server/paths', 'server/runs'],
-  // Agent hooks: pure per-agent mappings of hook payloads to bridge events, and their session state.
-  'server/hooks': [...BASE, 'server/paths', 'server/runs'],
+  // Agent hooks: pure per-agent mappings of hook payloads to bridge events, and their session state;
+  // the agent's own transcript read (bounded, never through a link) for what a run cost.
+  'server/hooks': [...BASE, 'server/fs', 'server/paths', 'server/runs'],
   'server/jobs': [...BASE, ...ENGINE, ...STORAGE, ...RUNS],
   // Edge to centre: the edge's shipper (outbox to HTTP) and the centre's batch validation and ingest.
   'server/edge': [...BASE, ...STORAGE, 'server/runs'],

@@ -3,6 +3,7 @@ import type {
   ChangeSummary,
   FileSummary,
   Message,
+  RunUsage,
   MessageRole,
   RunSource,
   Session,
@@ -64,6 +65,8 @@ export interface RunFinishedEvent {
   session_id: string;
   run_id: string;
   error?: string;
+  /** `run.completed` only: the tokens the run used, as its agent reported them. */
+  usage?: RunUsage;
 }
 
 export type BridgeEvent =

@@ -61,6 +61,20 @@ export interface Session {
   running_run_count: number;
   /** Status of the session's latest run (by start time); null when it has none. */
   last_run_status: RunStatus | null;
+  /** The sum of its runs' `usage` (those that have one); null when no run has one. */
+  usage: RunUsage | null;
+}
+
+/**
+ * The tokens a run's model calls used, as the agent itself reported them (Claude Code: its
+ * transcript's assistant messages): `input` not read from the cache, `output`, `cache_read`,
+ * `cache_write` (written to the prompt cache). Never estimated.
+ */
+export interface RunUsage {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
 }
 
 /** `status` filter of the sessions list: which runs a session must have. */
@@ -120,6 +134,8 @@ export interface Run {
   change_id: string;
   tracking: boolean;
   reason: UntrackedReason | null;
+  /** Tokens the run used, as its agent reported them; null when the agent reported none. */
+  usage: RunUsage | null;
 }
 
 export interface ToolCall {

@@ -82,6 +82,7 @@ const RUN_KEYS = [
   'status',
   'title',
   'tracking',
+  'usage',
   'workspace',
 ];
 const TOOL_KEYS = [
@@ -107,6 +108,7 @@ const SESSION_KEYS = [
   'running_run_count',
   'title',
   'updated_at',
+  'usage',
   'workspace',
 ];
 const keys = (o: object) => Object.keys(o).sort();
@@ -456,6 +458,28 @@ describe('bridge: bounds and names pass through to the store, the events and the
     expect(change).toMatchObject({ changed_count: 4, omitted_count: 2, truncated: true, added_count: 4 });
     expect(change.files).toHaveLength(2);
     expect((await t.get('/api/hermes/sessions/s')).body.session.changed_count).toBe(4);
+  });
+
+  it("run.completed's usage is stored with the run and reaches its event; a malformed one is refused and loses nothing", async () => {
+    const t = await setup();
+    const c = await client(t, 's');
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r' });
+    for (const usage of [
+      { input: -1, output: 0, cache_read: 0, cache_write: 0 },
+      { input: 1.5, output: 0, cache_read: 0, cache_write: 0 },
+      { input: 1, output: 2, cache_read: 3 },
+    ]) {
+      const bad = await t.post({ type: 'run.completed', session_id: 's', run_id: 'r', usage });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_input');
+    }
+    expect((await t.get('/api/hermes/sessions/s')).body.runs[0]).toMatchObject({ status: 'running', usage: null });
+    const usage = { input: 1, output: 2, cache_read: 3, cache_write: 4 };
+    expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'r', usage })).status).toBe(200);
+    const [ev] = await c.waitFor('run.completed');
+    expect(ev!.payload.run.usage).toEqual(usage);
+    const d = (await t.get('/api/hermes/sessions/s')).body;
+    expect([d.runs[0].usage, d.session.usage]).toEqual([usage, usage]);
   });
 
   it('B13: a name that is not valid UTF-8 keeps its bytes in path_base64 through REST and the whole-run patch', async () => {

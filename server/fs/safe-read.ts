@@ -362,6 +362,32 @@ export function readRegularFile(abs: string, maxBytes: number): Buffer | null {
 }
 
 /**
+ * The last bytes (at most `maxBytes`) of a regular file named by an absolute path, and whether
+ * they are the whole file; null on the same grounds as `readRegularFile` (absent, not regular, a
+ * final symlink, unreadable). For a file that only grows (a log): what it held when measured.
+ */
+export function readRegularFileTail(abs: string, maxBytes: number): { bytes: Buffer; whole: boolean } | null {
+  const opened = openChecked(abs, null);
+  if (opened.kind !== 'file') return null;
+  try {
+    const size = opened.stat.size;
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.allocUnsafe(size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(opened.fd, buf, got, buf.length - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { bytes: buf.subarray(0, got), whole: start === 0 };
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(opened.fd);
+  }
+}
+
+/**
  * Reads one workspace entry: a regular file's bytes (up to `maxBytes`), a symlink's text, or why
  * it could not be read. Never follows a link, never blocks on a FIFO, never leaves the root.
  */

@@ -1,9 +1,10 @@
-import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED } from '../../shared/index.ts';
+import { hookBodyOverLimit, SESSION_NO_LONGER_FOLLOWED, type RunUsage } from '../../shared/index.ts';
 import { parseBridgeEvent, type Recorder } from '../runs/index.ts';
 import { MAPPERS } from './agents/index.ts';
 import type { OversizeFields } from './oversize.ts';
 import { hookSessionId } from './agents/kit.ts';
 import { createHookStateStore, MAX_HOOK_SESSIONS } from './state.ts';
+import { transcriptUsage } from './transcript.ts';
 import {
   HOOK_AGENTS,
   initialHookState,
@@ -85,6 +86,20 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     }
   }
 
+  /** A run's end with the tokens its agent's transcript reports for it, when the agent has one. */
+  function usageFor(mapper: AgentMapper, payload: unknown, e: HookMapping['events'][number]): { usage?: RunUsage } {
+    if (e.type !== 'run.completed' || mapper.transcriptOf === undefined) return {};
+    const transcript = mapper.transcriptOf(payload);
+    if (transcript === null) return {};
+    try {
+      const usage = transcriptUsage(transcript, e.run_id);
+      return usage === null ? {} : { usage };
+    } catch (err) {
+      deps.log(`hook ${mapper.agent}: the transcript of run ${e.run_id} was not read: ${String(err)}`);
+      return {};
+    }
+  }
+
   async function run(mapper: AgentMapper, payload: unknown, key: string): Promise<HookOutcome> {
     const outcome: HookOutcome = { sessionId: key, sent: 0, failures: [] };
     const mapping = safeMap(mapper, payload, key);
@@ -96,7 +111,7 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
     for (const raw of mapping.events) {
       try {
         // The session is always the agent's own: a payload cannot write into another agent's sessions.
-        const event = parseBridgeEvent({ ...raw, session_id: key });
+        const event = parseBridgeEvent({ ...raw, session_id: key, ...usageFor(mapper, payload, raw) });
         await deps.recorder.handle(event);
         outcome.sent++;
       } catch (err) {

@@ -80,6 +80,12 @@ export interface AgentMapper {
    * ones: where this agent puts the ids of what a payload ends (`oversize.ts`). Absent: top-level only.
    */
   overLimitPaths?: readonly string[];
+  /**
+   * Pure: the agent's transcript named by a payload that ends a run (Claude Code's
+   * `transcript_path`), read for the run's token usage (`transcript.ts`). Absent: the agent's
+   * usage is not read, and its runs show none.
+   */
+  transcriptOf?(payload: unknown): string | null;
   /** The version of the agent's hook format this mapping was written and checked against. */
   checkedVersion: string;
   /** Pure: one parsed hook payload and the session's state so far -> what it means. Never throws. */

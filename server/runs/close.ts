@@ -2,6 +2,7 @@ import {
   TOOL_ENDED_WITH_RUN,
   type ChangeSummary,
   type CompleteResponse,
+  type RunUsage,
   type UntrackedReason,
 } from '../../shared/index.ts';
 import type { DeltaResult } from '../checkpoint/types.ts';
@@ -30,6 +31,8 @@ import { emitViewed } from './viewed.ts';
 export interface Closing {
   status: 'completed' | 'failed';
   error: string | null;
+  /** A run's tokens as its agent reported them, stored with its end (a tool call has none). */
+  usage?: RunUsage;
   /**
    * In-process closes only (a revert run): asked with the workspace the delta was computed of, by
    * name, once it is computed; false means it may be of another folder than the one the caller
@@ -161,6 +164,7 @@ export async function close(ctx: RecorderContext, a: Activity, c: Closing): Prom
         reason: d ? null : (reason ?? 'no_checkpoint'),
         response,
       });
+      if (kind === 'run' && c.usage !== undefined) await tx.runs.recordUsage(sessionId, id, c.usage);
       return { response, stored, pending, viewedReset };
     });
     // Stored: only now may the checkpoint (and its computed delta) go.

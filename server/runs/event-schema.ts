@@ -32,6 +32,11 @@ export const errorTextSchema = z
   .string()
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_ERROR_BYTES, { message: 'must be at most 64 KiB' });
 
+/** A token count as an agent reports it: a whole number, at most 2^53 - 1. */
+const tokens = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** The tokens a run used, as its agent reported them (stored with its end). */
+const usageSchema = z.object({ input: tokens, output: tokens, cache_read: tokens, cache_write: tokens });
+
 /** A session's or a run's title: at most 500 characters, no NUL. */
 const titleSchema = z
   .string()
@@ -88,6 +93,7 @@ export const bridgeEventSchema = z.discriminatedUnion('type', [
     session_id: idSchema,
     run_id: idSchema,
     error: errorTextSchema.optional(),
+    usage: usageSchema.optional(),
   }),
   z.object({
     type: z.literal('run.failed'),

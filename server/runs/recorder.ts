@@ -100,6 +100,7 @@ export function createRecorder(deps: RecorderDeps) {
       close(ctx, runActivity(e.session_id, e.run_id), {
         status: 'completed',
         error: e.error ?? null,
+        ...(e.usage !== undefined ? { usage: e.usage } : {}),
         sameFolder: e.sameFolder,
       }),
     ),

@@ -3,6 +3,7 @@ import {
   type CompleteResponse,
   type Run,
   type RunStatus,
+  type RunUsage,
   type StartResponse,
   type ToolCall,
   type UntrackedReason,
@@ -25,7 +26,9 @@ export interface ActivityRecords {
 }
 
 /** What is stored of an activity: its DTO and its workspace (a tool call's DTO does not carry it). */
-export type NewActivity<K extends ActivityKind> = ActivityRecords[K] & { workspace: string | null };
+export type NewActivity<K extends ActivityKind> = K extends ActivityKind
+  ? Omit<ActivityRecords[K], 'usage'> & { workspace: string | null }
+  : never;
 export type NewToolCall = NewActivity<'tool'>;
 
 /** A run or tool call with the answers given to its start and completion (replayed on repeats). */
@@ -51,8 +54,11 @@ export interface StartOutcome {
   response: StartResponse;
 }
 
-/** The columns of a stored run and of a stored tool call, in their order (every engine names them from here). */
-export const RUN_FIELDS = fieldsOf<Run>()([
+/**
+ * The columns of a stored run and of a stored tool call, in their order (every engine names them
+ * from here). A run's `usage` is kept in columns of its own (`USAGE_COLUMNS`), set when it completes.
+ */
+export const RUN_FIELDS = fieldsOf<Omit<Run, 'usage'>>()([
   'run_id',
   'session_id',
   'title',
@@ -80,9 +86,19 @@ export const TOOL_CALL_FIELDS = fieldsOf<ToolCall>()([
   'reason',
 ]);
 
+/** A run's usage columns, by the `RunUsage` field each holds. */
+export const USAGE_COLUMNS = {
+  input: 'usage_input',
+  output: 'usage_output',
+  cache_read: 'usage_cache_read',
+  cache_write: 'usage_cache_write',
+} as const satisfies Record<keyof RunUsage, string>;
+const USAGE_KEYS = Object.keys(USAGE_COLUMNS) as (keyof RunUsage)[];
+const USAGE_SELECT = Object.values(USAGE_COLUMNS).join(', ');
+
 /** The statements of one table, built from its description. */
-function tableTexts(name: string, id: string, fields: readonly string[]) {
-  const columns = fields.join(', ');
+function tableTexts(name: string, id: string, fields: readonly string[], extra = '') {
+  const columns = fields.join(', ') + extra;
   // A tool call's DTO does not carry its workspace; the row does.
   const stored = fields.includes('workspace') ? [...fields] : [...fields, 'workspace'];
   const key = `session_id = ? AND ${id} = ?`;
@@ -103,13 +119,16 @@ function tableTexts(name: string, id: string, fields: readonly string[]) {
 }
 
 const TABLES: Record<ActivityKind, ReturnType<typeof tableTexts>> = {
-  run: tableTexts('runs', 'run_id', RUN_FIELDS),
+  run: tableTexts('runs', 'run_id', RUN_FIELDS, `, ${USAGE_SELECT}`),
   tool: tableTexts('tool_calls', 'tool_call_id', TOOL_CALL_FIELDS),
 };
 
 const OPEN_CHANGES = Object.values(TABLES)
   .map((t) => `SELECT change_id FROM ${t.name} WHERE session_id = ? AND status = 'running'`)
   .join(' UNION ALL ');
+/** Sets a run's usage once: a repeated completion keeps the first figures, as it keeps the first answer. */
+const RECORD_USAGE = `UPDATE runs SET ${USAGE_KEYS.map((k) => `${USAGE_COLUMNS[k]} = ?`).join(', ')}
+  WHERE session_id = ? AND run_id = ? AND usage_input IS NULL`;
 /** Start order, as `list`; the session's index narrows the rows to its own. */
 const OPEN_TOOL_CALLS = `SELECT tool_call_id FROM tool_calls WHERE session_id = ? AND run_id = ? AND status = 'running'
   ORDER BY started_at, seq`;
@@ -124,7 +143,19 @@ const PART: Record<ActivityKind, WritePart> = { run: 'runs', tool: 'tool_calls' 
 function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>): ActivityRecords[K] {
   const out: Record<string, unknown> = {};
   for (const f of TABLES[kind].fields) out[f] = f === 'tracking' ? row[f] === 1 : row[f];
+  if (kind === 'run') out.usage = usageOf(row);
   return out as unknown as ActivityRecords[K];
+}
+
+/** A run row's usage: null unless every column is set (they are written together). */
+function usageOf(row: Record<string, unknown>): RunUsage | null {
+  const out: Partial<RunUsage> = {};
+  for (const k of USAGE_KEYS) {
+    const v = row[USAGE_COLUMNS[k]];
+    if (typeof v !== 'number') return null;
+    out[k] = v;
+  }
+  return out as RunUsage;
 }
 
 const parse = <T>(text: unknown): T | null =>
@@ -186,6 +217,11 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
       }),
     /** A session's activities of one kind, in start order. */
     list,
+    recordUsage: (sessionId, runId, usage) =>
+      sql.atomic(async (q) => {
+        clock.bump(q, sessionId, 'runs');
+        await q.run(RECORD_USAGE, [...USAGE_KEYS.map((k) => usage[k]), sessionId, runId]);
+      }),
     /** change_ids of the session's runs and tool calls still open (their checkpoints are live). */
     async openChangeIds(sessionId) {
       const rows = await sql.all<{ change_id: string }>(OPEN_CHANGES, [sessionId, sessionId]);
@@ -209,7 +245,7 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
     openEverywhere: () => sql.all<{ session_id: string; change_id: string; workspace: string | null }>(OPEN_EVERYWHERE),
     // Typed shorthands for readers that name one kind.
     getRun: (sessionId, runId) => get('run', sessionId, runId),
-    insertRun: (run: Run) => insert('run', run),
+    insertRun: (run: Omit<Run, 'usage'>) => insert('run', run),
     insertToolCall: (call) => insert('tool', call),
     listRuns: (sessionId) => list('run', sessionId),
     listToolCalls: (sessionId) => list('tool', sessionId),

@@ -27,7 +27,11 @@ const ROW_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
   (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id AND r.status = 'failed') AS failed_run_count,
   (SELECT COUNT(*) FROM runs r WHERE r.session_id = s.id AND r.status = 'running') AS running_run_count,
   (SELECT r.status FROM runs r WHERE r.session_id = s.id ORDER BY r.started_at DESC, r.seq DESC LIMIT 1)
-    AS last_run_status`;
+    AS last_run_status,
+  (SELECT SUM(r.usage_input) FROM runs r WHERE r.session_id = s.id) AS usage_input,
+  (SELECT SUM(r.usage_output) FROM runs r WHERE r.session_id = s.id) AS usage_output,
+  (SELECT SUM(r.usage_cache_read) FROM runs r WHERE r.session_id = s.id) AS usage_cache_read,
+  (SELECT SUM(r.usage_cache_write) FROM runs r WHERE r.session_id = s.id) AS usage_cache_write`;
 
 const TEXTS = perDialect((d) => {
   const columns = `${ROW_COLUMNS}, ${changedCount(d)} AS changed_count`;
@@ -111,7 +115,7 @@ export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKe
             const known = changedCounts.get(id);
             changedCounts.delete(id);
             const keep = known?.version === version;
-            const row = await q.get<Omit<Session, 'changed_count'> & { changed_count?: number }>(
+            const row = await q.get<Omit<SessionRow, 'changed_count'> & { changed_count?: number }>(
               keep ? t.getKept : t.get,
               [id],
             );
@@ -121,7 +125,7 @@ export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKe
             if (changedCounts.size > MAX_KEPT_TOTALS) changedCounts.delete(changedCounts.keys().next().value!);
             return toSession({ ...row, changed_count: count });
           })
-        : sql.get<Session>(t.get, [id]).then((row) => (row ? toSession(row) : null)),
+        : sql.get<SessionRow>(t.get, [id]).then((row) => (row ? toSession(row) : null)),
     async exists(id) {
       return (await sql.get('SELECT 1 AS one FROM sessions WHERE id = ?', [id])) !== undefined;
     },
@@ -157,7 +161,7 @@ export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKe
     page: (limit, before, filter = {}) =>
       sql.read(async (q) => {
         const f = filterSql(q.dialect, filter);
-        const rows = await q.all<Session>(
+        const rows = await q.all<SessionRow>(
           `SELECT ${t.columns} FROM sessions s WHERE s.updated_at < ?${f.sql}
            ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`,
           [before ?? Number.MAX_SAFE_INTEGER, ...f.values, limit],
@@ -165,7 +169,7 @@ export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKe
         const last = rows[rows.length - 1];
         if (!last || rows.length < limit) return { sessions: rows.map(toSession), next_before: null };
         rows.push(
-          ...(await q.all<Session>(
+          ...(await q.all<SessionRow>(
             `SELECT ${t.columns} FROM sessions s WHERE s.updated_at = ? AND s.id < ?${f.sql} ORDER BY s.id DESC`,
             [last.updated_at, last.id, ...f.values],
           )),
@@ -198,8 +202,16 @@ export function createSessionStore(sql: Sql, clock: WriteClock, kept: SessionsKe
   };
 }
 
+/** A session row as read: the DTO's fields, its usage summed per column. */
+type SessionRow = Omit<Session, 'usage'> & {
+  usage_input: number | null;
+  usage_output: number | null;
+  usage_cache_read: number | null;
+  usage_cache_write: number | null;
+};
+
 /** The DTO's fields in their served order. */
-function toSession(row: Session): Session {
+function toSession(row: SessionRow): Session {
   return {
     id: row.id,
     title: row.title,
@@ -211,5 +223,15 @@ function toSession(row: Session): Session {
     failed_run_count: row.failed_run_count,
     running_run_count: row.running_run_count,
     last_run_status: row.last_run_status,
+    // The four are summed over the same runs (a run has all of them or none).
+    usage:
+      row.usage_input === null
+        ? null
+        : {
+            input: row.usage_input,
+            output: row.usage_output ?? 0,
+            cache_read: row.usage_cache_read ?? 0,
+            cache_write: row.usage_cache_write ?? 0,
+          },
   };
 }

@@ -343,6 +343,53 @@ describeEachEngine('sessions and messages', (engine) => {
     }
   });
 
+  it("a run's usage is stored once (a repeat keeps the first figures) and its session sums the runs that have one", async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s1', 1);
+    const run = (run_id: string) => ({
+      run_id,
+      session_id: 's1',
+      title: null,
+      status: 'running' as const,
+      source: 'coding-agent' as const,
+      workspace: null,
+      started_at: 1,
+      finished_at: null,
+      error: null,
+      change_id: `run:${run_id}`,
+      tracking: false,
+      reason: null,
+    });
+    for (const id of ['r1', 'r2', 'r3']) await s.runs.insertRun(run(id));
+    expect((await s.sessions.get('s1'))!.usage).toBeNull();
+    await s.runs.recordUsage('s1', 'r1', { input: 10, output: 20, cache_read: 3_000_000_000, cache_write: 40 });
+    await s.runs.recordUsage('s1', 'r1', { input: 99, output: 99, cache_read: 99, cache_write: 99 });
+    await s.runs.recordUsage('s1', 'r2', { input: 1, output: 2, cache_read: 3, cache_write: 4 });
+    expect((await s.runs.listRuns('s1')).map((r) => [r.run_id, r.usage])).toEqual([
+      ['r1', { input: 10, output: 20, cache_read: 3_000_000_000, cache_write: 40 }],
+      ['r2', { input: 1, output: 2, cache_read: 3, cache_write: 4 }],
+      ['r3', null],
+    ]);
+    expect((await s.runs.getRun('s1', 'r2'))!.record.usage).toEqual({
+      input: 1,
+      output: 2,
+      cache_read: 3,
+      cache_write: 4,
+    });
+    expect((await s.sessions.get('s1'))!.usage).toEqual({
+      input: 11,
+      output: 22,
+      cache_read: 3_000_000_003,
+      cache_write: 44,
+    });
+    expect((await s.sessions.page(10, null)).sessions[0]!.usage).toEqual({
+      input: 11,
+      output: 22,
+      cache_read: 3_000_000_003,
+      cache_write: 44,
+    });
+  });
+
   it('session counts: run_count counts runs, changed_count counts distinct paths of run-level changes only', async () => {
     const s = await engine.open();
     await s.sessions.upsert('s1', { title: 'T' }, 5);
@@ -385,6 +432,7 @@ describeEachEngine('sessions and messages', (engine) => {
       failed_run_count: 0,
       running_run_count: 1,
       last_run_status: 'running',
+      usage: null,
     });
     await s.sessions.upsert('s1', { workspace: '/w' }, 6);
     expect(await s.sessions.get('s1')).toMatchObject({ title: 'T', workspace: '/w', updated_at: 6 });

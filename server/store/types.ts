@@ -7,6 +7,7 @@ import type {
   FileWithPatch,
   Message,
   Run,
+  RunUsage,
   Session,
   SessionFilter,
   ToolCall,
@@ -140,6 +141,8 @@ export interface RunsApi {
   insert<K extends ActivityKind>(kind: K, a: NewActivity<K>): Promise<void>;
   recordStart(kind: ActivityKind, sessionId: string, id: string, o: StartOutcome): Promise<void>;
   finish(kind: ActivityKind, sessionId: string, id: string, f: Finish): Promise<void>;
+  /** Sets a run's token usage, once (a run that has figures keeps them). */
+  recordUsage(sessionId: string, runId: string, usage: RunUsage): Promise<void>;
   /** A session's activities of one kind, in start order. */
   list<K extends ActivityKind>(kind: K, sessionId: string): Promise<ActivityRecords[K][]>;
   /** Ids of the session's activities of one kind that start with `prefix` (the id itself included), in start order, at most `limit`. */
@@ -151,7 +154,7 @@ export interface RunsApi {
   /** Runs and tool calls still open in any session, with their workspaces. */
   openEverywhere(): Promise<{ session_id: string; change_id: string; workspace: string | null }[]>;
   getRun(sessionId: string, runId: string): Promise<Recorded<Run> | null>;
-  insertRun(run: Run): Promise<void>;
+  insertRun(run: Omit<Run, 'usage'>): Promise<void>;
   insertToolCall(call: NewToolCall): Promise<void>;
   listRuns(sessionId: string): Promise<Run[]>;
   listToolCalls(sessionId: string): Promise<ToolCall[]>;

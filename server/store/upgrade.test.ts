@@ -48,11 +48,11 @@ async function open(dbPath: string): Promise<TestServer> {
 }
 
 /**
- * Session summary fields this release changed on purpose: three were added (failed and running run
- * counts, the latest run's status) and `changed_count` now counts distinct paths. They are compared
+ * Session summary fields this release changed on purpose: four were added (failed and running run
+ * counts, the latest run's status, the runs' token usage) and `changed_count` now counts distinct paths. They are compared
  * by `sessionSummaries` below; every other byte of every answer must still be the release's.
  */
-const SESSION_FIELDS_CHANGED = ['changed_count', 'failed_run_count', 'running_run_count', 'last_run_status'];
+const SESSION_FIELDS_CHANGED = ['changed_count', 'failed_run_count', 'running_run_count', 'last_run_status', 'usage'];
 const isSessionRead = (p: string) => /^\/api\/hermes\/sessions(\/[^/]+)?$/.test(p);
 
 /**
@@ -62,10 +62,10 @@ const isSessionRead = (p: string) => /^\/api\/hermes\/sessions(\/[^/]+)?$/.test(
 const CHANGE_FIELDS_ADDED = ['total_additions', 'total_deletions'];
 
 /**
- * Run fields this release added: a run's own title. The release kept none, so every run reads it
- * as null (compared by its own test below).
+ * Run fields this release added: a run's own title and its token usage. The release kept neither,
+ * so every run reads them as null (compared by their own test below).
  */
-const RUN_FIELDS_ADDED = ['title'];
+const RUN_FIELDS_ADDED = ['title', 'usage'];
 
 /** Every change summary in an answer: objects with a `change_id` and their `files`. */
 function changeSummaries(body: unknown, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
@@ -136,14 +136,15 @@ describe('a database made by the previous release', () => {
       Object.fromEntries(list.map((s) => [s.id, SESSION_FIELDS_CHANGED.map((f) => s[f])]));
     // s-git: added.txt was changed by two runs (the release counted it twice, 6).
     expect(pick(then.sessions)).toEqual({
-      's-untracked': [0, undefined, undefined, undefined],
-      's-plain': [2, undefined, undefined, undefined],
-      's-git': [6, undefined, undefined, undefined],
+      's-untracked': [0, undefined, undefined, undefined, undefined],
+      's-plain': [2, undefined, undefined, undefined, undefined],
+      's-git': [6, undefined, undefined, undefined, undefined],
     });
+    // No run of the release has usage: no session has any.
     expect(pick(now)).toEqual({
-      's-untracked': [0, 0, 0, 'completed'],
-      's-plain': [2, 0, 0, 'completed'],
-      's-git': [5, 1, 1, 'running'],
+      's-untracked': [0, 0, 0, 'completed', null],
+      's-plain': [2, 0, 0, 'completed', null],
+      's-git': [5, 1, 1, 'running', null],
     });
   });
 
@@ -163,14 +164,15 @@ describe('a database made by the previous release', () => {
     expect(seen).toBeGreaterThan(2);
   });
 
-  it('upgrades in place: a run the release stored reads with no title of its own', async () => {
+  it('upgrades in place: a run the release stored reads with no title of its own and no usage, its session none', async () => {
     const t = await open(copyOfReleaseDb());
     let seen = 0;
     for (const r of fixture.reads.filter((x) => /^\/api\/hermes\/sessions\/[^/]+$/.test(x.path) && x.status === 200)) {
       const then = (r.body as { runs: Record<string, unknown>[] }).runs;
       const now = (await t.get(r.path)).body.runs as Record<string, unknown>[];
       expect(then.every((run) => !('title' in run))).toBe(true);
-      expect(now.map((run) => [run.run_id, run.title])).toEqual(then.map((run) => [run.run_id, null]));
+      expect(now.map((run) => [run.run_id, run.title, run.usage])).toEqual(then.map((run) => [run.run_id, null, null]));
+      expect((await t.get(r.path)).body.session.usage).toBeNull();
       seen += now.length;
     }
     expect(seen).toBeGreaterThan(2);

@@ -13,6 +13,7 @@ const session = (o: Partial<Session> = {}): Session => ({
   failed_run_count: 0,
   running_run_count: 1,
   last_run_status: 'running',
+  usage: null,
   ...o,
 });
 

@@ -15,6 +15,7 @@ const run = (extra: Partial<Run> = {}): Run => ({
   change_id: 'run:r',
   tracking: true,
   reason: null,
+  usage: null,
   ...extra,
 });
 const reply = (content: string): Message => ({

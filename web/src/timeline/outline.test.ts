@@ -15,6 +15,7 @@ const run = (run_id: string, t: number, over: Partial<Run> = {}): Run => ({
   change_id: `run:${run_id}`,
   tracking: true,
   reason: null,
+  usage: null,
   ...over,
 });
 const change = (run_id: string, tool_call_id: string | null, changed_count: number) =>

@@ -13,6 +13,7 @@ const session = (extra: Partial<Session> = {}): Session => ({
   failed_run_count: 0,
   running_run_count: 0,
   last_run_status: 'completed',
+  usage: null,
   ...extra,
 });
 

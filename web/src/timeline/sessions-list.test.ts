@@ -13,6 +13,7 @@ const s = (id: string, updated_at: number): Session => ({
   failed_run_count: 0,
   running_run_count: 0,
   last_run_status: null,
+  usage: null,
 });
 
 describe('sessions list', () => {

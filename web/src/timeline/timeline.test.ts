@@ -41,6 +41,7 @@ const run = (run_id: string, t: number, over: Partial<Run> = {}): Run => ({
   change_id: `run:${run_id}`,
   tracking: true,
   reason: null,
+  usage: null,
   ...over,
 });
 const tool = (tool_call_id: string, run_id: string, t: number, over: Partial<ToolCall> = {}): ToolCall => ({
