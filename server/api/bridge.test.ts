@@ -477,7 +477,7 @@ describe('bridge: bounds and names pass through to the store, the events and the
     const usage = { input: 1, output: 2, cache_read: 3, cache_write: 4 };
     expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'r', usage })).status).toBe(200);
     const [ev] = await c.waitFor('run.completed');
-    expect(ev!.payload.run.usage).toEqual(usage);
+    expect((ev!.payload as { run: { usage: unknown } }).run.usage).toEqual(usage);
     const d = (await t.get('/api/hermes/sessions/s')).body;
     expect([d.runs[0].usage, d.session.usage]).toEqual([usage, usage]);
   });
