@@ -99,9 +99,10 @@ describe('PostgreSQL migrations', () => {
     cleanups.push(() => void lite.close());
     const liteTables: Record<string, string[]> = {};
     for (const { name } of lite
-      // search_fts and its shadow tables are SQLite's text index (FTS5); PostgreSQL's is one index.
+      // search_fts, search_paths_fts and their shadow tables are SQLite's text indexes (FTS5);
+      // PostgreSQL's are one index each.
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' AND name NOT LIKE 'search_fts%'",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' AND name NOT LIKE 'search_fts%' AND name NOT LIKE 'search_paths_fts%'",
       )
       .all() as { name: string }[])
       liteTables[name] = (lite.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[])
@@ -116,7 +117,7 @@ describe('PostgreSQL migrations', () => {
       .sort();
     const { tables, indexes } = await pgSchema(own.url);
     expect(tables).toEqual({ ...liteTables, session_versions: ['session_id', 'version'] });
-    expect(indexes).toEqual([...liteIndexes, 'idx_search_docs_text'].sort());
+    expect(indexes).toEqual([...liteIndexes, 'idx_search_docs_text', 'idx_search_docs_paths'].sort());
   });
 
   it('are recorded once; a second start applies nothing; two replicas starting together both come up', async () => {
