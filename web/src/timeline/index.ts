@@ -19,3 +19,4 @@ export * from './approval-text.ts';
 export * from './viewed.ts';
 export * from './search-hits.ts';
 export * from './blame.ts';
+export * from './run-files.ts';
