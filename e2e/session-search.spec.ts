@@ -137,6 +137,8 @@ test('each change block says which run or tool call it belongs to', async ({ pag
     await openSession(page, base, sid);
     const block = (id: string) => page.locator(`[data-testid="change-block"][data-change-id="${id}"]`);
     await expect(block('run:r1').getByTestId('change-owner')).toHaveText('Run r1 (coding-agent)');
+    // The tool call's own block, shown on request (its run's block lists the run's files).
+    await page.getByTestId('tool-own-patches').click();
     await expect(block('tool:t1').getByTestId('change-owner')).toHaveText('Tool call edit_file · t1 in run r1');
   } finally {
     ws.cleanup();

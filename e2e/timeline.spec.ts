@@ -104,9 +104,23 @@ test('B24: run and tool change blocks render under the right messages and tool c
 
     // The tool's own block sits inside its card; the tool message is in the card's collapsible body.
     const card = page.locator(`[data-testid="tool-card"][data-tool-call-id="${tc1}"]`);
+    // Each file is listed once per run: in the run's block, with the tool that changed it; the
+    // tool's card names the files it made and links to them, its own patches shown on request.
+    await expect(card.getByTestId('change-block')).toHaveCount(0);
+    await expect(card.getByTestId('tool-files')).toHaveText(/^Made 1 of this run's files:\s*src\/api\/auth\.ts/);
+    await expect(row(page, `run:${r1}`, 'src/api/auth.ts').getByTestId('change-row-tools')).toHaveText('by write_file');
+    await expect(row(page, `run:${r1}`, 'src/Login.vue').getByTestId('change-row-tools')).toHaveCount(0);
+    await expect(page.getByTestId('change-row').filter({ hasText: 'src/api/auth.ts' })).toHaveCount(1);
+    await card.getByTestId('tool-file').click();
+    const opened = row(page, `run:${r1}`, 'src/api/auth.ts');
+    await expect(opened.getByTestId('change-row-button')).toHaveAttribute('aria-expanded', 'true');
+    await expect(opened.getByTestId('change-row-button')).toBeFocused();
+    await card.getByTestId('tool-own-patches').click();
     await expect(card.getByTestId('change-block')).toHaveAttribute('data-change-id', `tool:${tc1}`);
     await expect(card.getByTestId('change-heading')).toHaveText('Changed 1 file');
     expect(await blockRows(page, `tool:${tc1}`)).toEqual(['A src/api/auth.ts +3 -0']);
+    await card.getByTestId('tool-own-patches-hide').click();
+    await expect(card.getByTestId('change-block')).toHaveCount(0);
     await expect(card.getByTestId('tool-body')).toHaveCount(0);
     await card.getByTestId('tool-toggle').click();
     await expect(card.getByTestId('tool-output')).toHaveText('wrote src/api/auth.ts');
@@ -223,6 +237,9 @@ test('B25: a run completed through the bridge while the page is open appears liv
       'Changed 1 file',
     );
     expect(await blockRows(page, `run:${run}`)).toEqual(['M README.md +1 -0']);
+    // With the run's block there, the tool's card stops repeating its rows and names the file.
+    await expect(card.getByTestId('change-block')).toHaveCount(0);
+    await expect(card.getByTestId('tool-file')).toHaveText('README.md');
     expect(await timelineKeys(page)).toEqual([
       `message:${sid}-u`,
       `run:${run}`,

@@ -13,20 +13,31 @@ describe('change block owner label', () => {
     );
   });
 
-  it("quotes the run's prompt or command line after its short id: its first line, cut to 60 characters", () => {
+  it("quotes an agent run's prompt after its short id: its first line, cut to 60 characters", () => {
     const uuid = 'b82ae6b0-1111-4222-8333-444455556666';
-    expect(changeOwnerLabel({ source: 'run', run_id: uuid, tool_call_id: null }, null, 'npm test')).toEqual({
-      text: 'Run b82ae6b0 · npm test',
-      title: `run ${uuid}: npm test`,
+    expect(changeOwnerLabel({ source: 'coding-agent', run_id: uuid, tool_call_id: null }, null, 'Fix it')).toEqual({
+      text: 'Run b82ae6b0 (coding-agent) · Fix it',
+      title: `run ${uuid}: Fix it`,
     });
     const long = `sh -c '${'x'.repeat(80)}'\nsecond line`;
     const text = changeOwnerLabel({ source: 'coding-agent', run_id: 'r1', tool_call_id: null }, null, long).text;
     expect(text).toBe(`Run r1 (coding-agent) · sh -c '${'x'.repeat(52)}…`);
     // A blank prompt names the run alone; a tool call's label does not take the run's prompt.
-    expect(changeOwnerLabel({ source: 'run', run_id: 'r1', tool_call_id: null }, null, '  ').text).toBe('Run r1');
+    expect(changeOwnerLabel({ source: 'coding-agent', run_id: 'r1', tool_call_id: null }, null, '  ')).toEqual({
+      text: 'Run r1 (coding-agent)',
+      title: 'run r1',
+    });
     expect(changeOwnerLabel({ source: 'tool', run_id: 'r1', tool_call_id: 't1' }, 'edit', 'npm test').text).toBe(
       'Tool call edit · t1 in run r1',
     );
+  });
+
+  it("names a wrapped command's run by its id alone: the command line is shown once, above the run", () => {
+    const uuid = 'b82ae6b0-1111-4222-8333-444455556666';
+    expect(changeOwnerLabel({ source: 'run', run_id: uuid, tool_call_id: null }, null, 'npm test')).toEqual({
+      text: 'Run b82ae6b0',
+      title: `run ${uuid}: npm test`,
+    });
   });
 
   it('names the tool call, its tool when known, and its run', () => {

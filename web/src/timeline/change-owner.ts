@@ -19,8 +19,9 @@ export function promptExcerpt(prompt: string): string {
 }
 
 /**
- * Which run or tool call a change block belongs to, in words: `Run 0b6f1c2d · npm test` (the run's
- * short id, as its marker shows it, and its prompt or command line when known), `Run r1 (coding-agent)`,
+ * Which run or tool call a change block belongs to, in words: `Run r1 (coding-agent) · Fix the login`
+ * (the run's short id, as its marker shows it, and its prompt when known), `Run 0b6f1c2d` for a
+ * wrapped command (`rundiff run`: its command line is shown once, as the message above its run),
  * `Tool call edit_file · t1 in run r1`. `toolName` is the tool call's name when the timeline knows
  * it, `prompt` the run's first user message.
  */
@@ -37,10 +38,13 @@ export function changeOwnerLabel(
     };
   }
   const source = change.source && change.source !== 'run' ? ` (${change.source})` : '';
-  const excerpt = prompt ? promptExcerpt(prompt) : '';
-  if (excerpt === '') return { text: `Run ${shortId(change.run_id)}${source}`, title: `run ${change.run_id}` };
+  const title = prompt?.trim() ? `run ${change.run_id}: ${prompt.trim().slice(0, 500)}` : `run ${change.run_id}`;
+  // A wrapped command's block sits right under its run, whose command line the timeline shows just
+  // above: the label names the run by its id alone (the command stays in the tooltip).
+  const excerpt = prompt && change.source !== 'run' ? promptExcerpt(prompt) : '';
+  if (excerpt === '') return { text: `Run ${shortId(change.run_id)}${source}`, title };
   return {
     text: `Run ${shortId(change.run_id)}${source} · ${excerpt}`,
-    title: `run ${change.run_id}: ${prompt!.trim().slice(0, 500)}`,
+    title,
   };
 }

@@ -20,3 +20,4 @@ export * from './viewed.ts';
 export * from './search-hits.ts';
 export * from './blame.ts';
 export * from './usage.ts';
+export * from './run-files.ts';
