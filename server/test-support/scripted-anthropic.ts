@@ -11,6 +11,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scriptCursor } from './script-cursor.ts';
 
 export type ScriptedTurn = { tool: string; input: Record<string, unknown> } | { text: string };
 
@@ -85,22 +86,9 @@ export async function startScriptedAnthropic(
   const requests: ScriptedRequest[] = [];
   const toolUses: { id: string; name: string }[] = [];
   let answers = 0;
-  // The prompt being answered and the next turn of it.
-  let current: { prompt: ScriptedPrompt; next: number } | null = null;
-  const used = new Set<ScriptedPrompt>();
-
-  const nextTurn = (messages: Message[]): ScriptedTurn => {
-    if (!isToolResult(messages) || !current) {
-      const text = lastUserText(messages);
-      const prompt = script.find((p) => !used.has(p) && text.includes(p.match));
-      if (!prompt) return { text: `no scripted answer for: ${text.slice(0, 200)}` };
-      used.add(prompt);
-      current = { prompt, next: 0 };
-    }
-    const turn = current.prompt.turns[current.next] ?? { text: 'done' };
-    current.next++;
-    return turn;
-  };
+  const turnAfter = scriptCursor<ScriptedTurn, ScriptedPrompt>(script, (text) => ({ text }));
+  const nextTurn = (messages: Message[]): ScriptedTurn =>
+    turnAfter(isToolResult(messages), () => lastUserText(messages));
 
   const answer = (res: http.ServerResponse, turn: ScriptedTurn): void => {
     answers++;

@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scriptCursor } from './script-cursor.ts';
 
 export type GeminiTurn = { tool: string; input: Record<string, unknown> } | { text: string };
 
@@ -67,21 +68,8 @@ const offersWriteFile = (body: Body): boolean =>
 export async function startScriptedGemini(script: GeminiPrompt[]): Promise<ScriptedGemini> {
   const requests: GeminiRequest[] = [];
   const toolUses: { name: string }[] = [];
-  let current: { prompt: GeminiPrompt; next: number } | null = null;
-  const used = new Set<GeminiPrompt>();
-
-  const nextTurn = (contents: Content[]): GeminiTurn => {
-    if (!isToolResult(contents) || !current) {
-      const text = lastUserText(contents);
-      const prompt = script.find((p) => !used.has(p) && text.includes(p.match));
-      if (!prompt) return { text: `no scripted answer for: ${text.slice(0, 200)}` };
-      used.add(prompt);
-      current = { prompt, next: 0 };
-    }
-    const turn = current.prompt.turns[current.next] ?? { text: 'done' };
-    current.next++;
-    return turn;
-  };
+  const turnAfter = scriptCursor<GeminiTurn, GeminiPrompt>(script, (text) => ({ text }));
+  const nextTurn = (contents: Content[]): GeminiTurn => turnAfter(isToolResult(contents), () => lastUserText(contents));
 
   const chunk = (turn: GeminiTurn) => {
     const part = 'tool' in turn ? { functionCall: { name: turn.tool, args: turn.input } } : { text: turn.text };

@@ -9,6 +9,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scriptCursor } from './script-cursor.ts';
 
 export type ResponsesTurn = { tool: string; input: Record<string, unknown> | string } | { text: string };
 
@@ -64,21 +65,8 @@ export async function startScriptedResponses(script: ResponsesPrompt[]): Promise
   const requests: ResponsesRequest[] = [];
   const toolUses: { id: string; name: string }[] = [];
   let answers = 0;
-  let current: { prompt: ResponsesPrompt; next: number } | null = null;
-  const used = new Set<ResponsesPrompt>();
-
-  const nextTurn = (input: InputItem[]): ResponsesTurn => {
-    if (!isToolOutput(input) || !current) {
-      const text = lastUserText(input);
-      const prompt = script.find((p) => !used.has(p) && text.includes(p.match));
-      if (!prompt) return { text: `no scripted answer for: ${text.slice(0, 200)}` };
-      used.add(prompt);
-      current = { prompt, next: 0 };
-    }
-    const turn = current.prompt.turns[current.next] ?? { text: 'done' };
-    current.next++;
-    return turn;
-  };
+  const turnAfter = scriptCursor<ResponsesTurn, ResponsesPrompt>(script, (text) => ({ text }));
+  const nextTurn = (input: InputItem[]): ResponsesTurn => turnAfter(isToolOutput(input), () => lastUserText(input));
 
   const answer = (res: http.ServerResponse, turn: ResponsesTurn): void => {
     answers++;
