@@ -5,16 +5,21 @@ import { fileURLToPath } from 'node:url';
 /**
  * The test files that get a fresh process each, in `npm test` and out of `npm run test:quick`: the
  * ones that start PostgreSQL (they import `test-support/postgres.ts`), drive a real agent CLI
- * (`*.e2e.test.ts`, `test-support/claude-code.ts`) or run the `rundiff` command as a process
- * (`test-support/cli-process.ts`, `test-support/serve-process.ts`, `bin/rundiff.js`). Every other
- * test file shares its worker process with the files before it (measured: about half the CPU of a
- * fresh process per file for the small ones).
+ * (`*.e2e.test.ts`, `test-support/claude-code.ts`, `test-support/agent-cli.ts`) or run the `rundiff`
+ * command as a process (`test-support/cli-process.ts`, `serve-process.ts`, `mcp-client.ts`,
+ * `bin/rundiff.js`). Every other test file shares its worker process with the files before it
+ * (measured: about half the CPU of a fresh process per file for the small ones).
  */
 
 const ROOT = path.dirname(fileURLToPath(import.meta.url));
-const NEEDS = ['postgres.ts', 'claude-code.ts', 'cli-process.ts', 'serve-process.ts'].map((p) =>
-  path.join(ROOT, 'server/test-support', p),
-);
+const NEEDS = [
+  'postgres.ts',
+  'claude-code.ts',
+  'agent-cli.ts',
+  'cli-process.ts',
+  'serve-process.ts',
+  'mcp-client.ts',
+].map((p) => path.join(ROOT, 'server/test-support', p));
 
 /** The folders that hold test files (`*.test.ts`). */
 export const TEST_FOLDERS = ['server', 'shared', 'web/src', 'scripts'];

@@ -12,6 +12,8 @@ export default defineConfig({
   test: {
     ...baseTest,
     ...sharedProcessTest,
+    // No test here runs the `rundiff` command, so the compiled copy those tests start is not built.
+    globalSetup: ['server/test-support/postgres-run.ts'],
     // The store suites' PostgreSQL half, and a clear failure if a test still asks for it.
     env: { RUNDIFF_TEST_POSTGRES: 'off' },
   },
