@@ -200,8 +200,18 @@ describe('git diff engine: renames', () => {
     const one = [{ path: 'a', mode: '100644', bytes: Buffer.from('a\n') }];
     const two = [{ path: 'b', mode: '100644', bytes: Buffer.from('a\n') }];
     expect(await broken.renameDetector(one, two, 5_000)).toEqual({ pairs: [], degraded: 'degraded' });
+    // Too slow: 1 ms for work real git needs far longer for (2,000 files to import and pair), so the
+    // answer cannot race the timer (two tiny files could finish inside 1 ms on an idle machine).
+    const many = (prefix: string) =>
+      Array.from({ length: 2_000 }, (_, i) => ({
+        path: `${prefix}${i}`,
+        mode: '100644',
+        bytes: Buffer.from(`line ${i}\n`.repeat(50)),
+      }));
     const slow = createGitDiffEngine({ tmpDir: root });
-    expect(await slow.renameDetector(one, two, 1)).toEqual({ pairs: [], degraded: 'git_timeout' });
+    expect(await slow.renameDetector(many('a'), many('b'), 1)).toEqual({ pairs: [], degraded: 'git_timeout' });
+    // Control: the same work with time enough pairs every file.
+    expect((await slow.renameDetector(many('a'), many('b'), 60_000)).pairs).toHaveLength(2_000);
     const capped = createGitDiffEngine({ tmpDir: root, maxRenameBytes: 1 });
     expect(await capped.renameDetector(one, two, 5_000)).toEqual({ pairs: [], degraded: 'degraded' });
     expect(fs.readdirSync(root)).toEqual([]);
