@@ -10,12 +10,16 @@ import fs from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type {
   ChangeSummary,
-  Review,
   SessionDetailResponse,
   SessionListResponse,
   SessionReviewResponse,
 } from '../../shared/index.ts';
-import { agentCliSupported, ensureAgentCli, installAgentHooks } from '../test-support/agent-cli.ts';
+import {
+  agentCliSupported,
+  ensureAgentCli,
+  installAgentHooks,
+  sendReviewOfFirstRun,
+} from '../test-support/agent-cli.ts';
 import { runCodex } from '../test-support/codex.ts';
 import { startScriptedResponses } from '../test-support/scripted-openai-responses.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
@@ -115,23 +119,12 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
     const base = `/api/hermes/sessions/${encodeURIComponent(sessionId)}`;
 
     // A comment on the line apply_patch changed, sent as a review before the next prompt.
-    const before = (await server.get(base)).body as SessionDetailResponse;
-    const run1Change = before.changes.find((c) => c.tool_call_id === null)!;
-    const appFile = run1Change.files.find((f) => f.path === 'src/app.txt')!;
-    const post = (p: string, body: unknown) =>
-      server.request('POST', p, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const made = await post(`${base}/comments`, {
-      change_id: run1Change.change_id,
-      file_id: appFile.id,
-      side: 'after',
-      start_line: 2,
-      end_line: 2,
-      body: COMMENT,
-    });
-    expect(made.status, made.text).toBe(201);
-    const sent = await post(`${base}/reviews`, { note: 'One thing before you go on.' });
-    expect(sent.status, sent.text).toBe(201);
-    const review = sent.body.review as Review;
+    const review = await sendReviewOfFirstRun(
+      server,
+      base,
+      { path: 'src/app.txt', line: 2, body: COMMENT },
+      'One thing before you go on.',
+    );
 
     const second = await runCodex('Now the second prompt.', { ...opts, resume: true });
     expect(second, second.stderr).toMatchObject({ code: 0 });

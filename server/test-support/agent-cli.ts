@@ -8,6 +8,9 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNDIFF_BIN } from './cli-process.ts';
+import { expect } from 'vitest';
+import type { Review, SessionDetailResponse } from '../../shared/index.ts';
+import type { TestServer } from './server-harness.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ensureScript = path.join(root, 'scripts/ensure-agent-cli.sh');
@@ -75,4 +78,34 @@ export function installAgentHooks(
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/**
+ * Sends a review of a session's first run over REST, as a user would between two prompts: one
+ * comment on line `line` of `path` as that run left it, then the review with `note`. Resolves with
+ * the review the server made.
+ */
+export async function sendReviewOfFirstRun(
+  server: TestServer,
+  base: string,
+  comment: { path: string; line: number; body: string },
+  note: string,
+): Promise<Review> {
+  const detail = (await server.get(base)).body as SessionDetailResponse;
+  const run = detail.changes.find((c) => c.tool_call_id === null)!;
+  const file = run.files.find((f) => f.path === comment.path)!;
+  const post = (p: string, body: unknown) =>
+    server.request('POST', p, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const made = await post(`${base}/comments`, {
+    change_id: run.change_id,
+    file_id: file.id,
+    side: 'after',
+    start_line: comment.line,
+    end_line: comment.line,
+    body: comment.body,
+  });
+  expect(made.status, made.text).toBe(201);
+  const sent = await post(`${base}/reviews`, { note });
+  expect(sent.status, sent.text).toBe(201);
+  return sent.body.review as Review;
 }
