@@ -1,24 +1,19 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { expectNoAxeViolations } from './axe.ts';
-import { bridge, expect, openSession, row, servers, test, timelineKeys, uid, workspace } from './support.ts';
+import {
+  bridge,
+  expect,
+  openSession,
+  row,
+  rundiffRun,
+  servers,
+  test,
+  timelineKeys,
+  uid,
+  workspace,
+} from './support.ts';
 
 const base = servers.main;
-
-/** `rundiff run` against the e2e server, as a user runs it. */
-function rundiffRun(args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.resolve('bin/rundiff.js'), 'run', '--server', base, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
 
 test("a failed command's exit line has one label and one duration", async ({ page }) => {
   const ws = workspace({ 'a.txt': 'a\n' });

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
+import path from 'node:path';
 import { test as base, expect, type Page, type Request } from '@playwright/test';
 import type { BridgeEvent } from '../shared/index.ts';
 import { createTempRepo, type TempRepo } from '../server/test-support/temp-repo.ts';
@@ -39,6 +41,24 @@ export const servers = {
 export const serverToken = process.env.RUNDIFF_E2E_TOKEN ?? '';
 
 let counter = 0;
+/** `rundiff run` against an e2e server (the shared one unless named), as a user runs it. */
+export function rundiffRun(
+  args: string[],
+  cwd: string,
+  server: string = servers.main,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.resolve('bin/rundiff.js'), 'run', '--server', server, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
 /** An id unique across workers and runs. */
 export function uid(prefix: string): string {
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
