@@ -636,18 +636,23 @@ test.describe('accessibility', () => {
       try {
         await openSession(page, base, sid);
         const price = await openPrice(page, change);
-        for (const [line, text] of [
-          [2, 'x '.repeat(400)],
-          [3, 'A short one'],
-        ] as const) {
+        for (const [i, [line, text]] of (
+          [
+            [2, 'x '.repeat(400)],
+            [3, 'A short one'],
+          ] as const
+        ).entries()) {
           await gutter(price, 'after', line).hover();
           await gutter(price, 'after', line).click();
           await price.getByTestId('comment-text').fill(text);
           await price.getByTestId('comment-submit').click();
+          await expect(price.getByTestId('comment-card')).toHaveCount(i + 1);
         }
         await page.getByTestId('review-toggle').click();
         const panel = page.getByTestId('review-panel');
         await panel.getByTestId('review-send').click();
+        // The server has the review once the panel lists it as sent.
+        await expect(panel.getByTestId('review-sent')).toHaveCount(1);
         const { reviews } = await reviewOf(sid);
         const res = await fetch(
           `${base}/api/hermes/sessions/${encodeURIComponent(sid)}/reviews/${encodeURIComponent(reviews[0]!.id)}/delivered`,
