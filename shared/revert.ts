@@ -108,7 +108,27 @@ export interface RevertResponse {
 }
 
 /** A file of the session's net change: a change's file row plus what may make it inexact. */
+/** A stored file row of a run (`run:<id>` change id and the row's id). */
+export interface NetSideRow {
+  change_id: string;
+  file_id: string;
+}
+
 export interface NetFileSummary extends FileSummary {
+  /**
+   * The net patch's content hash: sha256 (hex) of the path (and old path), the change type, and each
+   * side's mode and content id (a side whose content was not kept: its size and the patch text). Two
+   * net files with the same hash show the same patch; a viewed mark holds the hash it was made on.
+   */
+  net_hash: string;
+  /**
+   * The stored rows whose sides are the net patch's sides: `before` is the first run of the range
+   * that touched the path (its before side is the net start), `after` the last one (its after side is
+   * the net end, the file as it stands at the range end). Null where the net file has no such side
+   * (added: no before; deleted: no after). Comments on the net patch's lines are written on these
+   * rows, and the context between hunks is read from them.
+   */
+  sides: { before: NetSideRow | null; after: NetSideRow | null };
   /** Run-level changes of the session outside the range that also changed this path (oldest first). */
   outside_change_ids: string[];
   /**

@@ -47,3 +47,41 @@ export interface ViewedUpdatedPayload extends ViewedResponse {
   session_id: string;
   cause: ViewedCause;
 }
+
+/**
+ * A viewed mark on the Session changes view: a path of the session's net change over a range, marked
+ * viewed as its net patch then was. Marks are kept per range start (`from_change_id`); a mark counts
+ * for the net file of the same path whose `net_hash` it holds, and is stale (the file's net patch has
+ * changed since: a later run changed it again, or another range end shows it otherwise) when that
+ * file's `net_hash` differs.
+ */
+export interface NetViewedMark {
+  /** The net file's id (`NetFileSummary.id`, stable for its path). */
+  file_id: string;
+  path: string;
+  /** The raw name in base64 when it is not valid UTF-8 (as on the net file). */
+  path_base64?: string;
+  /** The net file's `net_hash` when it was marked. */
+  net_hash: string;
+  /** The range end it was marked on (a run-level change id). */
+  to_change_id: string;
+  viewed_at: number;
+  /** false: the net file's patch is no longer the one marked (shown unchecked, said). */
+  current: boolean;
+}
+
+/**
+ * `GET /api/hermes/sessions/:id/net-change/viewed?from=&to=`, and the answer of every mark or unmark:
+ * the marks of the range's start on the paths of this range's net change.
+ */
+export interface NetViewedResponse {
+  from_change_id: string | null;
+  viewed: NetViewedMark[];
+}
+
+/** The body of `PUT .../net-change/viewed?from=&to=` (DELETE takes `file_id` as a query parameter). */
+export interface NetViewedRequest {
+  file_id: string;
+  /** The `net_hash` of the patch the reader looked at: a mark records what was seen, not what came since. */
+  net_hash: string;
+}

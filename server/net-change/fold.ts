@@ -10,8 +10,13 @@ import type { PathKey } from '../paths/index.ts';
 export type SideRef =
   { exists: false } | { exists: true; mode: string; sha256: string | null; reason: string | null; size: number };
 
-export interface Touch {
+/** The stored file row a touch is: a net side's lines are that row's side. */
+export interface RowRef {
   changeId: string;
+  fileId: string;
+}
+
+export interface Touch extends RowRef {
   key: PathKey;
   before: SideRef;
   after: SideRef;
@@ -21,6 +26,9 @@ export interface NetPath {
   key: PathKey;
   start: SideRef;
   end: SideRef;
+  /** The row of the first touch (whose `before` is the start) and of the last (whose `after` is the end). */
+  startRow: RowRef;
+  endRow: RowRef;
   /** Between two of the range's touches, something no run recorded changed the path. */
   interleaved: boolean;
 }
@@ -38,11 +46,13 @@ export function foldTouches(touches: readonly Touch[]): NetPath[] {
   for (const t of touches) {
     const seen = byKey.get(t.key);
     if (!seen) {
-      byKey.set(t.key, { key: t.key, start: t.before, end: t.after, interleaved: false });
+      const row = { changeId: t.changeId, fileId: t.fileId };
+      byKey.set(t.key, { key: t.key, start: t.before, end: t.after, startRow: row, endRow: row, interleaved: false });
       continue;
     }
     if (sameSide(seen.end, t.before) === false) seen.interleaved = true;
     seen.end = t.after;
+    seen.endRow = { changeId: t.changeId, fileId: t.fileId };
   }
   return [...byKey.values()].filter((p) => sameSide(p.start, p.end) !== true);
 }

@@ -6,13 +6,14 @@ import {
   type Limits,
   type NetChange,
   type NetFileSummary,
+  type NetSideRow,
 } from '../../shared/index.ts';
 import { computeDelta, type DeltaFile, type FileSide } from '../delta/index.ts';
 import { AppError } from '../errors.ts';
 import { createGitDiffEngine } from '../git/index.ts';
 import { keyFromShown, type PathKey } from '../paths/index.ts';
 import type { StoredSide, Store, StoreTx } from '../store/index.ts';
-import { foldTouches, type SideRef, type Touch } from './fold.ts';
+import { foldTouches, type NetPath, type SideRef, type Touch } from './fold.ts';
 
 export interface NetRange {
   from?: string;
@@ -26,7 +27,24 @@ export interface NetResult {
 }
 
 /** A net file's id: stable for its path, so a link to it survives a recomputation. */
-const netFileId = (key: PathKey) => `net-${createHash('sha256').update(key, 'latin1').digest('hex').slice(0, 24)}`;
+export const netFileId = (key: PathKey) =>
+  `net-${createHash('sha256').update(key, 'latin1').digest('hex').slice(0, 24)}`;
+
+const sideId = (s: SideRef | undefined) => (!s?.exists ? null : [s.mode, s.sha256, s.sha256 === null ? s.size : null]);
+
+/**
+ * The net patch's content hash (`NetFileSummary.net_hash`): the paths, the change type and both
+ * sides' content ids; where a side's content was not kept, the patch text stands in for it.
+ */
+function netHash(f: DeltaFile, start: NetPath | undefined, end: NetPath | undefined): string {
+  const unknown = [start?.start, end?.end].some((s) => s?.exists === true && s.sha256 === null);
+  const parts = [f.old_path_key, f.path_key, f.change_type, sideId(start?.start), sideId(end?.end)];
+  if (unknown) parts.push(f.patch);
+  return createHash('sha256').update(JSON.stringify(parts), 'utf8').digest('hex');
+}
+
+const rowOf = (p: NetPath | undefined, which: 'startRow' | 'endRow'): NetSideRow | null =>
+  p ? { change_id: p[which].changeId, file_id: p[which].fileId } : null;
 
 async function allRows(store: StoreTx, sessionId: string, changeId: string): Promise<FileSummary[]> {
   const out: FileSummary[] = [];
@@ -57,9 +75,16 @@ async function touchesOf(store: StoreTx, sessionId: string, changeId: string): P
     const before = sideRef(c?.before, row.change_type !== 'added', row.size_before);
     const after = sideRef(c?.after, row.change_type !== 'deleted', row.size_after);
     if (row.change_type === 'renamed' && row.old_path !== null) {
-      out.push({ changeId, key: keyFromShown(row.old_path, row.old_path_base64), before, after: { exists: false } });
-      out.push({ changeId, key, before: { exists: false }, after });
-    } else out.push({ changeId, key, before, after });
+      const fileId = row.id;
+      out.push({
+        changeId,
+        fileId,
+        key: keyFromShown(row.old_path, row.old_path_base64),
+        before,
+        after: { exists: false },
+      });
+      out.push({ changeId, fileId, key, before: { exists: false }, after });
+    } else out.push({ changeId, fileId: row.id, key, before, after });
   }
   return out;
 }
@@ -151,8 +176,15 @@ export async function netChange(
     patches.set(id, f);
     const keys = f.old_path_key === null ? [f.path_key] : [f.old_path_key, f.path_key];
     const outsideIds = [...new Set(keys.flatMap((k) => outsideByKey.get(k) ?? []))];
+    const start = flags.get(f.old_path_key ?? f.path_key);
+    const end = flags.get(f.path_key);
     const out: NetFileSummary = {
       id,
+      net_hash: netHash(f, start, end),
+      sides: {
+        before: f.change_type === 'added' ? null : rowOf(start, 'startRow'),
+        after: f.change_type === 'deleted' ? null : rowOf(end, 'endRow'),
+      },
       path: f.path,
       old_path: f.old_path,
       change_type: f.change_type,

@@ -4,6 +4,7 @@ import { createChangeStore } from './changes.ts';
 import { createContentStore } from './contents.ts';
 import { createIngestStore } from './ingest.ts';
 import { createMessageStore } from './messages.ts';
+import { createNetViewedStore } from './net-viewed.ts';
 import { createReviewStore } from './reviews.ts';
 import { createRunStore } from './runs.ts';
 import { createSearchStore } from './search.ts';
@@ -19,6 +20,7 @@ type Shared =
   | 'messages'
   | 'runs'
   | 'viewed'
+  | 'netViewed'
   | 'callLog'
   | 'catalog'
   | 'changes'
@@ -55,6 +57,7 @@ export function buildStore(sql: Executor, clock: WriteClock, engineModules: Engi
     messages: createMessageStore(q, clock),
     runs: createRunStore(q, clock),
     viewed: createViewedStore(q),
+    netViewed: createNetViewedStore(q),
     callLog: createCallLogStore(q),
     catalog: createCatalogStore(q),
     changes: createChangeStore(q, clock),

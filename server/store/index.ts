@@ -23,6 +23,7 @@ export type {
   StoreEngine,
   StoreTx,
   ViewedApi,
+  NetViewedApi,
   IngestApi,
   OutboxApi,
   SearchApi,
@@ -51,6 +52,7 @@ export type {
 } from './runs.ts';
 export type { SessionPage } from './sessions.ts';
 export type { MarkOutcome } from './viewed.ts';
+export type { StoredNetMark } from './net-viewed.ts';
 export type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 export type { WritePart } from './sql/clock.ts';
 export { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';

@@ -30,6 +30,7 @@ import type { SessionPage } from './sessions.ts';
 import type { IngestBatch, IngestOutcome } from './ingest.ts';
 import type { BatchBounds, OutboxBatch } from './outbox.ts';
 import type { MarkOutcome } from './viewed.ts';
+import type { StoredNetMark } from './net-viewed.ts';
 import type { WritePart } from './sql/clock.ts';
 import type { ChangeOrder, PathTouch, StoredComment, StoredReview } from './reviews.ts';
 import type { SearchCriteria, SearchFound } from './search.ts';
@@ -74,6 +75,8 @@ export interface Store {
   contents: ContentsApi;
   /** Viewed marks on a session's changed files. */
   viewed: ViewedApi;
+  /** Viewed marks on the paths of a session's net change (the Session changes view). */
+  netViewed: NetViewedApi;
   /** Review comments and the reviews that send them to the agent. */
   reviews: ReviewsApi;
   /** The git tools' call log (global, bounded by `prune`). */
@@ -212,6 +215,12 @@ export interface ViewedApi {
   unmark(sessionId: string, changeId: string, fileId: string): Promise<MarkOutcome>;
   /** Removes the marks of every path the stored change touches; call it where the change is stored. */
   resetByChange(sessionId: string, changeId: string): Promise<number>;
+}
+
+export interface NetViewedApi {
+  list(sessionId: string, fromChangeId: string): Promise<StoredNetMark[]>;
+  mark(sessionId: string, fromChangeId: string, mark: StoredNetMark): Promise<void>;
+  unmark(sessionId: string, fromChangeId: string, path: string, pathBase64: string): Promise<boolean>;
 }
 
 export interface ReviewsApi {

@@ -23,6 +23,8 @@ import type {
   SessionListResponse,
   ViewedRequest,
   ViewedResponse,
+  NetViewedRequest,
+  NetViewedResponse,
   WorkspacesResponse,
 } from '../../../shared/index.ts';
 import { currentToken, setToken } from './token.ts';
@@ -210,6 +212,23 @@ export const api = {
           headers: { Accept: 'application/json' },
         });
     return (await res.json()) as ViewedResponse;
+  },
+  /** The viewed marks of a net change's range (each said current or stale). */
+  getNetViewed: (sessionId: string, range: NetRangeQuery = {}) =>
+    getJson<NetViewedResponse>(urls.netViewed(sessionId, range)),
+  /** Marks (`viewed`) or unmarks one net file; answers the range's marks after the call. */
+  setNetViewed: async (
+    sessionId: string,
+    range: NetRangeQuery,
+    target: NetViewedRequest,
+    viewed: boolean,
+  ): Promise<NetViewedResponse> => {
+    if (viewed) return sendJson<NetViewedResponse>(urls.netViewed(sessionId, range), 'PUT', target);
+    const res = await apiFetch(urls.netUnviewed(sessionId, target.file_id, range), {
+      method: 'DELETE',
+      headers: { Accept: 'application/json' },
+    });
+    return (await res.json()) as NetViewedResponse;
   },
   /** Every workspace the stored sessions name, for the sessions list's filter. */
   workspaces: () => getJson<WorkspacesResponse>(urls.workspaces()),

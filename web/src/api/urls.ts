@@ -60,6 +60,14 @@ export const urls = {
     `${base}/${enc(sessionId)}/net-change${rangeQuery(range)}`,
   netFile: (sessionId: string, fileId: string, range: NetRangeQuery = {}) =>
     `${base}/${enc(sessionId)}/net-change/files/${enc(fileId)}${rangeQuery(range)}`,
+  /** The viewed marks of the net change's range start (GET, PUT with a body). */
+  netViewed: (sessionId: string, range: NetRangeQuery = {}) =>
+    `${base}/${enc(sessionId)}/net-change/viewed${rangeQuery(range)}`,
+  /** Unmarking one net file: DELETE names it in the query. */
+  netUnviewed: (sessionId: string, fileId: string, range: NetRangeQuery = {}) => {
+    const q = rangeQuery(range);
+    return `${base}/${enc(sessionId)}/net-change/viewed${q}${q ? '&' : '?'}file_id=${enc(fileId)}`;
+  },
   revert: (sessionId: string, changeId: string) =>
     `${base}/${enc(sessionId)}/workspace-run-changes/${enc(changeId)}/revert`,
   /** The session's viewed marks (GET, PUT with a body). */

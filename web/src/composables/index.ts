@@ -15,6 +15,7 @@ export { useFileView, type FileView } from './useFileView.ts';
 export { useFileLink, type FileLink } from './useFileLink.ts';
 export { forgetFileContents, useFileContent, type SideText } from './useFileContent.ts';
 export { useHideViewed } from './useHideViewed.ts';
+export { useNetViewed, type NetViewedState } from './useNetViewed.ts';
 export {
   COPIED_BY_HAND,
   fullTimeText,

@@ -14,15 +14,15 @@ import {
   type SideLine,
   type SideRange,
 } from '../patch/index.ts';
-import { commentsOnFile, fileKey } from '../review/index.ts';
+import { commentOnKey, commentsOnPatch, rowForSide, type CommentOn } from '../review/index.ts';
 import type { SideText } from './useFileContent.ts';
 import { PATCH_COMMENTS, type ThreadItem } from './usePatchComments.ts';
 import { useReview } from './useReview.ts';
 
 /** What the comment gutter reads of its patch. */
 export interface CommentGutterOf {
-  /** The stored file whose lines are commented on (absent: a net patch, no gutter). */
-  commentOn: Ref<{ changeId: string; fileId: string } | null | undefined>;
+  /** The stored file (or, for a net patch, the two files) whose lines are commented on; absent: no gutter. */
+  commentOn: Ref<CommentOn | null | undefined>;
   wholeFile: Ref<SideText | null | undefined>;
   content: Ref<SideText | null | undefined>;
   path: Ref<string>;
@@ -53,11 +53,11 @@ export function useCommentGutter(of: CommentGutterOf) {
   const commenting = computed(() => !!of.commentOn.value && !of.wholeFile.value);
   const ownKey = computed(() => {
     const on = of.commentOn.value;
-    return on ? fileKey(on.changeId, on.fileId) : '';
+    return on ? commentOnKey(on) : '';
   });
   const fileComments = computed<ReviewComment[]>(() => {
     const on = of.commentOn.value;
-    return on ? commentsOnFile(review.state, on.changeId, on.fileId) : [];
+    return on ? commentsOnPatch(review.state, on) : [];
   });
   const composer = computed(() => (commenting.value ? (review.composers.get(ownKey.value) ?? null) : null));
   const lineIndex = computed(() => indexLines(of.lines.value, of.rows.value, of.layout.value));
@@ -198,9 +198,10 @@ export function useCommentGutter(of: CommentGutterOf) {
     c.saving = true;
     c.error = null;
     try {
+      const row = rowForSide(on, c.range.side);
       const comment = await review.add({
-        change_id: on.changeId,
-        file_id: on.fileId,
+        change_id: row.changeId,
+        file_id: row.fileId,
         side: c.range.side,
         start_line: c.range.start,
         end_line: c.range.end,
@@ -266,7 +267,9 @@ export function useCommentGutter(of: CommentGutterOf) {
     () => review.target.value,
     (t) => {
       const on = of.commentOn.value;
-      if (t && on && t.change === on.changeId && t.file === on.fileId) void revealLine(t);
+      if (!t || !on) return;
+      const row = rowForSide(on, t.side);
+      if (t.change === row.changeId && t.file === row.fileId) void revealLine(t);
     },
     { immediate: true },
   );

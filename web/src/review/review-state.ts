@@ -1,4 +1,4 @@
-import type { Review, ReviewComment, SessionReviewResponse } from '../../../shared/index.ts';
+import type { CommentSide, Review, ReviewComment, SessionReviewResponse } from '../../../shared/index.ts';
 
 /**
  * One session's comments and reviews, oldest first, kept up to date by socket reducers. The
@@ -67,6 +67,36 @@ export const fileKey = (changeId: string, fileId: string): string => `${changeId
 /** The comments anchored to one file of one change. */
 export function commentsOnFile(state: ReviewState, changeId: string, fileId: string): ReviewComment[] {
   return state.comments.filter((c) => c.anchor.change_id === changeId && c.anchor.file_id === fileId);
+}
+
+/**
+ * Where a patch's lines are commented on: the stored file row of its new side (`changeId`/`fileId`)
+ * and, when its old side is another row's (a net patch: the first run's row), that row in `before`.
+ */
+export interface CommentOn {
+  changeId: string;
+  fileId: string;
+  before?: { changeId: string; fileId: string } | null;
+}
+
+/** The stored row a comment on `side` of a patch is written on. */
+export const rowForSide = (on: CommentOn, side: CommentSide): { changeId: string; fileId: string } =>
+  side === 'before' && on.before ? on.before : on;
+
+/** The key of a patch's composer and comments: its row's, or both rows' for a patch of two. */
+export const commentOnKey = (on: CommentOn): string =>
+  on.before
+    ? `${fileKey(on.changeId, on.fileId)}\n${fileKey(on.before.changeId, on.before.fileId)}`
+    : fileKey(on.changeId, on.fileId);
+
+/** The comments of a patch: its row's, or with two rows the new side's of one and the old side's of the other. */
+export function commentsOnPatch(state: ReviewState, on: CommentOn): ReviewComment[] {
+  if (!on.before) return commentsOnFile(state, on.changeId, on.fileId);
+  const before = on.before;
+  return state.comments.filter((c) => {
+    const row = c.anchor.side === 'before' ? before : on;
+    return c.anchor.change_id === row.changeId && c.anchor.file_id === row.fileId;
+  });
 }
 
 /** How many comments each file of each change holds (by `fileKey`). */

@@ -7,7 +7,10 @@ import {
   charCount,
   commentStateText,
   commentsOnFile,
+  commentsOnPatch,
+  commentOnKey,
   countByFile,
+  rowForSide,
   currentText,
   emptyReviewState,
   groupByFile,
@@ -137,6 +140,24 @@ describe('review state reducers', () => {
       'run:r1\nf2': 1,
       'run:r2\nf1': 1,
     });
+  });
+
+  it('a net patch of two rows takes its new side`s comments from one and its old side`s from the other', () => {
+    const state = emptyReviewState();
+    applyComment(state, comment('new', {}, { change_id: 'run:r2', file_id: 'f2', side: 'after' }));
+    // The last run's own old side is not the net patch's old side.
+    applyComment(state, comment('r2-old', {}, { change_id: 'run:r2', file_id: 'f2', side: 'before' }));
+    applyComment(state, comment('old', {}, { change_id: 'run:r1', file_id: 'f1', side: 'before' }));
+    applyComment(state, comment('r1-new', {}, { change_id: 'run:r1', file_id: 'f1', side: 'after' }));
+    const net = { changeId: 'run:r2', fileId: 'f2', before: { changeId: 'run:r1', fileId: 'f1' } };
+    expect(commentsOnPatch(state, net).map((c) => c.id)).toEqual(['new', 'old']);
+    expect(rowForSide(net, 'before')).toEqual({ changeId: 'run:r1', fileId: 'f1' });
+    expect(rowForSide(net, 'after')).toMatchObject({ changeId: 'run:r2', fileId: 'f2' });
+    // Control: one row alone takes both of its sides, as a run's patch does.
+    const one = { changeId: 'run:r2', fileId: 'f2' };
+    expect(commentsOnPatch(state, one).map((c) => c.id)).toEqual(['new', 'r2-old']);
+    expect(rowForSide(one, 'before')).toBe(one);
+    expect(commentOnKey(net)).not.toBe(commentOnKey(one));
   });
 });
 
