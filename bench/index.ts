@@ -46,6 +46,8 @@ if (all || wanted.has('loop')) {
   process.stdout.write(`${formatEventLoopBench(r)}\n`);
 }
 if (all || wanted.has('hooks')) {
+  const { benchHookTransports, formatHookTransports } = await import('./hook-transports.ts');
+  process.stdout.write(`${formatHookTransports(await benchHookTransports())}\n`);
   const { benchHooks, formatHooksBench } = await import('./hooks.ts');
   const r = await benchHooks();
   process.stdout.write(`${formatHooksBench(r)}\n`);

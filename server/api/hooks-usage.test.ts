@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Run, SessionDetailResponse } from '../../shared/index.ts';
 import { transcriptLines, type TurnSpec } from '../test-support/claude-transcript.ts';
@@ -105,5 +106,57 @@ describe('Claude Code token usage through the hooks', () => {
       ['p2', 'completed', null],
     ]);
     expect(d.session.usage).toBeNull();
+  });
+});
+
+const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../hooks/fixtures');
+
+describe('Codex and Gemini CLI token usage through the hooks', () => {
+  /** A copy of a log recorded from the real CLI, where the agent would keep it. */
+  async function withLog(fixture: string) {
+    const { t, ws } = await setup();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-agent-log-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const log = path.join(dir, 'session.jsonl');
+    fs.copyFileSync(path.join(fixtures, fixture), log);
+    const send = (agent: string, body: unknown) =>
+      t.request('POST', `/api/hooks/${agent}`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    return { t, ws, log, send };
+  }
+
+  it("a Codex run gets its turn's answers from Codex's session log, named at Stop", async () => {
+    const { t, ws, log, send } = await withLog('codex/rollout-two-prompts.jsonl');
+    const base = { session_id: 'cx1', transcript_path: log, cwd: ws, model: 'gpt-5.5' };
+    for (const [turn, prompt] of [
+      ['01a23797-b5a2-7e23-95d3-eac07253ce1a', 'Do the first thing'],
+      ['01a23797-baf1-7053-bc35-8355cbd917dd', 'Now the second thing'],
+    ] as const) {
+      expect(
+        (await send('codex', { ...base, turn_id: turn, hook_event_name: 'UserPromptSubmit', prompt })).status,
+      ).toBe(200);
+      const stop = { ...base, turn_id: turn, hook_event_name: 'Stop', stop_hook_active: false };
+      expect((await send('codex', stop)).status).toBe(200);
+    }
+    const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent('codex:cx1')}`)).body as SessionDetailResponse;
+    expect(d.runs.map((r: Run) => r.usage)).toEqual([
+      { input: 300, output: 42, cache_read: 2200, cache_write: 0 },
+      { input: 220, output: 7, cache_read: 1280, cache_write: 0 },
+    ]);
+    expect(d.session.usage).toEqual({ input: 520, output: 49, cache_read: 3480, cache_write: 0 });
+  });
+
+  it("a Gemini CLI run gets the answers after its prompt from Gemini's chat log, named at AfterAgent", async () => {
+    const { t, ws, log, send } = await withLog('gemini/chat-two-prompts.jsonl');
+    const base = { session_id: 'gm1', transcript_path: log, cwd: ws };
+    const at = (n: number) => `2026-12-02T16:31:0${n}.000Z`;
+    await send('gemini', { ...base, hook_event_name: 'BeforeAgent', timestamp: at(1), prompt: 'Now the second thing' });
+    await send('gemini', { ...base, hook_event_name: 'AfterAgent', timestamp: at(2), prompt_response: 'Again.' });
+    const d = (await t.get(`/api/hermes/sessions/${encodeURIComponent('gemini:gm1')}`)).body as SessionDetailResponse;
+    expect(d.runs.map((r: Run) => [r.status, r.usage])).toEqual([
+      ['completed', { input: 50, output: 6, cache_read: 950, cache_write: 0 }],
+    ]);
   });
 });

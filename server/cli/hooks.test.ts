@@ -227,6 +227,54 @@ describe('rundiff hooks status', () => {
   });
 });
 
+describe('rundiff hooks status for Codex', () => {
+  /** Codex's trust of one hook, as Codex 0.169.0 writes it to ~/.codex/config.toml. */
+  const trustTable = (key: string) => `[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "sha256:ab12"\n`;
+  const trustRow = (lines: string[]) => lines.find((l) => /^codex +trust /.test(l)) ?? '';
+
+  it("reads Codex's trust of each of rundiff's hooks by Codex's key, a person's own hooks before them counted", async () => {
+    const f = folders();
+    const hooksFile = path.join(f.home, '.codex', 'hooks.json');
+    fs.mkdirSync(path.dirname(hooksFile), { recursive: true });
+    // The person's own Stop hook comes first: rundiff's Stop handler is Codex's group 1 of that event.
+    fs.writeFileSync(
+      hooksFile,
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }),
+    );
+    const install = await cli(['install', 'codex'], f);
+    expect(install.lines).toContainEqual(
+      expect.stringMatching(/^codex: Codex runs new or changed hooks only once they are trusted/),
+    );
+    expect(trustRow((await cli(['status'], f)).lines)).toMatch(/NOT TRUSTED \(0 of 4 trusted\)/);
+
+    const config = path.join(f.home, '.codex', 'config.toml');
+    const keys = [
+      `${hooksFile}:user_prompt_submit:0:0`,
+      `${hooksFile}:pre_tool_use:0:0`,
+      `${hooksFile}:post_tool_use:0:0`,
+      `${hooksFile}:stop:1:0`,
+    ];
+    fs.writeFileSync(config, `model = "gpt-5.5"\n\n${keys.slice(0, 3).map(trustTable).join('\n')}`);
+    expect(trustRow((await cli(['status'], f)).lines)).toMatch(/NOT TRUSTED \(3 of 4 trusted\)/);
+    // The person's own hook trusted instead of rundiff's Stop: still 3 of 4.
+    fs.appendFileSync(config, `\n${trustTable(`${hooksFile}:stop:0:0`)}`);
+    expect(trustRow((await cli(['status'], f)).lines)).toMatch(/NOT TRUSTED \(3 of 4 trusted\)/);
+    fs.appendFileSync(config, `\n${trustTable(keys[3]!)}`);
+    expect(trustRow((await cli(['status'], f)).lines)).toMatch(/trusted in ~\/\.codex\/config\.toml/);
+    // Installing again unchanged keeps Codex's trust, and install says it is trusted.
+    const again = await cli(['install', 'codex'], f);
+    expect(again.lines).toContainEqual(expect.stringMatching(/^codex: trusted in ~\/\.codex\/config\.toml/));
+    // A hook turned off in Codex is said as such.
+    fs.appendFileSync(config, `\n[hooks.state]\n${JSON.stringify(keys[1])}.enabled = false\n`);
+    expect(trustRow((await cli(['status'], f)).lines)).toMatch(/1 of rundiff's 4 hooks are turned off in Codex/);
+  });
+
+  it('says nothing of trust where rundiff has no Codex hooks', async () => {
+    const f = folders();
+    expect(trustRow((await cli(['status'], f)).lines)).toBe('');
+  });
+});
+
 describe('uninstall removes the folders install created', () => {
   const backupDir = (f: { home: string }) => path.join(f.home, '.local', 'share', 'rundiff', 'hooks-backup');
 

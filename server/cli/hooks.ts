@@ -136,6 +136,8 @@ function install(
   }
   const note = target.note?.(scope);
   if (note) for (const line of note.split('\n')) out(`${target.agent}: ${line}`);
+  const ready = target.readiness?.(target.add(settings, ctx), ctx, after !== before);
+  if (ready) out(`${target.agent}: ${ready}`);
 }
 
 function uninstall(
@@ -189,6 +191,7 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
     `server ${ctx.server}: ${up ? 'answering' : 'not answering (the first hook starts one unless installed with --no-autostart)'}`,
   );
   for (const target of Object.values(INSTALL_TARGETS)) {
+    const remarks: string[] = [];
     const cells = (['project', 'user'] as const).map((scope) => {
       const file = ('kind' in target ? target.where(scope, ctx) : target.file(scope, ctx)).file;
       let state: string;
@@ -199,6 +202,10 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
             ? target.installed(scope, ctx)
             : text !== null && target.installed(parseObject(file, text, target.syntax ?? 'json'));
         state = installed ? 'installed' : 'not installed';
+        if (installed && text !== null && !('kind' in target) && target.readiness) {
+          const ready = target.readiness(parseObject(file, text, target.syntax ?? 'json'), ctx);
+          if (ready !== null) remarks.push(`${target.agent.padEnd(12)} ${'trust'.padEnd(8)} ${ready}`);
+        }
       } catch (err) {
         state = `unreadable (${err instanceof Error ? err.message : String(err)})`;
       }
@@ -207,5 +214,7 @@ async function status(ctx: InstallContext, token: string | null, out: (l: string
     const same = cells[0]!.file === cells[1]!.file;
     for (const c of same ? [cells[1]!] : cells)
       out(`${target.agent.padEnd(12)} ${c.scope.padEnd(8)} ${c.state.padEnd(14)} ${c.file}`);
+    // One file for both scopes is checked twice: said once.
+    for (const r of new Set(remarks)) out(r);
   }
 }

@@ -16,11 +16,12 @@ import type {
 } from '../../shared/index.ts';
 import {
   agentCliSupported,
+  agentHooksStatus,
   ensureAgentCli,
   installAgentHooks,
   sendReviewOfFirstRun,
 } from '../test-support/agent-cli.ts';
-import { runCodex } from '../test-support/codex.ts';
+import { runCodex, trustCodexHooks } from '../test-support/codex.ts';
 import { startScriptedResponses } from '../test-support/scripted-openai-responses.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
@@ -86,10 +87,14 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
       {
         match: 'first prompt',
         turns: [
-          { tool: 'exec_command', input: { cmd: "printf 'one\\ntwo\\n' > notes.txt" } },
-          { tool: 'apply_patch', input: PATCH.join('\n') },
-          { tool: 'view_image', input: { path: 'pixel.png' } },
-          { text: 'First reply.' },
+          {
+            tool: 'exec_command',
+            input: { cmd: "printf 'one\\ntwo\\n' > notes.txt" },
+            usage: { input: 1200, cached: 1000, output: 30, reasoning: 8 },
+          },
+          { tool: 'apply_patch', input: PATCH.join('\n'), usage: { input: 1300, cached: 1200, output: 12 } },
+          { tool: 'view_image', input: { path: 'pixel.png' }, usage: { input: 1400, cached: 1300, output: 5 } },
+          { text: 'First reply.', usage: { input: 1500, cached: 1400, output: 3 } },
         ],
       },
       {
@@ -97,7 +102,7 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
         turns: [
           { tool: 'exec_command', input: { cmd: "sed -i 's/hello/goodbye/' README.md" } },
           { tool: 'exec_command', input: { cmd: 'rm old.txt' } },
-          { text: 'Second reply.' },
+          { text: 'Second reply.', usage: { input: 2000, cached: 0, output: 40, reasoning: 25 } },
         ],
       },
     ]);
@@ -153,6 +158,11 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
       ['completed', ws],
     ]);
     const [run1, run2] = detail.runs;
+    // Each run's tokens, from Codex's session log: what the scripted answers reported, cached input apart.
+    expect(detail.runs.map((r) => r.usage)).toEqual([
+      { input: 500, output: 50, cache_read: 4900, cache_write: 0 },
+      { input: 2020, output: 60, cache_read: 0, cache_write: 0 },
+    ]);
     const said = (role: string) => detail.messages.filter((m) => m.role === role).map((m) => [m.run_id, m.content]);
     expect(said('user')).toEqual([
       [run1!.run_id, 'Please handle the first prompt.'],
@@ -195,5 +205,45 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
       ['old.txt', 'deleted', 0, 1],
       ['README.md', 'modified', 1, 1],
     ]);
+  }, 240_000);
+
+  it('hooks Codex has not trusted record nothing, and install and status say so; trusted, they record', async () => {
+    const { server, repo, home, install } = await setUp();
+    const serverUrl = `http://127.0.0.1:${server.server.port}`;
+    // Install says what Codex will do with the new hooks and how to trust them.
+    expect(install.stdout).toMatch(/codex: Codex runs new or changed hooks only once they are trusted/);
+    expect(install.stdout).toContain("'Trust all and continue' at 'Hooks need review'");
+    const before = await agentHooksStatus(repo.dir, serverUrl, home);
+    expect(before.stdout).toMatch(/^codex +trust +NOT TRUSTED \(0 of 4 trusted\): Codex skips them silently/m);
+
+    const model = await startScriptedResponses([
+      {
+        match: 'write it',
+        turns: [{ tool: 'exec_command', input: { cmd: "printf 'a\\n' > a.txt" } }, { text: 'Written.' }],
+      },
+    ]);
+    cleanups.push(() => model.close());
+    const opts = { bin, cwd: repo.dir, home, modelUrl: model.url, trustHooks: false };
+    // The control: Codex itself ran the tool and finished, but no hook reached the server.
+    const untrusted = await runCodex('Please write it.', opts);
+    expect(untrusted, untrusted.stderr).toMatchObject({ code: 0 });
+    expect(repo.read('a.txt').toString()).toBe('a\n');
+    expect(((await server.get('/api/hermes/sessions')).body as SessionListResponse).sessions).toEqual([]);
+
+    // Trusted as a person does it in Codex: what Codex listed before is what status said.
+    expect(await trustCodexHooks(bin, home, repo.dir)).toEqual(['untrusted', 'untrusted', 'untrusted', 'untrusted']);
+    const after = await agentHooksStatus(repo.dir, serverUrl, home);
+    expect(after.stdout).toMatch(/^codex +trust +trusted in ~\/\.codex\/config\.toml/m);
+    const trusted = await runCodex('Please write it.', opts);
+    expect(trusted, trusted.stderr).toMatchObject({ code: 0 });
+    const list = (await server.get('/api/hermes/sessions')).body as SessionListResponse;
+    expect(list.sessions).toHaveLength(1);
+    const detail = (await server.get(`/api/hermes/sessions/${encodeURIComponent(list.sessions[0]!.id)}`))
+      .body as SessionDetailResponse;
+    expect(detail.runs.map((r) => r.status)).toEqual(['completed']);
+
+    // Installed again with another server: the hooks changed, so Codex will ask again, and install says so.
+    const again = await installAgentHooks('codex', repo.dir, 'http://127.0.0.1:1', home);
+    expect(again.stdout).toMatch(/codex: Codex runs new or changed hooks only once they are trusted/);
   }, 240_000);
 });

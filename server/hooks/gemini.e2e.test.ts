@@ -66,7 +66,11 @@ describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, of
       {
         match: 'first prompt',
         turns: [
-          { tool: 'write_file', input: { file_path: path.join(ws, 'notes.txt'), content: 'one\ntwo\n' } },
+          {
+            tool: 'write_file',
+            input: { file_path: path.join(ws, 'notes.txt'), content: 'one\ntwo\n' },
+            usage: { prompt: 800, cached: 500, candidates: 20, thoughts: 4 },
+          },
           { tool: 'read_file', input: { file_path: path.join(ws, 'src/app.txt') } },
           {
             tool: 'replace',
@@ -76,8 +80,9 @@ describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, of
               new_string: 'gamma',
               instruction: 'Rename beta to gamma',
             },
+            usage: { prompt: 900, cached: 800, candidates: 15, toolUse: 2 },
           },
-          { text: 'First reply.' },
+          { text: 'First reply.', usage: { prompt: 1000, cached: 900, candidates: 6 } },
         ],
       },
       {
@@ -85,7 +90,7 @@ describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, of
         turns: [
           { tool: 'run_shell_command', input: { command: "sed -i 's/hello/goodbye/' README.md" } },
           { tool: 'run_shell_command', input: { command: 'rm old.txt' } },
-          { text: 'Second reply.' },
+          { text: 'Second reply.', usage: { prompt: 1200, candidates: 30, thoughts: 12 } },
         ],
       },
     ]);
@@ -150,6 +155,12 @@ describe.skipIf(!agentCliSupported)('Gemini CLI with rundiff hooks (real CLI, of
       ['completed', ws],
     ]);
     const [run1, run2] = detail.runs;
+    // Each run's tokens, from Gemini's chat log: what the scripted answers reported (unscripted ones
+    // 10 in, 10 out), cached input apart, thinking counted as output, tool-use prompt as input.
+    expect(detail.runs.map((r) => r.usage)).toEqual([
+      { input: 512, output: 55, cache_read: 2200, cache_write: 0 },
+      { input: 1220, output: 62, cache_read: 0, cache_write: 0 },
+    ]);
     const said = (role: string) => detail.messages.filter((m) => m.role === role).map((m) => [m.run_id, m.content]);
     expect(said('user')).toEqual([
       [run1!.run_id, 'Please handle the first prompt.'],

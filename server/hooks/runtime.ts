@@ -88,11 +88,11 @@ export function createHookRuntime(deps: HookRuntimeDeps) {
 
   /** A run's end with the tokens its agent's transcript reports for it, when the agent has one. */
   function usageFor(mapper: AgentMapper, payload: unknown, e: HookMapping['events'][number]): { usage?: RunUsage } {
-    if (e.type !== 'run.completed' || mapper.transcriptOf === undefined) return {};
-    const transcript = mapper.transcriptOf(payload);
+    if (e.type !== 'run.completed' || mapper.transcript === undefined) return {};
+    const transcript = mapper.transcript.pathOf(payload);
     if (transcript === null) return {};
     try {
-      const usage = transcriptUsage(transcript, e.run_id);
+      const usage = transcriptUsage(transcript, e.run_id, mapper.transcript.usage);
       return usage === null ? {} : { usage };
     } catch (err) {
       deps.log(`hook ${mapper.agent}: the transcript of run ${e.run_id} was not read: ${String(err)}`);

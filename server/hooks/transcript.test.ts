@@ -3,7 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { transcriptLines, type TurnSpec } from '../test-support/claude-transcript.ts';
-import { transcriptUsage } from './transcript.ts';
+import { claudeCodeUsage } from './transcripts/claude-code.ts';
+import { transcriptUsage as readUsage } from './transcript.ts';
+
+const transcriptUsage = (file: string, promptId: string | null, maxBytes?: number) =>
+  readUsage(file, promptId, claudeCodeUsage, maxBytes);
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -29,7 +33,7 @@ const TWO: TurnSpec[] = [
   { prompt: 'two', promptId: 'p2', messages: [msg('m3', 1, 2, 300, 4, 3)] },
 ];
 
-describe('transcriptUsage', () => {
+describe('transcriptUsage with Claude Code transcripts', () => {
   it('sums the messages after the run prompt, each message id once however many lines it takes', () => {
     const file = write(transcriptLines('s', TWO));
     expect(transcriptUsage(file, 'p1')).toEqual({ input: 13, output: 12, cache_read: 300, cache_write: 50 });

@@ -1,4 +1,5 @@
 import type { BridgeEvent, ReviewTextBound } from '../../shared/index.ts';
+import type { TranscriptUsage } from './transcript.ts';
 
 /**
  * Agent hooks: what each supported agent's hook payload means for the bridge. One pure mapping
@@ -81,11 +82,11 @@ export interface AgentMapper {
    */
   overLimitPaths?: readonly string[];
   /**
-   * Pure: the agent's transcript named by a payload that ends a run (Claude Code's
-   * `transcript_path`), read for the run's token usage (`transcript.ts`). Absent: the agent's
-   * usage is not read, and its runs show none.
+   * Where the agent reports what a run cost: `pathOf` (pure) names its transcript from a payload
+   * that ends a run (`transcript_path`), and `usage` finds the run's figures in it (`transcript.ts`,
+   * `transcripts/`). Absent: the agent reports none, and its runs show none.
    */
-  transcriptOf?(payload: unknown): string | null;
+  transcript?: { pathOf(payload: unknown): string | null; usage: TranscriptUsage };
   /** The version of the agent's hook format this mapping was written and checked against. */
   checkedVersion: string;
   /** Pure: one parsed hook payload and the session's state so far -> what it means. Never throws. */

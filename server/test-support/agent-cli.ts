@@ -68,12 +68,23 @@ export function installAgentHooks(
   home: string,
   extra: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const args = [RUNDIFF_BIN, 'hooks', 'install', agent];
-  args.push('--workspace', workspace, '--server', serverUrl, ...extra);
+  return rundiffHooks(['install', agent, '--workspace', workspace, '--server', serverUrl, ...extra], home);
+}
+
+/** `rundiff hooks status --workspace WS --server URL` through the real command line. */
+export function agentHooksStatus(
+  workspace: string,
+  serverUrl: string,
+  home: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return rundiffHooks(['status', '--workspace', workspace, '--server', serverUrl], home);
+}
+
+function rundiffHooks(args: string[], home: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      args,
+      [RUNDIFF_BIN, 'hooks', ...args],
       { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home }, encoding: 'utf8' },
       (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
     );

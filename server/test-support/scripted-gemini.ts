@@ -11,7 +11,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { scriptCursor } from './script-cursor.ts';
 
-export type GeminiTurn = { tool: string; input: Record<string, unknown> } | { text: string };
+/** What an answer reports it used, as the Gemini API counts: `prompt` includes `cached`. */
+export interface GeminiUsage {
+  prompt: number;
+  cached?: number;
+  candidates: number;
+  thoughts?: number;
+  toolUse?: number;
+}
+
+/** A function call or a final text; `usage` is what the answer reports (default 10 in, 10 out). */
+export type GeminiTurn = ({ tool: string; input: Record<string, unknown> } | { text: string }) & {
+  usage?: GeminiUsage;
+};
 
 export interface GeminiPrompt {
   /** The turns are used for the first main-loop request whose last user text contains this. */
@@ -65,6 +77,17 @@ const isToolResult = (contents: Content[]): boolean =>
 const offersWriteFile = (body: Body): boolean =>
   (body.tools ?? []).some((t) => (t.functionDeclarations ?? []).some((f) => f.name === 'write_file'));
 
+function usageMetadata(u: GeminiUsage): Record<string, number> {
+  return {
+    promptTokenCount: u.prompt,
+    candidatesTokenCount: u.candidates,
+    ...(u.cached !== undefined ? { cachedContentTokenCount: u.cached } : {}),
+    ...(u.thoughts !== undefined ? { thoughtsTokenCount: u.thoughts } : {}),
+    ...(u.toolUse !== undefined ? { toolUsePromptTokenCount: u.toolUse } : {}),
+    totalTokenCount: u.prompt + u.candidates + (u.thoughts ?? 0) + (u.toolUse ?? 0),
+  };
+}
+
 export async function startScriptedGemini(script: GeminiPrompt[]): Promise<ScriptedGemini> {
   const requests: GeminiRequest[] = [];
   const toolUses: { name: string }[] = [];
@@ -76,7 +99,7 @@ export async function startScriptedGemini(script: GeminiPrompt[]): Promise<Scrip
     if ('tool' in turn) toolUses.push({ name: turn.tool });
     return {
       candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 10, totalTokenCount: 20 },
+      usageMetadata: usageMetadata(turn.usage ?? { prompt: 10, candidates: 10 }),
     };
   };
 

@@ -11,7 +11,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { scriptCursor } from './script-cursor.ts';
 
-export type ResponsesTurn = { tool: string; input: Record<string, unknown> | string } | { text: string };
+/** What an answer reports it used, as the Responses API counts: `input` includes `cached`, `output` includes `reasoning`. */
+export interface ResponsesUsage {
+  input: number;
+  cached?: number;
+  output: number;
+  reasoning?: number;
+}
+
+/** A tool call or a final text; `usage` is what the answer reports (default 10 in, 10 out). */
+export type ResponsesTurn = ({ tool: string; input: Record<string, unknown> | string } | { text: string }) & {
+  usage?: ResponsesUsage;
+};
 
 export interface ResponsesPrompt {
   /** The turns are used for the first request whose last user text contains this. */
@@ -93,12 +104,13 @@ export async function startScriptedResponses(script: ResponsesPrompt[]): Promise
         content: [{ type: 'output_text', text: turn.text }],
       };
     }
+    const u = turn.usage ?? { input: 10, output: 10 };
     const usage = {
-      input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 10,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 20,
+      input_tokens: u.input,
+      input_tokens_details: { cached_tokens: u.cached ?? 0 },
+      output_tokens: u.output,
+      output_tokens_details: { reasoning_tokens: u.reasoning ?? 0 },
+      total_tokens: u.input + u.output,
     };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     sse(res, 'response.created', { response: { id: responseId } });

@@ -1,6 +1,7 @@
 import type { HookAgent } from '../../hooks/index.ts';
 import { addOurs, hasOurs, removeOurs, type HookGroup } from './hook-list.ts';
 import { below, type HookPath } from './hook-file.ts';
+import { CODEX_TRUST_STEP, codexHookKeys, codexTrust, codexTrustLine } from './codex-trust.ts';
 import type { JsonObject, Syntax } from './json-file.ts';
 
 /** Where an install goes: the project in a workspace, or the user's own settings. */
@@ -36,6 +37,12 @@ export interface InstallTarget {
   add(settings: JsonObject, ctx: InstallContext): JsonObject;
   remove(settings: JsonObject): { settings: JsonObject; removed: number };
   installed(settings: JsonObject): boolean;
+  /**
+   * What keeps the installed hooks from running, checked in the agent's own files (said by install
+   * and status); null when nothing does or the agent has no such step. `written`: install has just
+   * written these hooks (new or changed).
+   */
+  readiness?(settings: JsonObject, ctx: Pick<InstallContext, 'workspace' | 'home'>, written?: boolean): string | null;
 }
 
 /** A settings file in Claude Code's hooks shape, whose rundiff handlers `isOurs` recognises. */
@@ -113,28 +120,39 @@ const CODEX_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
  * Codex: command hooks in the user's `~/.codex/hooks.json` running the hook client. A project's
  * `.codex/hooks.json` did not fire in Codex 0.169.0, so both scopes install for the user.
  */
-export const codexTarget = hooksFileTarget(
-  'codex',
-  (_scope, { home }) => below(home, '.codex', 'hooks.json'),
-  (ctx) => {
-    const handler: JsonObject = { type: 'command', command: hookCommand('codex', ctx) };
-    const groups: Record<string, HookGroup> = {};
-    for (const event of CODEX_EVENTS)
-      groups[event] = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [handler] };
-    return groups;
+const codexHooksFile: InstallTarget['file'] = (_scope, { home }) => below(home, '.codex', 'hooks.json');
+
+export const codexTarget: InstallTarget = {
+  ...hooksFileTarget(
+    'codex',
+    codexHooksFile,
+    (ctx) => {
+      const handler: JsonObject = { type: 'command', command: hookCommand('codex', ctx) };
+      const groups: Record<string, HookGroup> = {};
+      for (const event of CODEX_EVENTS)
+        groups[event] = { ...(TOOL_EVENTS.has(event) ? { matcher: '*' } : {}), hooks: [handler] };
+      return groups;
+    },
+    runsHookClient('codex'),
+    (scope) =>
+      [
+        scope === 'project'
+          ? 'Codex reads hooks from ~/.codex/hooks.json only (a project .codex/hooks.json did not fire in Codex 0.169.0), so they are installed for your user.'
+          : null,
+        'Codex passes its environment to the hook: set RUNDIFF_TOKEN there if the server needs a token.',
+      ]
+        .filter((s) => s !== null)
+        .join('\n'),
+  ),
+  /** Codex runs only the hooks a person trusted: see `codex-trust.ts`. */
+  readiness: (settings, ctx, written = false) => {
+    const file = codexHooksFile('user', ctx).file;
+    const keys = codexHookKeys(file, settings, runsHookClient('codex'));
+    if (written && keys.length > 0)
+      return `Codex runs new or changed hooks only once they are trusted and skips the others without a word (codex exec then records nothing). ${CODEX_TRUST_STEP}`;
+    return codexTrustLine(codexTrust(below(ctx.home, '.codex', 'config.toml'), keys));
   },
-  runsHookClient('codex'),
-  (scope) =>
-    [
-      scope === 'project'
-        ? 'Codex reads hooks from ~/.codex/hooks.json only (a project .codex/hooks.json did not fire in Codex 0.169.0), so they are installed for your user.'
-        : null,
-      'Codex runs hooks it has not seen before only once they are trusted: review them when Codex asks (codex exec needs --dangerously-bypass-hook-trust).',
-      'Codex passes its environment to the hook: set RUNDIFF_TOKEN there if the server needs a token.',
-    ]
-      .filter((s) => s !== null)
-      .join('\n'),
-);
+};
 
 /** The installers of this file, by agent; `registry.ts` has every agent's. */
 export const INSTALL_TARGETS: Partial<Record<HookAgent, InstallTarget>> = {

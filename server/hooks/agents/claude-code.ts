@@ -1,6 +1,7 @@
 import type { AgentMapper } from '../types.ts';
 import { claudeShapedMapper } from './claude-shaped.ts';
-import { isObject, str } from './kit.ts';
+import { claudeCodeUsage } from '../transcripts/claude-code.ts';
+import { transcriptPathOf } from './kit.ts';
 import { claudeCodeReply } from './replies.ts';
 
 /** Claude Code's hooks (2.1.x): its `type: "http"` hooks POST these payloads straight to the server. */
@@ -12,5 +13,5 @@ export const claudeCodeMapper: AgentMapper = {
     promptIdField: 'prompt_id',
   }),
   reply: claudeCodeReply,
-  transcriptOf: (payload) => (isObject(payload) ? (str(payload.transcript_path) ?? null) : null),
+  transcript: { pathOf: transcriptPathOf, usage: claudeCodeUsage },
 };

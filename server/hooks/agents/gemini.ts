@@ -1,6 +1,7 @@
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
 import { geminiReply } from './replies.ts';
-import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf } from './kit.ts';
+import { geminiUsage } from '../transcripts/gemini.ts';
+import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, transcriptPathOf, workspaceOf } from './kit.ts';
 
 /**
  * Gemini CLI command hooks, checked against Gemini CLI 0.61.0 run offline (and its hooks
@@ -9,7 +10,8 @@ import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf }
  * with BeforeTool, its response (with an error field when it failed) with AfterTool, and the reply
  * with AfterAgent in its prompt response field. Gemini gives no tool-call id and no turn id, so a
  * tool's end pairs with the oldest open call of the same tool, and the timestamp keeps made-up ids
- * unique. SessionStart and SessionEnd open and close the session.
+ * unique. SessionStart and SessionEnd open and close the session. A run's tokens are read from
+ * Gemini's chat log when it ends (`transcripts/gemini.ts`).
  */
 
 /** Tools that only read: no checkpoint, no card. */
@@ -69,5 +71,6 @@ export const geminiMapper: AgentMapper = {
   agent: 'gemini',
   checkedVersion: '@google/gemini-cli 0.61.0',
   reply: geminiReply,
+  transcript: { pathOf: transcriptPathOf, usage: geminiUsage },
   map: (payload, state) => safely(state, () => map(payload, state)),
 };

@@ -35,6 +35,10 @@ export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !=
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
+/** The transcript a payload names (`transcript_path`, as Claude Code, Codex and Gemini CLI name it). */
+export const transcriptPathOf = (payload: unknown): string | null =>
+  isObject(payload) ? (str(payload.transcript_path) ?? null) : null;
+
 /** The rundiff session id of an agent's session: agents never share a session. */
 export const hookSessionId = (agent: HookAgent, agentSessionId: string): string => `${agent}:${agentSessionId}`;
 
