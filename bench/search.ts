@@ -86,7 +86,11 @@ const sessionId = (s: number): string => `${s % 2 === 0 ? 'claude-code' : 'codex
 /** Whether a kept database already holds the history (a former run stored its last session). */
 const isFilled = (store: Store, sessions: number): Promise<boolean> => store.sessions.exists(sessionId(sessions - 1));
 
-async function fill(store: Store, o: Required<Omit<SearchBenchOptions, 'log' | 'postgres' | 'sqlite'>>, log: (l: string) => void) {
+async function fill(
+  store: Store,
+  o: Required<Omit<SearchBenchOptions, 'log' | 'postgres' | 'sqlite'>>,
+  log: (l: string) => void,
+) {
   const r = rng(7);
   let at = 1_700_000_000_000;
   const t0 = performance.now();
