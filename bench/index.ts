@@ -91,7 +91,12 @@ if (all || wanted.has('start')) {
 if (wanted.has('search')) {
   const { benchSearch, formatSearchBench } = await import('./search.ts');
   const small = process.argv.includes('--small');
-  const r = await benchSearch({ postgres: process.argv.includes('--postgres'), ...(small ? { sessions: 10 } : {}) });
+  const only = process.argv.includes('--postgres-only');
+  const r = await benchSearch({
+    postgres: only || process.argv.includes('--postgres'),
+    sqlite: !only,
+    ...(small ? { sessions: 10 } : {}),
+  });
   process.stdout.write(`${formatSearchBench(r)}\n`);
 }
 // A benchmark that used the throwaway PostgreSQL server leaves it running (a child process), which

@@ -11,8 +11,9 @@ import { startPostgres, type TestPostgres } from '../server/test-support/postgre
  * sessions of 100 runs, each run a prompt, a reply, a tool call and a change of 50 files with a
  * small patch), stored through the store's own API so the indexing triggers run as they do in use.
  * Prints the store time, then each query's median and p95 over its rounds and the p95 over all of
- * them, on SQLite and (with `--postgres`, or RUNDIFF_BENCH_DATABASE_URL) on PostgreSQL. With
- * RUNDIFF_BENCH_SEARCH_DB=FILE the SQLite file is kept and, once filled, only measured again.
+ * them, on SQLite and (with `--postgres`, or RUNDIFF_BENCH_DATABASE_URL) on PostgreSQL
+ * (`--postgres-only`: PostgreSQL alone). With RUNDIFF_BENCH_SEARCH_DB=FILE the SQLite file is kept
+ * and, once filled, only measured again; so is the database RUNDIFF_BENCH_DATABASE_URL names.
  */
 
 export interface SearchBenchOptions {
@@ -21,6 +22,8 @@ export interface SearchBenchOptions {
   filesPerRun?: number;
   rounds?: number;
   postgres?: boolean;
+  /** Skip SQLite (measure PostgreSQL alone). */
+  sqlite?: boolean;
   log?: (line: string) => void;
 }
 
@@ -78,12 +81,21 @@ function fileOf(run: number, i: number, r: () => number): NewFile {
   };
 }
 
-async function fill(store: Store, o: Required<Omit<SearchBenchOptions, 'log' | 'postgres'>>, log: (l: string) => void) {
+const sessionId = (s: number): string => `${s % 2 === 0 ? 'claude-code' : 'codex'}:session-${s}`;
+
+/** Whether a kept database already holds the history (a former run stored its last session). */
+const isFilled = (store: Store, sessions: number): Promise<boolean> => store.sessions.exists(sessionId(sessions - 1));
+
+async function fill(
+  store: Store,
+  o: Required<Omit<SearchBenchOptions, 'log' | 'postgres' | 'sqlite'>>,
+  log: (l: string) => void,
+) {
   const r = rng(7);
   let at = 1_700_000_000_000;
   const t0 = performance.now();
   for (let s = 0; s < o.sessions; s++) {
-    const sid = `${s % 2 === 0 ? 'claude-code' : 'codex'}:session-${s}`;
+    const sid = sessionId(s);
     await store.sessions.upsert(sid, { title: `Session ${s} ${WORDS[s % WORDS.length]}`, workspace: '/w' }, at);
     for (let k = 0; k < o.runsPerSession; k++) {
       const run = s * o.runsPerSession + k;
@@ -235,28 +247,30 @@ export async function benchSearch(opts: SearchBenchOptions = {}): Promise<Search
   const fileRows = runs * o.filesPerRun;
   // RUNDIFF_BENCH_SEARCH_DB keeps the SQLite file (filled once, measured again on later runs).
   const keep = process.env.RUNDIFF_BENCH_SEARCH_DB ?? null;
-  const dir = keep === null ? fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-search-bench-')) : null;
-  try {
-    const file = keep ?? path.join(dir!, 'rundiff.db');
-    const filled = keep !== null && fs.existsSync(file);
-    const store = openStore(file);
+  if (opts.sqlite !== false) {
+    const dir = keep === null ? fs.mkdtempSync(path.join(os.tmpdir(), 'rundiff-search-bench-')) : null;
     try {
-      const storeS = filled ? 0 : await fill(store, o, log);
-      out.push({ engine: 'sqlite', runs, fileRows, storeS, ...(await measure(store, o.rounds)) });
+      const file = keep ?? path.join(dir!, 'rundiff.db');
+      const filled = keep !== null && fs.existsSync(file);
+      const store = openStore(file);
+      try {
+        const storeS = filled ? 0 : await fill(store, o, log);
+        out.push({ engine: 'sqlite', runs, fileRows, storeS, ...(await measure(store, o.rounds)) });
+      } finally {
+        await store.close();
+      }
     } finally {
-      await store.close();
+      if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
     }
-  } finally {
-    if (dir !== null) fs.rmSync(dir, { recursive: true, force: true });
   }
   const given = process.env.RUNDIFF_BENCH_DATABASE_URL ?? null;
-  if (opts.postgres || given !== null) {
+  if (opts.postgres || opts.sqlite === false || given !== null) {
     let local: TestPostgres | null = null;
     try {
       if (given === null) local = await startPostgres({ fsync: false });
       const store = await openStoreFrom({ dbPath: '', databaseUrl: given ?? local!.url() });
       try {
-        const storeS = await fill(store, o, log);
+        const storeS = given !== null && (await isFilled(store, o.sessions)) ? 0 : await fill(store, o, log);
         out.push({ engine: 'postgres', runs, fileRows, storeS, ...(await measure(store, o.rounds)) });
       } finally {
         await store.close();

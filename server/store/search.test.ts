@@ -324,6 +324,28 @@ describeEachEngine('search', (engine) => {
     expect(limited).toMatchObject({ more: true, capped: false });
     expect(limited.rows).toHaveLength(2);
   });
+
+  it('a page filled before the bound is not capped: no older document was needed', async () => {
+    const s = await engine.open();
+    await seed(s);
+    // Five documents hold the word: the page of two and the one more that says `more` are the newest three.
+    const full = await s.search.search(criteria(['prettier'], { maxCandidates: 3, limit: 2 }));
+    expect(full).toMatchObject({ more: true, capped: false });
+    expect(full.rows.map((r) => r.kind)).toEqual(['prompt', 'patch']);
+    // The bound one lower: the page is not full before it, so older documents were left out.
+    const short = await s.search.search(criteria(['prettier'], { maxCandidates: 2, limit: 2 }));
+    expect(short).toMatchObject({ more: false, capped: true });
+    // The same within one session: its newest documents are the patch, the path (no match), the command.
+    const session = { sessionId: 'claude-code:abc', limit: 1 };
+    expect(await s.search.search(criteria(['prettier'], { ...session, maxCandidates: 3 }))).toMatchObject({
+      more: true,
+      capped: false,
+    });
+    expect(await s.search.search(criteria(['prettier'], { ...session, maxCandidates: 2 }))).toMatchObject({
+      more: false,
+      capped: true,
+    });
+  });
 });
 
 describeEachEngine('search time bound', (engine) => {

@@ -26,7 +26,10 @@ export interface SearchCriteria {
   kinds: readonly SearchKind[] | null;
   /** Rows answered (one more is read to tell whether more exist). */
   limit: number;
-  /** Documents the text index hands over at most, newest first: the bound on a search's work. */
+  /**
+   * Documents the text index hands over at most, newest first: the bound on a search's work. They
+   * are read newest first and the search stops once `limit` and one more have passed the filters.
+   */
   maxCandidates: number;
   /** Time bound where the engine can stop a statement (PostgreSQL). */
   timeoutMs: number;
@@ -54,7 +57,10 @@ export interface SearchRow {
 export interface SearchFound {
   rows: SearchRow[];
   more: boolean;
-  /** The search looked at `maxCandidates` documents, its bound (older ones, if any, were not looked at). */
+  /**
+   * The page is not full and the search looked at `maxCandidates` documents, its bound (older ones,
+   * if any, were not looked at). A full page is never capped: it needed no older document.
+   */
   capped: boolean;
   /** The engine stopped the search at its time bound; `rows` is empty. */
   timed_out: boolean;
@@ -131,25 +137,25 @@ export function createSearchStore(sql: Sql): SearchApi {
         params.push(...c.kinds);
       }
       // Two steps: the ids that pass (no join: the filters are the document's own columns, no
-      // text copied), newest first; then the rows of the page alone. Sorting whole rows of every
-      // candidate cost more than the search itself.
-      const ids = `WITH m AS MATERIALIZED (SELECT id FROM ${from})
-        SELECT d.id, (SELECT COUNT(*) FROM m) AS candidates
-        FROM m ${d.joinInOrder} search_docs d ON d.id = m.id
+      // text copied), newest first; then the rows of the page alone. The candidates stream newest
+      // first (the text index in id order, a session's documents through its `(session_id, id)`
+      // index) and the outer order is theirs, so the engine stops once the page and one more have
+      // passed instead of reading every candidate up to the bound.
+      const ids = `SELECT d.id FROM ${from} ${d.joinInOrder} search_docs d ON d.id = m.id
         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-        ORDER BY d.id DESC LIMIT ?`;
-      // The CTE's parameters come first in the text, then the filters'.
+        ORDER BY m.id DESC LIMIT ?`;
+      // The candidates' parameters come first in the text, then the filters'.
       const idParams: Param[] = [...fromParams, ...params, c.limit + 1];
       try {
         const found = await sql.read(async (q) => {
           const bound = d.statementTimeout(c.timeoutMs);
           if (bound !== null) await q.run(bound);
-          const hits = await q.all<{ id: number | string; candidates: number | string }>(ids, idParams);
-          let candidates = Number(hits[0]?.candidates ?? 0);
-          if (hits.length === 0 && where.length > 0) {
-            // Nothing passed the filters: whether candidates were left out is still worth saying.
+          const hits = await q.all<{ id: number | string }>(ids, idParams);
+          // A full page needed no older candidate; a short one looked at all of them, up to the bound.
+          let capped = false;
+          if (hits.length <= c.limit) {
             const n = await q.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${from}`, fromParams);
-            candidates = Number(n?.n ?? 0);
+            capped = Number(n?.n ?? 0) >= c.maxCandidates;
           }
           const page = hits.slice(0, c.limit).map((h) => Number(h.id));
           const rows =
@@ -160,12 +166,12 @@ export function createSearchStore(sql: Sql): SearchApi {
                    WHERE d.id IN (${page.map(() => '?').join(', ')}) ORDER BY d.id DESC`,
                   [c.bodyChars, ...page],
                 );
-          return { rows, more: hits.length > c.limit, candidates };
+          return { rows, more: hits.length > c.limit, capped };
         });
         return {
           rows: found.rows.map((r) => ({ ...r, id: Number(r.id), at: Number(r.at) })),
           more: found.more,
-          capped: found.candidates >= c.maxCandidates,
+          capped: found.capped,
           timed_out: false,
         };
       } catch (err) {
