@@ -5,7 +5,7 @@
  * `edit`; a review of that run is sent over REST; the second prompt (`--continue`) pulls the review
  * through `rundiff mcp` (configured in opencode.json, opencode's MCP format), edits through the
  * shell and deletes a file through the shell. The running server's timeline, read over REST, must
- * show exactly that.
+ * show exactly that, and opencode must have installed nothing into the project for the plugin.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,7 +48,7 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
     bin = await ensureAgentCli('opencode');
   }, 600_000);
 
-  it('two prompts give one session, a block per editing tool, none for read, and the review reaches the second prompt by MCP', async () => {
+  it('two prompts give one session, a block per editing tool, none for read, the review reaches the second prompt by MCP, and nothing is installed into the project', async () => {
     const server = await startTestServer();
     cleanups.push(() => server.close());
     const serverUrl = `http://127.0.0.1:${server.server.port}`;
@@ -174,5 +174,9 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
       ['old.txt', 'deleted', 0, 1],
       ['README.md', 'modified', 1, 1],
     ]);
+
+    // The plugin is loaded from rundiff's own folder: no .opencode/ folder, so opencode installed
+    // no package into the project (it does so into any .opencode/ folder, 64 MB from the registry).
+    expect(fs.existsSync(path.join(ws, '.opencode'))).toBe(false);
   }, 300_000);
 });
