@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir, createTempRepo } from '../../test-support/temp-repo.ts';
+import { createTempRepo } from '../../test-support/temp-repo.ts';
 import { startTestServer } from '../../test-support/server-harness.ts';
 import { opencodePluginOptions, opencodePluginUrl, opencodeTarget } from './opencode-plugin.ts';
 import type { InstallContext } from './targets.ts';
