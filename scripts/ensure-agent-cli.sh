@@ -4,7 +4,7 @@
 # version below, into a cache folder and reused. Usage: ensure-agent-cli.sh AGENT. Prints the
 # binary's path on stdout (progress goes to stderr).
 set -euo pipefail
-agent="${1:?usage: ensure-agent-cli.sh claude-code|codex|gemini}"
+agent="${1:?usage: ensure-agent-cli.sh claude-code|codex|gemini|opencode|cline}"
 case "$agent" in
   claude-code)
     version="2.1.328"
@@ -21,6 +21,17 @@ case "$agent" in
     version="0.61.0"
     spec="@google/gemini-cli@$version"
     rel="node_modules/@google/gemini-cli/bundle/gemini.js"
+    ;;
+  opencode)
+    version="1.18.33"
+    # The platform package alone: the wrapper package only picks one of these at run time.
+    spec="opencode-linux-x64@$version"
+    rel="node_modules/opencode-linux-x64/bin/opencode"
+    ;;
+  cline)
+    version="3.0.65"
+    spec="@cline/cli-linux-x64@$version"
+    rel="node_modules/@cline/cli-linux-x64/bin/cline"
     ;;
   *)
     echo "rundiff: no pinned CLI for agent '$agent'" >&2

@@ -279,20 +279,29 @@ describe('uninstall removes the folders install created', () => {
   const backupDir = (f: { home: string }) => path.join(f.home, '.local', 'share', 'rundiff', 'hooks-backup');
 
   it.each([
-    ['claude-code', (f: { home: string; ws: string }) => [path.join(f.ws, '.claude')]],
-    ['gemini', (f: { home: string; ws: string }) => [path.join(f.ws, '.gemini')]],
-    ['codex', (f: { home: string; ws: string }) => [path.join(f.home, '.codex')]],
+    ['claude-code', (f: { home: string; ws: string }) => [path.join(f.ws, '.claude')], []],
+    ['gemini', (f: { home: string; ws: string }) => [path.join(f.ws, '.gemini')], []],
+    ['codex', (f: { home: string; ws: string }) => [path.join(f.home, '.codex')], []],
     [
       'opencode',
-      (f: { home: string; ws: string }) => [path.join(f.ws, '.opencode', 'plugins'), path.join(f.ws, '.opencode')],
+      (f: { home: string; ws: string }) => [path.join(f.home, '.config', 'opencode'), path.join(f.home, '.config')],
+      ['--user'],
     ],
-    ['cline', (f: { home: string; ws: string }) => [path.join(f.home, '.cline', 'hooks'), path.join(f.home, '.cline')]],
-    ['copilot', (f: { home: string; ws: string }) => [path.join(f.ws, '.github', 'hooks'), path.join(f.ws, '.github')]],
-  ])('%s: the folders are gone after uninstall, as is the backup folder', async (agent, made) => {
+    [
+      'cline',
+      (f: { home: string; ws: string }) => [path.join(f.home, '.cline', 'hooks'), path.join(f.home, '.cline')],
+      [],
+    ],
+    [
+      'copilot',
+      (f: { home: string; ws: string }) => [path.join(f.ws, '.github', 'hooks'), path.join(f.ws, '.github')],
+      [],
+    ],
+  ])('%s: the folders are gone after uninstall, as is the backup folder', async (agent, made, scope) => {
     const f = folders();
-    expect((await cli(['install', agent], f)).code).toBe(0);
+    expect((await cli(['install', agent, ...scope], f)).code).toBe(0);
     for (const folder of made(f)) expect(fs.statSync(folder).isDirectory()).toBe(true);
-    const un = await cli(['uninstall', agent], f);
+    const un = await cli(['uninstall', agent, ...scope], f);
     expect(un.code).toBe(0);
     for (const folder of made(f)) {
       expect(fs.existsSync(folder)).toBe(false);
@@ -305,19 +314,19 @@ describe('uninstall removes the folders install created', () => {
     const f = folders();
     fs.mkdirSync(path.join(f.ws, '.claude'));
     await cli(['install', 'claude-code'], f);
-    await cli(['install', 'opencode'], f);
-    fs.writeFileSync(path.join(f.ws, '.opencode', 'opencode.json'), '{}\n');
+    await cli(['install', 'cline'], f);
+    fs.writeFileSync(path.join(f.home, '.cline', 'config.json'), '{}\n');
     await cli(['uninstall', 'claude-code'], f);
-    await cli(['uninstall', 'opencode'], f);
-    // .claude was the person's; .opencode now holds their file; the empty plugins folder went.
+    await cli(['uninstall', 'cline'], f);
+    // .claude was the person's; .cline now holds their file; the empty hooks folder went.
     expect(fs.readdirSync(path.join(f.ws, '.claude'))).toEqual([]);
-    expect(fs.readdirSync(path.join(f.ws, '.opencode'))).toEqual(['opencode.json']);
+    expect(fs.readdirSync(path.join(f.home, '.cline'))).toEqual(['config.json']);
     // Forgotten once kept: emptying it later and uninstalling again leaves it to the person.
-    fs.rmSync(path.join(f.ws, '.opencode', 'opencode.json'));
-    await cli(['install', 'opencode'], f);
-    await cli(['uninstall', 'opencode'], f);
-    expect(fs.existsSync(path.join(f.ws, '.opencode'))).toBe(true);
-    expect(fs.existsSync(path.join(f.ws, '.opencode', 'plugins'))).toBe(false);
+    fs.rmSync(path.join(f.home, '.cline', 'config.json'));
+    await cli(['install', 'cline'], f);
+    await cli(['uninstall', 'cline'], f);
+    expect(fs.existsSync(path.join(f.home, '.cline'))).toBe(true);
+    expect(fs.existsSync(path.join(f.home, '.cline', 'hooks'))).toBe(false);
   });
 
   it('a recorded folder that became a symbolic link is not followed: its target stays', () => {

@@ -16,7 +16,7 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ensureScript = path.join(root, 'scripts/ensure-agent-cli.sh');
 
 /** The agents whose CLI the install script knows, with the platforms their binaries exist for. */
-export type AgentCli = 'claude-code' | 'codex' | 'gemini';
+export type AgentCli = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'cline';
 
 /** Only this platform has the binaries the install script fetches. */
 export const agentCliSupported = process.platform === 'linux' && process.arch === 'x64';

@@ -10,7 +10,7 @@ import {
 } from './hook-file.ts';
 
 /**
- * The folders an install created (`.claude/`, `.gemini/`, `.opencode/plugins/`, `~/.cline/hooks/`,
+ * The folders an install created (`.claude/`, `.gemini/`, `~/.config/opencode/`, `~/.cline/hooks/`,
  * ...), kept in the data folder beside the backups so that uninstall removes them again when they
  * are empty, and only those: a folder that was there before install is the person's. A folder
  * that holds anything at uninstall stays (and is forgotten). Once no install is recorded, the

@@ -37,23 +37,37 @@ const tree = (dir: string): string[] =>
     : [];
 
 describe('rundiff hooks install opencode', () => {
-  it('writes the plugin into .opencode/plugins of the project, once, and uninstall removes only it', async () => {
+  it("names the plugin in the project's opencode.json, once, writes nothing into .opencode/, and uninstall gives the file back", async () => {
     const f = folders();
-    fs.mkdirSync(path.join(f.ws, '.opencode', 'plugins'), { recursive: true });
-    fs.writeFileSync(path.join(f.ws, '.opencode', 'plugins', 'mine.js'), 'export const Mine = async () => ({});\n');
+    const file = path.join(f.ws, 'opencode.json');
+    const mine = '{\n  // my model\n  "model": "x/y"\n}\n';
+    fs.writeFileSync(file, mine);
     const out = await cli(['install', 'opencode'], f);
     expect(out.code).toBe(0);
-    const file = path.join(f.ws, '.opencode', 'plugins', 'rundiff.js');
-    expect(out.lines[0]).toBe(
-      `opencode: created ${file}: the plugin posts to http://127.0.0.1:7420/api/hooks/opencode`,
-    );
+    expect(out.lines[0]).toBe(`opencode: added to ${file}: hooks post to http://127.0.0.1:7420/api/hooks/opencode`);
     const once = read(file);
+    // opencode reads the file with comments: they are kept
+    expect(once).toContain('// my model');
+    expect(once).toContain('file:///opt/rundiff/bin/rundiff-opencode.js');
     expect((await cli(['install', 'opencode'], f)).lines[0]).toContain('already installed');
     expect(read(file)).toBe(once);
+    expect(fs.existsSync(path.join(f.ws, '.opencode'))).toBe(false);
     const status = await cli(['status'], f);
     expect(status.lines.some((l) => /^opencode +project +installed/.test(l))).toBe(true);
     await cli(['uninstall', 'opencode'], f);
-    expect(tree(path.join(f.ws, '.opencode'))).toEqual(['plugins/mine.js']);
+    expect(read(file)).toBe(mine);
+  });
+
+  it('uses opencode.jsonc when only that one is there, and --user the one in ~/.config/opencode', async () => {
+    const f = folders();
+    fs.writeFileSync(path.join(f.ws, 'opencode.jsonc'), '{}\n');
+    expect((await cli(['install', 'opencode'], f)).code).toBe(0);
+    expect(fs.existsSync(path.join(f.ws, 'opencode.json'))).toBe(false);
+    expect(read(path.join(f.ws, 'opencode.jsonc'))).toContain('rundiff-opencode.js');
+    expect((await cli(['install', 'opencode', '--user'], f)).code).toBe(0);
+    expect(read(path.join(f.home, '.config', 'opencode', 'opencode.json'))).toContain('rundiff-opencode.js');
+    await cli(['uninstall', 'opencode', '--user'], f);
+    expect(fs.existsSync(path.join(f.home, '.config'))).toBe(false);
   });
 });
 

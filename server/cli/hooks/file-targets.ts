@@ -2,13 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../errors.ts';
 import type { HookAgent } from '../../hooks/index.ts';
-import { opencodePluginFile, installOpencodePlugin, uninstallOpencodePlugin } from './opencode-plugin.ts';
 import { below, readHookText, removeHookFile, writeHookFile, type HookPath } from './hook-file.ts';
 import { hookCommand, type InstallContext, type Scope } from './targets.ts';
 
 /**
- * Installers for agents whose hooks are not entries of a JSON settings file: opencode loads a plugin
- * file, Cline runs executables named after the event, Hermes reads a `hooks:` block in its YAML
+ * Installers for agents whose hooks are not entries of a JSON settings file: Cline runs executables named after the event, Hermes reads a `hooks:` block in its YAML
  * config. Each says what it did in lines, and touches only what carries rundiff's marker.
  */
 export interface FilesTarget {
@@ -20,37 +18,6 @@ export interface FilesTarget {
   uninstall(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): string[];
   installed(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): boolean;
 }
-
-/** opencode: the rundiff plugin in `.opencode/plugins/` (or `~/.config/opencode/plugins/` with --user). */
-export const opencodeTarget: FilesTarget = {
-  agent: 'opencode',
-  kind: 'files',
-  where: (scope, ctx) => opencodePluginFile(scope, ctx),
-  install(scope, ctx) {
-    const plugin = opencodePluginFile(scope, ctx);
-    let done: string;
-    try {
-      done = installOpencodePlugin(plugin, ctx);
-    } catch (err) {
-      throw err instanceof AppError ? err : new AppError('invalid_input', (err as Error).message);
-    }
-    return [
-      done === 'unchanged'
-        ? `rundiff's plugin is already installed in ${plugin.file} (unchanged)`
-        : `${done} ${plugin.file}: the plugin posts to ${ctx.server}/api/hooks/opencode`,
-    ];
-  },
-  uninstall(scope, ctx) {
-    const plugin = opencodePluginFile(scope, ctx);
-    return [
-      uninstallOpencodePlugin(plugin) ? `removed ${plugin.file}` : `no rundiff plugin at ${plugin.file} (unchanged)`,
-    ];
-  },
-  installed: (scope, ctx) => {
-    const text = readHookText(opencodePluginFile(scope, ctx));
-    return text !== null && text.startsWith('// rundiff hooks plugin for opencode');
-  },
-};
 
 const CLINE_MARKER = '# rundiff hook for Cline';
 /** The hook files Cline runs, one per event (named as Cline names them). */

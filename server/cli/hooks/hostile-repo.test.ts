@@ -167,7 +167,6 @@ describe('a folder on the way that is a symbolic link out of its place', () => {
     { agent: 'gemini', base: 'ws', folder: '.gemini' },
     { agent: 'cursor', base: 'ws', folder: '.cursor' },
     { agent: 'copilot', base: 'ws', folder: '.github/hooks' },
-    { agent: 'opencode', base: 'ws', folder: '.opencode/plugins' },
     { agent: 'cline', base: 'home', folder: '.cline/hooks' },
     { agent: 'codex', base: 'home', folder: '.codex' },
     { agent: 'hermes', base: 'home', folder: '.hermes' },

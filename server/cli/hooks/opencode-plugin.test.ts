@@ -1,18 +1,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTempDir, createTempRepo } from '../../test-support/temp-repo.ts';
+import { createTempRepo } from '../../test-support/temp-repo.ts';
 import { startTestServer } from '../../test-support/server-harness.ts';
-import {
-  PLUGIN_MARKER,
-  installOpencodePlugin,
-  opencodePluginFile,
-  opencodePluginSource,
-  uninstallOpencodePlugin,
-  type PluginContext,
-} from './opencode-plugin.ts';
+import { opencodePluginOptions, opencodePluginUrl, opencodeTarget } from './opencode-plugin.ts';
+import type { InstallContext } from './targets.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -22,16 +16,26 @@ afterEach(async () => {
 type Hook = (...args: unknown[]) => Promise<void>;
 type Hooks = Record<string, Hook>;
 
-/** Writes the plugin as the installer would and loads it as opencode does: an ES module's exported async function. */
+/** The checkout's hook client: the plugin file is beside it. */
+const HOOK_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/rundiff-hook.js');
+
+type PluginContext = Pick<InstallContext, 'server' | 'hookScript' | 'node' | 'autostart'>;
+
+/**
+ * Loads the plugin as opencode does, from the URL and with the options the installer writes into
+ * opencode.json: an ES module's exported async function, called with opencode's context and them.
+ */
 async function loadPlugin(ctx: PluginContext, directory: string): Promise<Hooks> {
-  const dir = createTempDir('rundiff-opencode-');
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = opencodePluginFile('project', { workspace: dir, home: dir });
-  expect(installOpencodePlugin(file, ctx)).toBe('created');
-  const mod = (await import(pathToFileURL(file.file).href)) as {
-    RundiffPlugin: (i: { directory: string }) => Promise<Hooks>;
+  const [url, options] = (
+    opencodeTarget.add({}, { ...ctx, workspace: directory, home: directory, token: false }).plugin as [
+      string,
+      unknown,
+    ][]
+  )[0]!;
+  const mod = (await import(url)) as {
+    RundiffPlugin: (i: { directory: string }, options: unknown) => Promise<Hooks>;
   };
-  return mod.RundiffPlugin({ directory });
+  return mod.RundiffPlugin({ directory }, options);
 }
 
 /** A loopback port nothing listens on (taken, then released). */
@@ -51,10 +55,7 @@ describe('the opencode plugin', () => {
     cleanups.push(() => repo.cleanup());
     const ws = repo.dir;
     const server = `http://127.0.0.1:${t.server.port}`;
-    const hooks = await loadPlugin(
-      { server, hookScript: '/nonexistent', node: process.execPath, autostart: false },
-      ws,
-    );
+    const hooks = await loadPlugin({ server, hookScript: HOOK_SCRIPT, node: process.execPath, autostart: false }, ws);
     const sid = 'ses_plugin1';
     const ev = (type: string, properties: object) => hooks.event!({ event: { type, properties } });
 
@@ -123,7 +124,7 @@ describe('the opencode plugin', () => {
   it('never throws into opencode: no server answering, and inputs it does not expect', async () => {
     const port = await closedPort();
     const hooks = await loadPlugin(
-      { server: `http://127.0.0.1:${port}`, hookScript: '/nonexistent', node: process.execPath, autostart: false },
+      { server: `http://127.0.0.1:${port}`, hookScript: HOOK_SCRIPT, node: process.execPath, autostart: false },
       '/tmp',
     );
     await expect(
@@ -135,37 +136,47 @@ describe('the opencode plugin', () => {
     await expect(hooks.event!(undefined)).resolves.toBeUndefined();
   });
 
-  it('install writes the plugin once, keeps a file that is not its own, and uninstall removes exactly its plugin', () => {
-    const ws = createTempDir('rundiff-opencode-ws-');
-    cleanups.push(() => fs.rmSync(ws, { recursive: true, force: true }));
-    const ctx: PluginContext = {
+  it('install names the plugin file once in opencode.json with its settings, keeps other plugins, and uninstall removes exactly its entry', () => {
+    const ctx: InstallContext = {
+      workspace: '/w',
+      home: '/h',
       server: 'http://127.0.0.1:7420',
-      hookScript: '/x/rundiff-hook.js',
+      hookScript: '/x/bin/rundiff-hook.js',
       node: '/usr/bin/node',
+      token: false,
       autostart: true,
     };
-    const other = path.join(ws, '.opencode', 'plugins', 'other.js');
-    fs.mkdirSync(path.dirname(other), { recursive: true });
-    fs.writeFileSync(other, 'export const Other = async () => ({});\n');
-    const file = opencodePluginFile('project', { workspace: ws, home: '/home/none' });
-    expect(file).toEqual({ root: ws, file: path.join(ws, '.opencode', 'plugins', 'rundiff.js') });
+    const ours = [
+      pathToFileURL('/x/bin/rundiff-opencode.js').href,
+      {
+        server: 'http://127.0.0.1:7420',
+        client: ['/usr/bin/node', '/x/bin/rundiff-hook.js', 'opencode', '--server', 'http://127.0.0.1:7420'],
+      },
+    ];
+    expect(opencodeTarget.add({}, ctx)).toEqual({ plugin: [ours] });
+    expect(opencodePluginUrl(ctx.hookScript)).toBe(ours[0]);
+    expect(opencodePluginOptions({ ...ctx, autostart: false })).toEqual({ server: ctx.server, client: null });
 
-    expect(installOpencodePlugin(file, ctx)).toBe('created');
-    expect(installOpencodePlugin(file, ctx)).toBe('unchanged');
-    expect(fs.readFileSync(file.file, 'utf8')).toBe(opencodePluginSource(ctx));
-    expect(installOpencodePlugin(file, { ...ctx, server: 'http://127.0.0.1:7421' })).toBe('updated');
-    expect(fs.readdirSync(path.dirname(file.file)).sort()).toEqual(['other.js', 'rundiff.js']);
+    const mine = { model: 'x/y', plugin: ['opencode-wakatime', ['file:///home/me/mine.js', { a: 1 }]] };
+    const added = opencodeTarget.add(mine, ctx);
+    expect(added).toEqual({ model: 'x/y', plugin: [...mine.plugin, ours] });
+    expect(opencodeTarget.installed(added)).toBe(true);
+    expect(opencodeTarget.installed(mine)).toBe(false);
+    // installing again (another server) replaces rundiff's entry: one entry
+    const again = opencodeTarget.add(added, { ...ctx, server: 'http://127.0.0.1:7421' });
+    expect((again.plugin as unknown[]).length).toBe(3);
 
-    expect(uninstallOpencodePlugin(file)).toBe(true);
-    expect(uninstallOpencodePlugin(file)).toBe(false);
-    expect(fs.readdirSync(path.dirname(file.file))).toEqual(['other.js']);
-    expect(fs.readFileSync(other, 'utf8')).toBe('export const Other = async () => ({});\n');
+    expect(opencodeTarget.remove(again)).toEqual({ settings: mine, removed: 1 });
+    expect(opencodeTarget.remove(mine)).toEqual({ settings: mine, removed: 0 });
+    // rundiff's entry alone: the list goes with it
+    expect(opencodeTarget.remove({ plugin: [ours] })).toEqual({ settings: {}, removed: 1 });
+    // a plugin value that is not a list is refused, not replaced
+    expect(() => opencodeTarget.add({ plugin: 'x' }, ctx)).toThrow(/"plugin" is not a list/);
+  });
 
-    // a rundiff.js that someone else wrote is neither overwritten nor removed
-    fs.writeFileSync(file.file, 'export const Mine = async () => ({});\n');
-    expect(() => installOpencodePlugin(file, ctx)).toThrow(/not rundiff's plugin/);
-    expect(uninstallOpencodePlugin(file)).toBe(false);
-    expect(fs.readFileSync(file.file, 'utf8')).toBe('export const Mine = async () => ({});\n');
-    expect(opencodePluginSource(ctx).startsWith(PLUGIN_MARKER)).toBe(true);
+  it('the plugin file imports nothing but a Node built-in (opencode installs nothing for it)', () => {
+    const source = fs.readFileSync(fileURLToPath(opencodePluginUrl(HOOK_SCRIPT)), 'utf8');
+    const imports = [...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    expect(imports).toEqual(['node:child_process']);
   });
 });

@@ -1,161 +1,80 @@
-import { below, readHookText, removeHookFile, writeHookFile, type HookPath } from './hook-file.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { AppError } from '../../errors.ts';
+import { below, type HookPath } from './hook-file.ts';
+import type { Json, JsonObject } from './json-file.ts';
+import type { InstallContext, InstallTarget } from './targets.ts';
 
 /**
- * opencode has no command hooks: it loads plugins, JavaScript modules in `.opencode/plugins/` (the
- * project) or `~/.config/opencode/plugins/` (the user). rundiff installs one small plugin of its
- * own that posts what opencode hands its hooks to `POST /api/hooks/opencode` with fetch (no process
- * per event). The plugin waits for the answer to tool.execute.before, so the tool's checkpoint
- * exists before the tool runs; it never throws into opencode; when no server answers it hands the
- * payload to the hook client, which starts one (unless autostart is off).
+ * opencode has no command hooks: it loads plugins, JavaScript modules. rundiff's plugin is one
+ * fixed file of the installed package (`bin/rundiff-opencode.js`, beside the hook client) that
+ * posts what opencode hands its hooks to `POST /api/hooks/opencode` with fetch (no process per
+ * event), waits for the answer to tool.execute.before (so the tool's checkpoint exists before the
+ * tool runs), never throws into opencode, and hands the payload to the hook client when no server
+ * answers. Install names it in the `plugin` list of opencode.json (the project's, or
+ * `~/.config/opencode/` with --user) with its settings as the plugin's options. It is not put in a
+ * `.opencode/plugins/` folder: opencode 1.18.33 installs `@opencode-ai/plugin` (64 MB, from the
+ * registry) into every `.opencode/` folder it finds, whatever the plugin imports.
  */
 
-/** The first line of the plugin: how uninstall knows the file is rundiff's. */
-export const PLUGIN_MARKER = '// rundiff hooks plugin for opencode (written by `rundiff hooks install opencode`)';
+/** The plugin's file name, next to bin/rundiff-hook.js. */
+export const OPENCODE_PLUGIN_FILE = 'rundiff-opencode.js';
 
-export interface PluginContext {
-  /** `http://host:port` of the rundiff server. */
-  server: string;
-  /** Absolute path of bin/rundiff-hook.js, run when no server answers. */
-  hookScript: string;
-  node: string;
-  autostart: boolean;
+/** The plugin's `file://` URL for the hook client the install names. */
+export const opencodePluginUrl = (hookScript: string): string =>
+  pathToFileURL(path.join(path.dirname(hookScript), OPENCODE_PLUGIN_FILE)).href;
+
+/** The plugin's options: the server's URL, and the hook client's command line when it may start a server. */
+export const opencodePluginOptions = (ctx: InstallContext): JsonObject => ({
+  server: ctx.server,
+  client: ctx.autostart ? [ctx.node, ctx.hookScript, 'opencode', '--server', ctx.server] : null,
+});
+
+/** A `plugin` entry (a spec, or `[spec, options]`) that names rundiff's plugin file. */
+function isOurs(entry: Json): boolean {
+  const spec = Array.isArray(entry) ? entry[0] : entry;
+  return typeof spec === 'string' && spec.startsWith('file:') && spec.endsWith(`/${OPENCODE_PLUGIN_FILE}`);
 }
 
-export type PluginScope = 'project' | 'user';
-
-export const opencodePluginFile = (scope: PluginScope, where: { workspace: string; home: string }): HookPath =>
-  scope === 'user'
-    ? below(where.home, '.config', 'opencode', 'plugins', 'rundiff.js')
-    : below(where.workspace, '.opencode', 'plugins', 'rundiff.js');
-
-/** The plugin's source: plain JavaScript, its settings written in as JSON literals. */
-export function opencodePluginSource(ctx: PluginContext): string {
-  const settings = JSON.stringify({
-    server: ctx.server,
-    client: ctx.autostart ? [ctx.node, ctx.hookScript, 'opencode', '--server', ctx.server] : null,
-  });
-  return `${PLUGIN_MARKER}
-// It posts opencode's prompts, tool calls, session events and the last reply text to rundiff.
-// Remove it with \`rundiff hooks uninstall opencode\`.
-import { spawn } from 'node:child_process';
-
-const SETTINGS = ${settings};
-const TIMEOUT_MS = 30000;
-
-// Hands a payload to the hook client (it starts a server when none answers), waiting at most TIMEOUT_MS.
-function viaClient(body) {
-  return new Promise((resolve) => {
-    try {
-      const [cmd, ...args] = SETTINGS.client;
-      const child = spawn(cmd, args, { stdio: ['pipe', 'ignore', 'ignore'] });
-      const timer = setTimeout(() => { child.kill(); resolve(); }, TIMEOUT_MS);
-      child.on('error', () => { clearTimeout(timer); resolve(); });
-      child.on('exit', () => { clearTimeout(timer); resolve(); });
-      child.stdin.on('error', () => {});
-      child.stdin.end(JSON.stringify(body));
-    } catch {
-      resolve();
-    }
-  });
+/** opencode.json of a folder, or its opencode.jsonc when only that one is there. */
+function configIn(root: string, ...dirs: string[]): HookPath {
+  const json = below(root, ...dirs, 'opencode.json');
+  const jsonc = below(root, ...dirs, 'opencode.jsonc');
+  return !fs.existsSync(json.file) && fs.existsSync(jsonc.file) ? jsonc : json;
 }
 
-async function post(body) {
-  try {
-    const headers = { 'content-type': 'application/json' };
-    if (process.env.RUNDIFF_TOKEN) headers.authorization = 'Bearer ' + process.env.RUNDIFF_TOKEN;
-    const res = await fetch(SETTINGS.server + '/api/hooks/opencode', {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+function pluginList(settings: JsonObject, file: string): Json[] {
+  const list = settings.plugin;
+  if (list === undefined) return [];
+  if (!Array.isArray(list))
+    throw new AppError('invalid_input', `${file}: "plugin" is not a list; left unchanged`, {
+      hint: 'fix or remove the "plugin" value by hand, then run the command again',
     });
-    await res.arrayBuffer();
-  } catch {
-    if (SETTINGS.client) await viaClient(body);
-  }
+  return list;
 }
 
-const textParts = (parts) =>
-  Array.isArray(parts)
-    ? parts
-        .filter((p) => p && p.type === 'text' && typeof p.text === 'string')
-        .map((p) => ({ type: 'text', text: p.text, synthetic: p.synthetic === true }))
-    : [];
-
-export const RundiffPlugin = async ({ directory }) => {
-  // The last assistant text of each session, sent with session.idle (opencode's events carry none).
-  const replies = new Map();
-  const userMessages = new Set();
-  const guard = (fn) => async (...args) => {
-    try {
-      await fn(...args);
-    } catch {
-      // never into opencode
-    }
-  };
-  return {
-    'chat.message': guard(async (input, output) => {
-      if (output && output.message && output.message.id) userMessages.add(output.message.id);
-      await post({
-        hook: 'chat.message',
-        directory,
-        input: { sessionID: input.sessionID, messageID: input.messageID },
-        output: { message: { id: output && output.message && output.message.id }, parts: textParts(output && output.parts) },
-      });
-    }),
-    'tool.execute.before': guard(async (input, output) => {
-      await post({
-        hook: 'tool.execute.before',
-        directory,
-        input: { tool: input.tool, sessionID: input.sessionID, callID: input.callID },
-        output: { args: output && output.args },
-      });
-    }),
-    'tool.execute.after': guard(async (input, output) => {
-      const exit = output && output.metadata && output.metadata.exit;
-      await post({
-        hook: 'tool.execute.after',
-        directory,
-        input: { tool: input.tool, sessionID: input.sessionID, callID: input.callID },
-        output: { title: output && output.title, metadata: typeof exit === 'number' ? { exit } : {} },
-      });
-    }),
-    event: guard(async ({ event }) => {
-      const props = event.properties || {};
-      if (event.type === 'message.part.updated') {
-        const part = props.part || {};
-        if (part.type === 'text' && !part.synthetic && !userMessages.has(part.messageID) && typeof part.text === 'string')
-          replies.set(part.sessionID, part.text);
-        return;
-      }
-      if (event.type !== 'session.created' && event.type !== 'session.idle' && event.type !== 'session.error') return;
-      const body = { hook: 'event', directory, event: { type: event.type, properties: props } };
-      if (event.type === 'session.idle' && replies.has(props.sessionID)) {
-        body.reply = replies.get(props.sessionID);
-        replies.delete(props.sessionID);
-      }
-      await post(body);
-    }),
-  };
+/** opencode: an entry in the `plugin` list of opencode.json (or opencode.jsonc, which it reads with comments). */
+export const opencodeTarget: InstallTarget = {
+  agent: 'opencode',
+  file: (scope, { workspace, home }) =>
+    scope === 'user' ? configIn(home, '.config', 'opencode') : configIn(workspace),
+  syntax: 'jsonc',
+  note: () =>
+    `opencode loads the plugin from rundiff's own folder (${OPENCODE_PLUGIN_FILE}): nothing is written into .opencode/`,
+  add(settings, ctx) {
+    const rest = pluginList(settings, 'opencode.json').filter((e) => !isOurs(e));
+    return { ...settings, plugin: [...rest, [opencodePluginUrl(ctx.hookScript), opencodePluginOptions(ctx)]] };
+  },
+  remove(settings) {
+    const list = Array.isArray(settings.plugin) ? settings.plugin : [];
+    const rest = list.filter((e) => !isOurs(e));
+    const removed = list.length - rest.length;
+    if (removed === 0) return { settings, removed };
+    const next: JsonObject = { ...settings };
+    if (rest.length > 0) next.plugin = rest;
+    else delete next.plugin;
+    return { settings: next, removed };
+  },
+  installed: (settings) => Array.isArray(settings.plugin) && settings.plugin.some(isOurs),
 };
-`;
-}
-
-/** Writes the plugin; says whether the file changed. A file of the same name that is not rundiff's is refused. */
-export function installOpencodePlugin(file: HookPath, ctx: PluginContext): 'created' | 'updated' | 'unchanged' {
-  const source = opencodePluginSource(ctx);
-  const before = readHookText(file);
-  if (before !== null && !before.startsWith(PLUGIN_MARKER))
-    throw new Error(`${file.file} exists and is not rundiff's plugin; left unchanged`);
-  if (before === source) return 'unchanged';
-  writeHookFile(file, source, { perm: 0o644 });
-  return before === null ? 'created' : 'updated';
-}
-
-/** Removes the plugin when it is rundiff's; says whether it did. */
-export function uninstallOpencodePlugin(file: HookPath): boolean {
-  const text = readHookText(file);
-  if (text === null || !text.startsWith(PLUGIN_MARKER)) return false;
-  removeHookFile(file);
-  return true;
-}

@@ -1,6 +1,7 @@
 import type { HookAgent } from '../../hooks/index.ts';
 import { copilotTarget, cursorTarget, geminiTarget } from './agent-targets.ts';
-import { clineTarget, hermesTarget, opencodeTarget, type FilesTarget } from './file-targets.ts';
+import { clineTarget, hermesTarget, type FilesTarget } from './file-targets.ts';
+import { opencodeTarget } from './opencode-plugin.ts';
 import { INSTALL_TARGETS, type InstallTarget } from './targets.ts';
 
 /**
