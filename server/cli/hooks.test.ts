@@ -436,3 +436,35 @@ describe('rundiff hooks install gemini: settings with comments', () => {
     await expect(cli(['install', 'claude-code'], f)).rejects.toThrow(/is not valid JSON/);
   });
 });
+
+describe("an earlier release's opencode plugin file", () => {
+  const OLD_FIRST_LINE = '// rundiff hooks plugin for opencode (written by `rundiff hooks install opencode`)';
+
+  it.each(['install', 'uninstall'])('%s removes it, and the plugin folders it leaves empty', async (action) => {
+    const f = folders();
+    const plugins = path.join(f.ws, '.opencode', 'plugins');
+    fs.mkdirSync(plugins, { recursive: true });
+    fs.writeFileSync(path.join(plugins, 'rundiff.js'), `${OLD_FIRST_LINE}\nexport const RundiffPlugin = 1;\n`);
+    const r = await cli([action, 'opencode'], f);
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(f.ws, '.opencode'))).toBe(false);
+    expect(r.lines).toContain(`opencode: removed ${path.join(plugins, 'rundiff.js')} (an earlier rundiff's install)`);
+    expect(r.lines).toContain(`opencode: removed the empty folder ${path.join(f.ws, '.opencode')}`);
+  });
+
+  it("leaves the person's own file of that name, and a plugin folder that holds anything else", async () => {
+    const f = folders();
+    const plugins = path.join(f.ws, '.opencode', 'plugins');
+    fs.mkdirSync(plugins, { recursive: true });
+    fs.writeFileSync(path.join(plugins, 'rundiff.js'), '// my own plugin\n');
+    const user = path.join(f.home, '.config', 'opencode', 'plugins');
+    fs.mkdirSync(user, { recursive: true });
+    fs.writeFileSync(path.join(user, 'rundiff.js'), `${OLD_FIRST_LINE}\n`);
+    fs.writeFileSync(path.join(user, 'mine.js'), '// mine\n');
+    expect((await cli(['install', 'opencode'], f)).code).toBe(0);
+    expect(read(path.join(plugins, 'rundiff.js'))).toBe('// my own plugin\n');
+    expect((await cli(['install', 'opencode', '--user'], f)).code).toBe(0);
+    expect(fs.existsSync(path.join(user, 'rundiff.js'))).toBe(false);
+    expect(read(path.join(user, 'mine.js'))).toBe('// mine\n');
+  });
+});

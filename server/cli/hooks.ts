@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 import { parseArgs, UsageError } from './args.ts';
 import { createBackups, type Backups } from './hooks/backup.ts';
 import { createFolderLedger } from './hooks/created-folders.ts';
-import { readHookText, removeHookFile, writeHookFile } from './hooks/hook-file.ts';
+import { readHookText, removeEmptyHookFolder, removeHookFile, writeHookFile } from './hooks/hook-file.ts';
 import { checkHooksShape, parseObject, rewrite, type JsonObject } from './hooks/json-file.ts';
 import { ALL_INSTALL_TARGETS as INSTALL_TARGETS } from './hooks/registry.ts';
 import type { InstallContext, InstallTarget, Scope } from './hooks/targets.ts';
@@ -99,11 +99,26 @@ export async function hooksCommand(argv: string[], io: HooksCommandEnv): Promise
     for (const line of lines) io.out(`${target.agent}: ${line}`);
     if (action === 'install' && !ctx.autostart)
       io.out(`${target.agent}: the hooks will not start a server; run 'rundiff serve' yourself`);
-  } else if (action === 'install') install(target, scope, ctx, backups, io.out);
-  else uninstall(target, scope, ctx, backups, io.out);
+  } else {
+    if (action === 'install') install(target, scope, ctx, backups, io.out);
+    else uninstall(target, scope, ctx, backups, io.out);
+    removeRetired(target, scope, ctx, io.out);
+  }
   if (action === 'install') folders.record(target.agent, missing);
   else for (const folder of folders.sweep(target.agent)) io.out(`${target.agent}: removed the empty folder ${folder}`);
   return 0;
+}
+
+/** Removes what an earlier release installed elsewhere for the agent (rundiff's files only). */
+function removeRetired(target: InstallTarget, scope: Scope, ctx: InstallContext, out: (l: string) => void): void {
+  for (const old of target.retired?.(scope, ctx) ?? []) {
+    const text = readHookText(old.file);
+    if (text === null || text.split('\n', 1)[0] !== old.marker) continue;
+    removeHookFile(old.file);
+    out(`${target.agent}: removed ${old.file.file} (an earlier rundiff's install)`);
+    for (const folder of old.folders)
+      if (removeEmptyHookFolder(folder)) out(`${target.agent}: removed the empty folder ${folder.file}`);
+  }
 }
 
 /** The events whose lists rundiff adds to: what it writes into an empty file. */

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.ts';
 import { below, type HookPath } from './hook-file.ts';
 import type { Json, JsonObject } from './json-file.ts';
-import type { InstallContext, InstallTarget } from './targets.ts';
+import type { InstallContext, InstallTarget, RetiredFile } from './targets.ts';
 
 /**
  * opencode has no command hooks: it loads plugins, JavaScript modules. rundiff's plugin is one
@@ -17,6 +17,25 @@ import type { InstallContext, InstallTarget } from './targets.ts';
  * `.opencode/plugins/` folder: opencode 1.18.33 installs `@opencode-ai/plugin` (64 MB, from the
  * registry) into every `.opencode/` folder it finds, whatever the plugin imports.
  */
+
+/**
+ * Releases before this one wrote the plugin into `.opencode/plugins/rundiff.js` (the project) or
+ * `~/.config/opencode/plugins/rundiff.js` (the user), starting with this line. Left there, opencode
+ * would load it beside the entry in opencode.json (every event twice) and install its package into
+ * `.opencode/`: install and uninstall remove it, and the plugin folders it leaves empty.
+ */
+const RETIRED_PLUGIN_MARKER = '// rundiff hooks plugin for opencode (written by `rundiff hooks install opencode`)';
+
+function retiredPlugin(scope: 'project' | 'user', where: { workspace: string; home: string }): RetiredFile[] {
+  const [root, ...dirs] = scope === 'user' ? [where.home, '.config', 'opencode'] : [where.workspace, '.opencode'];
+  return [
+    {
+      file: below(root, ...dirs, 'plugins', 'rundiff.js'),
+      marker: RETIRED_PLUGIN_MARKER,
+      folders: [below(root, ...dirs, 'plugins'), ...(scope === 'project' ? [below(root, ...dirs)] : [])],
+    },
+  ];
+}
 
 /** The plugin's file name, next to bin/rundiff-hook.js. */
 export const OPENCODE_PLUGIN_FILE = 'rundiff-opencode.js';
@@ -77,4 +96,5 @@ export const opencodeTarget: InstallTarget = {
     return { settings: next, removed };
   },
   installed: (settings) => Array.isArray(settings.plugin) && settings.plugin.some(isOurs),
+  retired: retiredPlugin,
 };

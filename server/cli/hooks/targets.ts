@@ -43,6 +43,19 @@ export interface InstallTarget {
    * written these hooks (new or changed).
    */
   readiness?(settings: JsonObject, ctx: Pick<InstallContext, 'workspace' | 'home'>, written?: boolean): string | null;
+  /**
+   * Files an earlier release installed for the agent in another place, removed by install and
+   * uninstall when their first line is `marker` (rundiff's), with the listed folders when that
+   * leaves them empty (deepest first).
+   */
+  retired?(scope: Scope, ctx: Pick<InstallContext, 'workspace' | 'home'>): RetiredFile[];
+}
+
+/** A file of an earlier release's install (see `InstallTarget.retired`). */
+export interface RetiredFile {
+  file: HookPath;
+  marker: string;
+  folders: HookPath[];
 }
 
 /** A settings file in Claude Code's hooks shape, whose rundiff handlers `isOurs` recognises. */
