@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { closeFolder, openFolderInside, safeRoot } from '../../fs/index.ts';
 import { keyFromText, type PathKey } from '../../paths/index.ts';
 import { inotifyEventsDelivered, startFolderWatcher, type FolderWatcher, type WatchBudget } from '../../watch/index.ts';
 import { isWatchCookie, watchCookieName } from '../../workspace/index.ts';
@@ -24,6 +24,7 @@ export type Unvouched =
   | 'watch_budget'
   | 'no_sync_point'
   | 'cookie_timeout'
+  | 'no_cookie'
   | 'queue_overflow'
   | 'folder_gone'
   | 'git_entry'
@@ -66,6 +67,7 @@ export interface WorkspaceWatch {
 }
 
 let cookieSeq = 0;
+const COOKIE_FLAGS = fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW;
 
 export function startWorkspaceWatch(o: WorkspaceWatchOptions): WorkspaceWatch {
   let ready = false;
@@ -133,36 +135,36 @@ export function startWorkspaceWatch(o: WorkspaceWatchOptions): WorkspaceWatch {
       return { point: null, since: null, changed: null, unvouched: failed ?? 'watch_failed' };
     if (!ready) return { point: null, since: null, changed: null, unvouched: 'not_ready' };
     const name = watchCookieName(process.pid, ++cookieSeq);
-    const file = path.join(o.root, name);
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<boolean>((resolve) => {
       waiting = { name, arrived: () => resolve(true) };
       timer = setTimeout(() => resolve(false), o.cookieWaitMs);
     });
+    // Through the workspace folder's own descriptor (checked to be the root): never somewhere else.
+    let folder: ReturnType<typeof openFolderInside> = null;
     try {
+      folder = openFolderInside(safeRoot(o.root), '');
+      if (!folder) throw new Error('the workspace folder could not be opened');
       // Exclusive and never through a link: the name is the server's own and new.
-      fs.closeSync(
-        fs.openSync(
-          file,
-          fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW,
-          0o600,
-        ),
-      );
+      fs.closeSync(fs.openSync(folder.base + name, COOKIE_FLAGS, 0o600));
     } catch (err) {
+      if (folder) closeFolder(folder);
       clearTimeout(timer);
       waiting = null;
       o.log?.(`checkpoint watcher for ${o.root}: no sync cookie (${(err as Error).message})`);
       // A sync point would need the cookie: whatever came before cannot be vouched for.
       point = null;
-      return { point: null, since: null, changed: null, unvouched: 'cookie_timeout' };
+      return { point: null, since: null, changed: null, unvouched: 'no_cookie' };
     }
     const came = await arrived;
     clearTimeout(timer);
     waiting = null;
     try {
-      fs.unlinkSync(file);
+      fs.unlinkSync(folder.base + name);
     } catch {
       // removed already
+    } finally {
+      closeFolder(folder);
     }
     if (!came || failed !== null) {
       point = null;
