@@ -14,7 +14,15 @@ import {
   type IndexCache,
   type RepoArea,
 } from './repository.ts';
-import { flaggedPaths, gitlinkPaths, recentPaths, tracksAttributes, type IndexSnapshot } from './index-snapshot.ts';
+import {
+  findEntry,
+  flaggedPaths,
+  gitlinkPaths,
+  IX_GITLINK,
+  recentPaths,
+  tracksAttributes,
+  type IndexSnapshot,
+} from './index-snapshot.ts';
 import { addReason, reasonFor } from '../common/reasons.ts';
 import { attributeFilesAmong, mayConvert, sizeMismatches, trackedAttributeFiles } from './converted.ts';
 import { traced } from '../common/trace.ts';
@@ -130,8 +138,16 @@ async function statusSince(
     dirty.delete(p);
     ignored.delete(p);
   }
-  if (changed.length > 0) {
-    const only = changed.map((p) => displayPath(rel(p)).path);
+  // A tracked path that changed is dirty without asking: the engine then compares its bytes, so
+  // an edit undone is still no change. Only the paths git does not track need git's ignore rules.
+  const untracked: PathKey[] = [];
+  for (const p of changed) {
+    const i = findEntry(base.index, rel(p));
+    if (i !== -1 && base.index.mode[i] !== IX_GITLINK) dirty.add(p);
+    else untracked.push(p);
+  }
+  if (untracked.length > 0) {
+    const only = untracked.map((p) => displayPath(rel(p)).path);
     const got = await traced('git status since', readStatus(area, config.pairs, timeoutMs, true, only));
     // A repository that appeared inside the area, or a folder git could not open: only a whole listing knows.
     if (got.unopened) throw new NotVouchedError('a folder git could not open');
