@@ -1,8 +1,8 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search] [start]`:
- * runs the named benchmarks (all by default but monorepo500k and search) and prints their
+ * `npm run bench [engine] [monorepo] [monorepo500k] [toolcall] [toolcall500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search] [start]`:
+ * runs the named benchmarks (all by default but monorepo500k, toolcall500k and search) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
  * `--runs=off`, `--profile=FILE` (the server's CPU profile of the first window).
@@ -24,6 +24,17 @@ if (wanted.has('monorepo500k')) {
   const { benchMonorepo, formatMonorepoBench } = await import('./monorepo.ts');
   const r = await benchMonorepo({ files: 500_000, rounds: 3 });
   process.stdout.write(`${formatMonorepoBench(r)}\n`);
+}
+// The cost of one tool call with the checkpoint watcher off and on, against git status.
+if (all || wanted.has('toolcall')) {
+  const { benchToolCall, formatToolCallBench } = await import('./toolcall.ts');
+  for (const files of [2_000, 100_000])
+    process.stdout.write(`${formatToolCallBench(await benchToolCall({ files }))}\n`);
+}
+// Opt-in, like monorepo500k.
+if (wanted.has('toolcall500k')) {
+  const { benchToolCall, formatToolCallBench } = await import('./toolcall.ts');
+  process.stdout.write(`${formatToolCallBench(await benchToolCall({ files: 500_000, calls: 7 }))}\n`);
 }
 if (all || wanted.has('diff')) {
   const { benchBigDiff, formatBigDiffBench } = await import('./big-diff.ts');

@@ -20,16 +20,26 @@ const ENGINE = [
   'server/workspace',
   'server/fs',
   'server/paths',
+  'server/watch',
 ];
 const STORAGE = ['server/store', 'server/tools-log', 'server/approvals'];
 /** What the checkpoint engine and each of its parts may import from outside server/checkpoint/. */
-const CHECKPOINT_BELOW = [...BASE, 'server/workspace', 'server/git', 'server/delta', 'server/fs', 'server/paths'];
+const CHECKPOINT_BELOW = [
+  ...BASE,
+  'server/workspace',
+  'server/git',
+  'server/delta',
+  'server/fs',
+  'server/paths',
+  'server/watch',
+];
 /** What a checkpoint strategy may import: the model, the interface, the leaf helpers; never another strategy. */
 const STRATEGY = [
   ...CHECKPOINT_BELOW,
   'server/checkpoint/model.ts',
   'server/checkpoint/strategy.ts',
   'server/checkpoint/common',
+  'server/checkpoint/watch',
 ];
 const RUNS = [
   'server/runs',
@@ -59,6 +69,8 @@ export const MAY_IMPORT = {
   'server/config.ts': ['shared', 'server/errors.ts'],
   'server/paths': [],
   'server/fs': ['server/paths'],
+  // Folder watches (one inotify watch per folder, opened through a checked descriptor) and their budget.
+  'server/watch': ['server/fs', 'server/paths'],
   'server/security': ['server/errors.ts'],
   'server/bridge-client': ['shared'],
   'server/demo': ['shared'],
@@ -73,7 +85,9 @@ export const MAY_IMPORT = {
   // behind strategy.ts, listed in strategies.ts; the model is data, common/ the leaf both use.
   'server/checkpoint': CHECKPOINT_BELOW,
   'server/checkpoint/model.ts': ['shared', 'server/paths'],
-  'server/checkpoint/strategy.ts': [...CHECKPOINT_BELOW, 'server/checkpoint/model.ts'],
+  'server/checkpoint/strategy.ts': [...CHECKPOINT_BELOW, 'server/checkpoint/model.ts', 'server/checkpoint/watch'],
+  // The checkpoint watchers: what changed since the last sync point, when they can vouch for it.
+  'server/checkpoint/watch': CHECKPOINT_BELOW,
   'server/checkpoint/common': [...CHECKPOINT_BELOW, 'server/checkpoint/model.ts'],
   'server/checkpoint/git-status': STRATEGY,
   'server/checkpoint/walk': STRATEGY,

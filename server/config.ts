@@ -22,6 +22,8 @@ export interface Config {
   workspaceRoots: string[] | null;
   /** git_commit waits for a person's decision. RUNDIFF_REQUIRE_COMMIT_APPROVAL=1 / --require-commit-approval */
   requireCommitApproval: boolean;
+  /** Checkpoints of git workspaces use a verified folder watcher. Default on. RUNDIFF_WATCH_CHECKPOINTS=0 turns it off */
+  watchCheckpoints: boolean;
   /** How long a commit approval waits (ms). Default 120,000. RUNDIFF_APPROVAL_TIMEOUT_MS */
   approvalTimeoutMs: number;
   /** Extra Host header values accepted on a non-loopback bind. RUNDIFF_ALLOWED_HOSTS (comma or colon separated) */
@@ -210,19 +212,24 @@ function count(
   };
 }
 
-/** A switch: `1` on, `0` or empty off; a flag without a value turns it on. */
-function onOff(spec: Omit<Setting<boolean>, 'fallback' | 'accepts' | 'parse' | 'defaultText'>): Setting<boolean> {
+/** A switch: `1` on, `0` off, empty the default (off unless `on`); a flag without a value turns it on. */
+function onOff(
+  spec: Omit<Setting<boolean>, 'fallback' | 'accepts' | 'parse' | 'defaultText'> & { on?: boolean },
+): Setting<boolean> {
+  const { on = false, ...rest } = spec;
   return {
-    ...spec,
-    defaultText: 'off',
-    fallback: () => false,
+    ...rest,
+    defaultText: on ? 'on' : 'off',
+    fallback: () => on,
     accepts: '1 (on) or 0 (off)',
     parse(raw, from) {
       if (raw === true || raw === '1') return true;
       if (raw === false || raw === '0') return false;
       throw new SettingError(
         `${from.name} must be 1 or 0, got ${JSON.stringify(String(raw))}`,
-        `write ${from.write('1')} to turn it on (unset or 0 = off)`,
+        on
+          ? `write ${from.write('0')} to turn it off (unset or 1 = on)`
+          : `write ${from.write('1')} to turn it on (unset or 0 = off)`,
       );
     },
   };
@@ -555,6 +562,12 @@ const SERVER_SETTINGS = {
     default: 10_000,
     min: 100,
   }),
+  watchCheckpoints: onOff({
+    env: 'RUNDIFF_WATCH_CHECKPOINTS',
+    group: 'server',
+    on: true,
+    doc: "a git workspace's checkpoints ask git only about the paths a verified folder watcher saw change (0: a whole git status each time)",
+  }),
   requireCommitApproval: onOff({
     env: 'RUNDIFF_REQUIRE_COMMIT_APPROVAL',
     flag: { name: '--require-commit-approval' },
@@ -715,6 +728,7 @@ export function resolveConfig(flags: ConfigFlags = {}, env: Env = process.env): 
     token: v.token,
     workspaceRoots: v.workspaceRoots,
     requireCommitApproval: v.requireCommitApproval,
+    watchCheckpoints: v.watchCheckpoints,
     approvalTimeoutMs: v.approvalTimeoutMs,
     allowedHosts: v.allowedHosts,
     homeDir,

@@ -67,7 +67,12 @@ export function createRundiff(opts: RundiffOptions = {}): Rundiff {
     opts.env ?? process.env,
   );
   const store = openStore(config.dbPath);
-  const engine = createEngine({ limits: config.limits, dbPath: config.dbPath, ...(opts.now ? { now: opts.now } : {}) });
+  const engine = createEngine({
+    limits: config.limits,
+    dbPath: config.dbPath,
+    watchCheckpoints: config.watchCheckpoints,
+    ...(opts.now ? { now: opts.now } : {}),
+  });
   const recorder = createRecorder({
     config,
     store,

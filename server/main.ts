@@ -230,6 +230,7 @@ async function startServer(
     limits: config.limits,
     dbPath: config.dbPath,
     log,
+    watchCheckpoints: config.watchCheckpoints,
     ...(opts.now ? { now: opts.now } : {}),
     scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
   });

@@ -6,7 +6,7 @@ import { keyOf, runKeyOf, type Entry } from './entry.ts';
 import { stderrLog } from './failure-log.ts';
 import { createMemoryBudget } from './memory.ts';
 import { STRATEGIES } from './strategies.ts';
-import type { StrategyDeps } from './strategy.ts';
+import type { CheckpointWatchOptions, StrategyDeps } from './strategy.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
 import { sweepExpired } from './ttl.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
@@ -27,7 +27,21 @@ export interface EngineInternals {
   walkOnly?: boolean;
   /** git's listing deadline (tests of the bound; default from the limits). */
   listingTimeoutMs?: number;
+  /** The checkpoint watchers' bounds (tests pass tiny ones) and a listener told how each listing was made. */
+  watch?: Partial<CheckpointWatchOptions>;
 }
+
+/** The checkpoint watchers' default bounds (docs/performance.md). */
+export const CHECKPOINT_WATCH_DEFAULTS: Readonly<CheckpointWatchOptions> = Object.freeze({
+  // A quarter of the system's inotify watches at most (the live feed takes another quarter).
+  maxWatches: 50_000,
+  // A workspace no checkpoint came to for this long is not watched any more.
+  idleMs: 10 * 60_000,
+  // The sync cookie's event comes back within a few ms; past this the watcher is not trusted.
+  cookieWaitMs: 2_000,
+  // Past this many changed paths one whole git status is cheaper than naming them.
+  maxPaths: 2_000,
+});
 
 /**
  * git lists 500,000 files in 3-4 s on a loaded 2-core machine: its deadline is ten scan periods,
@@ -45,6 +59,10 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     gitTimeoutMs: Math.max(2_000, 5 * limits.scanTimeoutMs),
     listingTimeoutMs: opts.listingTimeoutMs ?? listingTimeoutMs(limits),
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
+    watch:
+      opts.watchCheckpoints === true
+        ? { ...CHECKPOINT_WATCH_DEFAULTS, ...(opts.log ? { log: opts.log } : {}), ...opts.watch }
+        : null,
   };
   // The last strategy (the walk) takes any workspace: alone, it walks git workspaces too.
   const factories = opts.walkOnly === true ? STRATEGIES.slice(-1) : STRATEGIES;

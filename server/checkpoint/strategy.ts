@@ -4,6 +4,7 @@ import type { RepoInfo } from '../git/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import type { Scanner } from '../workspace/index.ts';
 import type { Checkpoint } from './model.ts';
+import type { WatchesOptions } from './watch/index.ts';
 
 /**
  * The one interface a checkpoint strategy implements: `capture` records what a workspace looks like
@@ -20,7 +21,18 @@ export interface StrategyDeps {
   /** Deadline of git's listing of a git workspace (status, config): it grows with the repository. */
   listingTimeoutMs: number;
   now(): number;
+  /** Watch git workspaces so that a checkpoint lists only what changed since the last one; null: off. */
+  watch: CheckpointWatchOptions | null;
 }
+
+/** The checkpoint watchers' settings (one per workspace folder, shared budget). */
+export interface CheckpointWatchOptions extends WatchesOptions {
+  /** Told how each listing was made (tests, benchmarks). */
+  told?: (root: string, how: ListingHow) => void;
+}
+
+/** How a listing was made: from the watcher's paths (how many), or whole and why. */
+export type ListingHow = { watched: number } | { whole: string };
 
 /** One start: the workspace, and what the engine lends the capture. */
 export interface CaptureRequest {

@@ -15,6 +15,13 @@ export interface RegistryOptions {
   now?: () => number;
   /** Where a checkpoint or delta that failed on an exception logs its cause. Default stderr. */
   log?: (message: string) => void;
+  /**
+   * Watch git workspaces (one inotify watch per folder) so that a checkpoint or completion asks git
+   * only about the paths that changed since the previous one, verified by a sync cookie; whenever
+   * the watcher cannot vouch, the whole tree is listed as without it. Default off here; the
+   * server's default is the setting `RUNDIFF_WATCH_CHECKPOINTS`.
+   */
+  watchCheckpoints?: boolean;
 }
 
 export interface StartInput {

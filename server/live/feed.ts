@@ -1,9 +1,9 @@
 import type { DiffProgressPayload, LiveFeedMode } from '../../shared/index.ts';
 import type { CheckDelayOptions } from './check-delay.ts';
-import { startFolderWatcher, type FolderWatcher } from './folder-watcher.ts';
+import { startFolderWatcher, type FolderWatcher } from '../watch/index.ts';
 import { afterCheck, newestFirst, touchAll } from './touched-list.ts';
 import { nodeOneShotTimers, startPoller, type OneShotTimers, type Poller } from './poller.ts';
-import { createWatchBudget, type WatchBudget } from './watch-budget.ts';
+import { createWatchBudget, type WatchBudget } from '../watch/index.ts';
 
 /**
  * The live "files touched" feed of an open run, on a workspace of any size. It watches folders (one

@@ -1,5 +1,11 @@
 import { listIgnored, runGit } from '../git/index.ts';
-import { createFsIgnore, isSqliteSidecar, ownFilesUnder, type ResolvedWorkspace } from '../workspace/index.ts';
+import {
+  createFsIgnore,
+  isSqliteSidecar,
+  isWatchCookie,
+  ownFilesUnder,
+  type ResolvedWorkspace,
+} from '../workspace/index.ts';
 import { displayPath, keyFromBytes, keyFromText, splitNul } from '../paths/index.ts';
 import { readInside, safeRoot } from '../fs/index.ts';
 import type { FeedIgnore } from './feed.ts';
@@ -15,7 +21,10 @@ export async function gitFeedIgnore(root: string): Promise<FeedIgnore> {
   return {
     skipDir: (rel) => skipped.has(rel),
     async keep(rels) {
-      const candidates = rels.filter((r) => !isSqliteSidecar(keyFromText(r.slice(r.lastIndexOf('/') + 1))));
+      const candidates = rels.filter((r) => {
+        const name = keyFromText(r.slice(r.lastIndexOf('/') + 1));
+        return !isSqliteSidecar(name) && !isWatchCookie(name);
+      });
       if (candidates.length === 0) return candidates;
       const input = Buffer.concat(candidates.map((r) => Buffer.from(`${r}\0`, 'utf8')));
       const res = await runGit({

@@ -3,5 +3,4 @@ export * from './ignore.ts';
 export * from './observer.ts';
 export * from './poller.ts';
 export * from './check-delay.ts';
-export * from './watch-budget.ts';
-export * from './folder-watcher.ts';
+export * from '../watch/index.ts';

@@ -3,7 +3,7 @@ import type { DiffProgressPayload } from '../../shared/index.ts';
 import { feedKey, LiveFeed, type FeedBudget } from './feed.ts';
 import { feedIgnoreFor } from './ignore.ts';
 import type { OneShotTimers } from './poller.ts';
-import { systemWatchLimit, watchBudgetSize } from './watch-budget.ts';
+import { systemWatchLimit, watchBudgetSize } from '../watch/index.ts';
 
 export interface LiveFeedObserverOptions {
   /** Folder watches the feed may hold (lowered to a share of the system's limit). */

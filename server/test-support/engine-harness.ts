@@ -2,6 +2,7 @@ import type { Limits } from '../../shared/index.ts';
 import { DEFAULT_LIMITS } from '../config.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/index.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult, type StartResult } from '../checkpoint/index.ts';
+import type { CheckpointWatchOptions } from '../checkpoint/strategy.ts';
 
 /** Test support: a real engine over a real folder, one run at a time. */
 
@@ -13,11 +14,20 @@ export async function resolved(dir: string): Promise<ResolvedWorkspace> {
 
 export function testEngine(
   limits: Partial<Limits> = {},
-  extra: { now?: () => number; dbPath?: string | null; inThread?: boolean } = {},
+  extra: {
+    now?: () => number;
+    dbPath?: string | null;
+    inThread?: boolean;
+    /** The checkpoint watchers on (with these bounds) or off; default: `RUNDIFF_WATCH_CHECKPOINTS=1` turns them on. */
+    watch?: boolean | Partial<CheckpointWatchOptions>;
+  } = {},
 ): CheckpointEngine {
+  const watch = extra.watch ?? process.env.RUNDIFF_WATCH_CHECKPOINTS === '1';
   return createEngine({
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...limits }),
     dbPath: extra.dbPath ?? null,
+    watchCheckpoints: watch !== false,
+    ...(typeof watch === 'object' ? { watch } : {}),
     ...(extra.now ? { now: extra.now } : {}),
     ...(extra.inThread ? { inThread: true } : {}),
   });

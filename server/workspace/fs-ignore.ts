@@ -50,6 +50,16 @@ export function isSqliteSidecar(name: PathKey): boolean {
   return SIDECAR_SUFFIXES.some((s) => name.length > s.length && name.endsWith(s));
 }
 
+/** The sync cookie a checkpoint watcher writes in a workspace folder for a moment (never reported). */
+export function watchCookieName(pid: number, seq: number): PathKey {
+  return `.rundiff-sync-${pid}-${seq}`;
+}
+
+const COOKIE = /^\.rundiff-sync-\d+-\d+$/;
+export function isWatchCookie(name: PathKey): boolean {
+  return COOKIE.test(name);
+}
+
 export interface FsIgnoreRules {
   /** `rel` is the folder's path from the workspace root, `name` its last component. */
   ignoresDir(rel: PathKey, name: PathKey): boolean;
@@ -87,6 +97,7 @@ export function createFsIgnore(gitignoreText: string | null): FsIgnoreRules {
   };
   return {
     ignoresDir: (rel, name) => ignoredDirs.has(name) || byGitignore(rel, true),
-    ignoresFile: (rel, name) => isSqliteSidecar(name) || hasIgnoredExtension(name) || byGitignore(rel, false),
+    ignoresFile: (rel, name) =>
+      isSqliteSidecar(name) || isWatchCookie(name) || hasIgnoredExtension(name) || byGitignore(rel, false),
   };
 }

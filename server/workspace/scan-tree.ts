@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { createFsIgnore, isSqliteSidecar } from './fs-ignore.ts';
+import { createFsIgnore, isSqliteSidecar, isWatchCookie } from './fs-ignore.ts';
 import type { PathKey } from '../paths/index.ts';
 import { isLongPath, openLongFolder } from '../fs/index.ts';
 
@@ -232,7 +232,8 @@ export function scanTree(req: ScanRequest): ScanTable {
           skippedFiles.push(key);
           continue;
         }
-        if (isSqliteSidecar(name) || (fsRules !== null && fsRules.ignoresFile(key, name))) continue;
+        if (isSqliteSidecar(name) || isWatchCookie(name) || (fsRules !== null && fsRules.ignoresFile(key, name)))
+          continue;
         if (paths.length >= req.maxFiles) {
           truncated = 'scan_files';
           break walk;

@@ -3,12 +3,19 @@ import type { Limits, WorkspaceKind } from '../../../shared/index.ts';
 import type { RepoInfo } from '../../git/index.ts';
 import { withReachablePath } from '../../fs/index.ts';
 import { keyFromText, type PathKey } from '../../paths/index.ts';
-import { isSqliteSidecar, MODE_EXEC, MODE_FILE, MODE_LINK, type Scanner } from '../../workspace/index.ts';
+import {
+  isSqliteSidecar,
+  isWatchCookie,
+  MODE_EXEC,
+  MODE_FILE,
+  MODE_LINK,
+  type Scanner,
+} from '../../workspace/index.ts';
 import { findEntry } from './index-snapshot.ts';
 import { UnopenedFoldersError, type ConfigCache, type IndexCache, type RepoArea } from './repository.ts';
 import { RACY_MARGIN_MS, type Checkpoint, type FileTable } from '../model.ts';
 import { addReason } from '../common/reasons.ts';
-import { inUnlisted, listWorkspace, type GitStatusListing } from './listing.ts';
+import { inUnlisted, listWorkspace, type GitStatusListing, type ListingContext } from './listing.ts';
 import { readStartContents } from '../common/start-contents.ts';
 import { span } from '../common/trace.ts';
 import { createYielder } from '../common/yield.ts';
@@ -33,6 +40,8 @@ export interface GitStatusCaptureInput {
   reserveMemory(wanted: number): number;
   now(): number;
   reportFailure?: (what: string, err: unknown) => void;
+  /** How the workspace is listed (a watcher may vouch for most of it). Default: the whole tree. */
+  list?: (ctx: ListingContext) => Promise<GitStatusListing>;
 }
 
 /** Index entries stamped at or after this second cannot be told apart from an edit in the run. */
@@ -141,9 +150,10 @@ export function dirtyPaths(listing: GitStatusListing, ownFiles: readonly PathKey
   return [...new Set(out)];
 }
 
-/** Neither the server's own database nor a SQLite sidecar file (skipped in every workspace). */
+/** Neither the server's own database, a SQLite sidecar file nor a watcher's sync cookie (skipped in every workspace). */
 export function reportable(p: PathKey, own: ReadonlySet<PathKey>): boolean {
-  return !own.has(p) && !isSqliteSidecar(p.slice(p.lastIndexOf('/') + 1));
+  const name = p.slice(p.lastIndexOf('/') + 1);
+  return !own.has(p) && !isSqliteSidecar(name) && !isWatchCookie(name);
 }
 
 /** Paths grouped folder by folder (the reader opens each folder once). */
@@ -168,7 +178,7 @@ export async function captureByGitStatus(
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();
   const step = span();
-  const listing = await listWorkspace({
+  const listing = await (input.list ?? listWorkspace)({
     root: input.root,
     rootArea: rootAreaOf(input.root, input.repo),
     timeoutMs: input.gitTimeoutMs,

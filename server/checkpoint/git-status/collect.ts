@@ -20,7 +20,14 @@ import {
   type Checkpoint,
 } from '../model.ts';
 import { byFolder, recentSince, reportable, statKeys } from './capture.ts';
-import { inUnlisted, listWorkspace, ownerOf, type AreaState, type GitStatusListing } from './listing.ts';
+import {
+  inUnlisted,
+  listWorkspace,
+  ownerOf,
+  type AreaState,
+  type GitStatusListing,
+  type ListingContext,
+} from './listing.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
 import { addUnopenedFiles } from './unopened.ts';
 import { sameFolderAbove, untouchedSince } from '../common/untouched.ts';
@@ -45,6 +52,8 @@ export interface GitStatusCollectContext {
   indexCache: IndexCache;
   configCache: ConfigCache;
   reportFailure?: (what: string, err: unknown) => void;
+  /** How the workspace is listed (a watcher may vouch for most of it). Default: the whole tree. */
+  list?: (ctx: ListingContext) => Promise<GitStatusListing>;
 }
 
 interface BlobSide {
@@ -92,7 +101,7 @@ export async function collectGitStatusChanges(
   const reasons: TruncatedReason[] = [...cp.reasons.filter((r) => r !== 'memory_cap')];
   let end: GitStatusListing;
   try {
-    end = await listWorkspace({
+    end = await (ctx.list ?? listWorkspace)({
       root: cp.root,
       rootArea: start.rootArea,
       timeoutMs: ctx.gitTimeoutMs,

@@ -3,7 +3,9 @@ import { pseudoMountsBelow } from '../../workspace/index.ts';
 import type { Capture, CheckpointStrategy, StrategyDeps } from '../strategy.ts';
 import { captureByGitStatus, listedCount, OverScanLimitError } from './capture.ts';
 import { collectGitStatusChanges } from './collect.ts';
-import type { GitStatusListing } from './listing.ts';
+import type { GitStatusListing, ListingContext } from './listing.ts';
+import { createWatches } from '../watch/index.ts';
+import { createWatchedLister } from './watched-listing.ts';
 import { createConfigCache, createIndexCache } from './repository.ts';
 
 const PASSED = { passed: true } as const;
@@ -21,6 +23,8 @@ const PASSED = { passed: true } as const;
 export function createGitStatusStrategy(deps: StrategyDeps): CheckpointStrategy<GitStatusListing> {
   const indexCache = createIndexCache();
   const configCache = createConfigCache();
+  const watched = deps.watch ? createWatchedLister(createWatches(deps.watch), deps.watch.told) : null;
+  const list = watched ? (ctx: ListingContext) => watched.list(ctx) : undefined;
   return {
     name: 'git-status',
     async capture(req): Promise<Capture<GitStatusListing>> {
@@ -41,6 +45,7 @@ export function createGitStatusStrategy(deps: StrategyDeps): CheckpointStrategy<
           reserveMemory: req.reserveMemory,
           now: deps.now,
           reportFailure: req.reportFailure,
+          list,
         });
         return { taken: checkpoint };
       } catch (err) {
@@ -63,11 +68,13 @@ export function createGitStatusStrategy(deps: StrategyDeps): CheckpointStrategy<
         indexCache,
         configCache,
         reportFailure: req.reportFailure,
+        list,
       }),
     scannedFiles: (cp) => listedCount(cp.state),
     clear() {
       indexCache.clear();
       configCache.clear();
+      watched?.clear();
     },
   };
 }

@@ -1,19 +1,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TruncatedReason } from '../../../shared/index.ts';
-import type { PathKey } from '../../paths/index.ts';
+import { displayPath, type PathKey } from '../../paths/index.ts';
 import {
   indexIdentity,
   indexOf,
   nestedRepoArea,
   listingConfig,
   readStatus,
+  type ListingConfig,
   assertPlainIndex,
   type ConfigCache,
   type IndexCache,
   type RepoArea,
 } from './repository.ts';
-import { flaggedPaths, gitlinkPaths, recentPaths, tracksAttributes, type IndexSnapshot } from './index-snapshot.ts';
+import {
+  findEntry,
+  flaggedPaths,
+  gitlinkPaths,
+  IX_GITLINK,
+  recentPaths,
+  tracksAttributes,
+  type IndexSnapshot,
+} from './index-snapshot.ts';
 import { addReason, reasonFor } from '../common/reasons.ts';
 import { attributeFilesAmong, mayConvert, sizeMismatches, trackedAttributeFiles } from './converted.ts';
 import { traced } from '../common/trace.ts';
@@ -48,6 +57,16 @@ export interface AreaState {
    * a `.gitignore`) is compared with what it was here instead of being called new.
    */
   ignored: Set<PathKey>;
+  /** git status's own answer, kept when a watcher may later list only the paths that changed since. */
+  seen?: SeenStatus;
+}
+
+/** What git status said of an area (workspace-relative keys), and the config it was asked under. */
+export interface SeenStatus {
+  dirty: Set<PathKey>;
+  ignored: Set<PathKey>;
+  nested: PathKey[];
+  config: ListingConfig;
 }
 
 export interface GitStatusListing {
@@ -77,6 +96,22 @@ export interface ListingContext {
    * content is its blob, as git says.
    */
   recentSinceSec: number | null;
+  /** Keep git status's own answer (`seen`), ignored files included, for a later listing `since` this one. */
+  keepSeen?: boolean;
+  /**
+   * List only what changed since `base` (a listing with `seen`): git status is asked about
+   * `changed` alone, everything else is as `base` found it. The caller vouches that nothing else
+   * changed; what this listing can check itself (the index file, the config) throws
+   * `NotVouchedError` when it moved.
+   */
+  since?: { base: GitStatusListing; changed: ReadonlySet<PathKey> };
+}
+
+/** A listing since a base cannot be made: `why` says what moved; the whole tree is listed instead. */
+export class NotVouchedError extends Error {
+  constructor(readonly why: string) {
+    super(`not vouched: ${why}`);
+  }
 }
 
 const MAX_NESTED_DEPTH = 8;
@@ -88,14 +123,64 @@ const INDEX_ATTEMPTS = 3;
 /** Thrown when the index kept changing under the listing: the caller falls back to walking. */
 export class IndexUnstableError extends Error {}
 
-async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: AreaState; nested: PathKey[] }> {
+/** git status about the paths of `changed` only, merged into what it said of the rest at `base`. */
+async function statusSince(
+  area: RepoArea,
+  config: ListingConfig,
+  base: AreaState & { seen: SeenStatus },
+  changed: readonly PathKey[],
+  timeoutMs: number,
+): Promise<{ dirty: PathKey[]; nested: PathKey[]; ignored: PathKey[]; unopened: boolean }> {
+  const rel = (p: PathKey) => p.slice(area.prefix.length);
+  const dirty = new Set(base.seen.dirty);
+  const ignored = new Set(base.seen.ignored);
+  for (const p of changed) {
+    dirty.delete(p);
+    ignored.delete(p);
+  }
+  // A tracked path that changed is dirty without asking: the engine then compares its bytes, so
+  // an edit undone is still no change. Only the paths git does not track need git's ignore rules.
+  const untracked: PathKey[] = [];
+  for (const p of changed) {
+    const i = findEntry(base.index, rel(p));
+    if (i !== -1 && base.index.mode[i] !== IX_GITLINK) dirty.add(p);
+    else untracked.push(p);
+  }
+  if (untracked.length > 0) {
+    const only = untracked.map((p) => displayPath(rel(p)).path);
+    const got = await traced('git status since', readStatus(area, config.pairs, timeoutMs, true, only));
+    // A repository that appeared inside the area, or a folder git could not open: only a whole listing knows.
+    if (got.unopened) throw new NotVouchedError('a folder git could not open');
+    const nestedThen = new Set(base.seen.nested);
+    if (got.nested.some((p) => !nestedThen.has(area.prefix + p))) throw new NotVouchedError('a new repository');
+    for (const p of got.dirty) dirty.add(area.prefix + p);
+    for (const p of got.ignored) ignored.add(area.prefix + p);
+  }
+  return {
+    dirty: [...dirty].map(rel),
+    nested: base.seen.nested.map(rel),
+    ignored: [...ignored].map(rel),
+    unopened: false,
+  };
+}
+
+async function listArea(
+  area: RepoArea,
+  ctx: ListingContext,
+  since?: { base: AreaState; changed: PathKey[] },
+): Promise<{ state: AreaState; nested: PathKey[] }> {
   const config = await traced('config listing', listingConfig(area, ctx.timeoutMs, ctx.configCache));
+  const base = since?.base;
+  if (since && (!base?.seen || base.seen.config !== config)) throw new NotVouchedError('the git config');
   // An index git cannot simply read (a FIFO, a folder) would hold git status until its deadline.
   assertPlainIndex(area.gitDir);
   for (let attempt = 0; attempt < INDEX_ATTEMPTS; attempt++) {
     const before = indexIdentity(area.gitDir);
     const atCheckpoint = ctx.recentSinceSec === null;
-    const asked = traced('git status', readStatus(area, config.pairs, ctx.timeoutMs, atCheckpoint));
+    const asked =
+      since && base?.seen
+        ? statusSince(area, config, { ...base, seen: base.seen }, since.changed, ctx.timeoutMs)
+        : traced('git status', readStatus(area, config.pairs, ctx.timeoutMs, atCheckpoint || ctx.keepSeen === true));
     let got: ReturnType<typeof indexOf>;
     try {
       got = indexOf(area, ctx.indexCache);
@@ -105,7 +190,12 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
     }
     const status = await asked;
     // The status must describe the index that was parsed: both read the same index file.
-    if (indexIdentity(area.gitDir) !== before || got.identity !== before) continue;
+    if (indexIdentity(area.gitDir) !== before || got.identity !== before) {
+      if (since) throw new NotVouchedError('the index');
+      continue;
+    }
+    // The paths outside `changed` are as git found them with the base's index: it must be that one.
+    if (since && got.ix !== base?.index) throw new NotVouchedError('the index');
     const dirty = new Set<PathKey>();
     for (const p of status.dirty) dirty.add(area.prefix + p);
     // git status does not look at these: the engine reads them itself at both ends.
@@ -135,10 +225,23 @@ async function listArea(area: RepoArea, ctx: ListingContext): Promise<{ state: A
       [...dirty].some((p) => p.endsWith('/.gitattributes') || p === area.prefix + '.gitattributes') ||
       [area.gitDir, area.commonDir].some((d) => fs.existsSync(path.join(d, 'info', 'attributes')));
     const ignored = new Set(status.ignored.map((p) => area.prefix + p));
-    return {
-      state: { area, index: got.ix, dirty, recent, attributes, unopened: status.unopened, ignored },
-      nested: nested.map((p) => area.prefix + p),
+    const state: AreaState = {
+      area,
+      index: got.ix,
+      dirty,
+      recent,
+      attributes,
+      unopened: status.unopened,
+      ignored: atCheckpoint ? ignored : new Set(),
     };
+    if (ctx.keepSeen === true)
+      state.seen = {
+        dirty: new Set(status.dirty.map((p) => area.prefix + p)),
+        ignored,
+        nested: status.nested.map((p) => area.prefix + p),
+        config,
+      };
+    return { state, nested: nested.map((p) => area.prefix + p) };
   }
   throw new IndexUnstableError(`the index of ${area.cwd} kept changing while it was listed`);
 }
@@ -167,6 +270,27 @@ function hasGitEntry(root: string, rel: PathKey): boolean {
 
 /** Lists the workspace's repository and, level by level, the repositories nested in it. */
 export async function listWorkspace(ctx: ListingContext): Promise<GitStatusListing> {
+  return ctx.since ? listSince(ctx, ctx.since) : listWhole(ctx);
+}
+
+/** Each area of the base asked about its own changed paths only; no repository came or went. */
+async function listSince(
+  ctx: ListingContext,
+  since: { base: GitStatusListing; changed: ReadonlySet<PathKey> },
+): Promise<GitStatusListing> {
+  const base = since.base;
+  if (base.reasons.length > 0 || base.unlisted.length > 0) throw new NotVouchedError('a repository not listed');
+  const byArea = new Map<AreaState, PathKey[]>(base.areas.map((a) => [a, []]));
+  for (const p of since.changed) {
+    const owner = ownerOf(base.areas, p);
+    if (owner) byArea.get(owner)!.push(p);
+  }
+  const areas: AreaState[] = [];
+  for (const a of base.areas) areas.push((await listArea(a.area, ctx, { base: a, changed: byArea.get(a)! })).state);
+  return { rootArea: ctx.rootArea, areas, reasons: [], unlisted: [] };
+}
+
+async function listWhole(ctx: ListingContext): Promise<GitStatusListing> {
   const reasons: TruncatedReason[] = [];
   const unlisted: PathKey[] = [];
   const top = await listArea(ctx.rootArea, ctx);

@@ -175,6 +175,8 @@ export async function readStatus(
   config: readonly GitConfigPair[],
   timeoutMs: number,
   ignored = false,
+  /** Only these paths (area-relative, literal), instead of the whole area. */
+  only: readonly string[] | null = null,
 ): Promise<StatusListing & { unopened: boolean }> {
   const res = await runGit({
     cwd: area.cwd,
@@ -188,9 +190,10 @@ export async function readStatus(
       '--no-renames',
       '--ignore-submodules=all',
       '--',
-      '.',
+      ...(only ?? ['.']),
     ],
-    env: areaEnv(area),
+    // Each path is a name, never a pattern (`*`, `?`, `[` and `:` mean themselves).
+    env: only ? { ...areaEnv(area), GIT_LITERAL_PATHSPECS: '1' } : areaEnv(area),
     config,
     timeoutMs,
     maxStdoutBytes: MAX_STATUS_BYTES,

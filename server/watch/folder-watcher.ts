@@ -25,6 +25,8 @@ export interface FolderWatcherOptions {
   onPaths(rels: string[]): void;
   /** A watched folder was removed or moved away: which files went with it only a full check knows. */
   onFolderGone(rel: string): void;
+  /** A `.git` entry was created, removed or changed in a watched folder (never entered): `rel` is that folder. */
+  onGitEntry?(rel: string): void;
   /** The watcher could not go on; it has already closed itself. `held`: the watches it held then. */
   onFail(reason: WatchFailure, message: string, held: number): void;
   log?(message: string): void;
@@ -39,6 +41,8 @@ export interface FolderWatcher {
   /** Folder watches held now. */
   watches(): number;
   isClosed(): boolean;
+  /** Resolves once no folder that appeared is still being walked (its files are all reported). */
+  settled(): Promise<void>;
 }
 
 interface Watched {
@@ -53,6 +57,16 @@ const errCode = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 const baseOf = (key: PathKey) => key.slice(key.lastIndexOf('/') + 1);
 const text = (key: PathKey) => displayPath(key).path;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Raw events delivered to every folder watcher of this process since it started. All of them share
+ * the thread's one inotify queue, so a checkpoint that counts them between two of its own sync
+ * points knows whether that queue could have held more than it can keep (and dropped some).
+ */
+let delivered = 0;
+export function inotifyEventsDelivered(): number {
+  return delivered;
+}
 
 export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
   const folders = new Map<PathKey, Watched>();
@@ -103,7 +117,9 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
     }
   };
 
+  const walking = new Set<Promise<unknown>>();
   const onEvent = (dir: PathKey, type: string, name: Buffer | null) => {
+    delivered++;
     if (closed || !o.onRaw()) return;
     const f = folders.get(dir);
     if (!f) return; // a watch closed meanwhile
@@ -118,7 +134,10 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
       return;
     }
     const rel = joinKey(dir, nameKey);
-    if (nameKey === '.git') return;
+    if (nameKey === '.git') {
+      o.onGitEntry?.(text(dir));
+      return;
+    }
     const sub = folders.get(rel);
     if (sub) {
       if (type === 'rename' && !stillThere(rel, sub)) gone(rel);
@@ -132,10 +151,13 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
         // gone again: reported as a touched path below
       }
       if (isDir) {
-        if (!skipped(rel))
-          walk(rel, true).catch((err: unknown) => {
+        if (!skipped(rel)) {
+          const walked = walk(rel, true).catch((err: unknown) => {
             o.log?.(`live feed: new folder ${text(rel)} in ${o.root} not watched: ${(err as Error).message}`);
           });
+          walking.add(walked);
+          void walked.finally(() => walking.delete(walked));
+        }
         return;
       }
     }
@@ -207,6 +229,11 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
       }
       for (const d of entries) {
         const child = joinKey(key, keyFromBytes(d.name));
+        if (baseOf(child) === '.git') {
+          // Never entered nor reported; in a folder that appeared, a repository came with it.
+          if (report) o.onGitEntry?.(text(key));
+          continue;
+        }
         if (d.isDirectory()) {
           if (!skipped(child)) stack.push(child);
         } else if (report) found.push(text(child));
@@ -230,5 +257,8 @@ export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
     ready = Promise.resolve(false);
     queueMicrotask(() => fail('watch_failed', (err as Error).message));
   }
-  return { ready, close, watches: () => folders.size, isClosed: () => closed };
+  const settled = async (): Promise<void> => {
+    while (walking.size > 0) await Promise.all([...walking]);
+  };
+  return { ready, close, watches: () => folders.size, isClosed: () => closed, settled };
 }

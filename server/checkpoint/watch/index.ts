@@ -1,0 +1,2 @@
+export * from './workspace-watch.ts';
+export * from './watches.ts';

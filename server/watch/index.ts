@@ -1,0 +1,2 @@
+export * from './watch-budget.ts';
+export * from './folder-watcher.ts';
