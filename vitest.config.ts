@@ -48,7 +48,12 @@ export default defineConfig({
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS_FILES } },
       ...(ownProcessOnPostgres.length === 0
         ? []
-        : [{ extends: true, test: { name: 'own-process:postgres', include: ownProcessOnPostgres, ...onPostgres } }]),
+        : [
+            {
+              extends: true as const,
+              test: { name: 'own-process:postgres', include: ownProcessOnPostgres, ...onPostgres },
+            },
+          ]),
       { extends: true, test: { name: 'shared-process', ...sharedProcessTest } },
       {
         extends: true,
