@@ -45,3 +45,29 @@ function needsMore(file: string): boolean {
 export const OWN_PROCESS_FILES = TEST_FOLDERS.flatMap((d) => testFiles(path.join(ROOT, d)))
   .filter((f) => f.endsWith('.e2e.test.ts') || needsMore(f))
   .map((f) => path.relative(ROOT, f));
+
+/**
+ * The folders whose test files run a second time with every test server storing in PostgreSQL
+ * (`RUNDIFF_TEST_STORE=postgres`): the server's API, runs and undo, what they sit on, and the
+ * centre's edge route.
+ */
+const POSTGRES_VARIANT_FOLDERS = [
+  'server/api',
+  'server/runs',
+  'server/revert',
+  'server/net-change',
+  'server/live',
+  'server/git',
+  'server/socket',
+  'server/edge',
+];
+
+/**
+ * The test files of those folders that start a test server (`startTestServer`), the only thing the
+ * setting changes: the others there (pure units, servers given their own database URL) would run
+ * exactly as they do once.
+ */
+export const POSTGRES_VARIANT_FILES = POSTGRES_VARIANT_FOLDERS.flatMap((d) => testFiles(path.join(ROOT, d)))
+  .filter((f) => fs.readFileSync(f, 'utf8').includes('startTestServer('))
+  .map((f) => path.relative(ROOT, f))
+  .sort();
