@@ -67,6 +67,10 @@ let delivered = 0;
 export function inotifyEventsDelivered(): number {
   return delivered;
 }
+/** Counts an event of another watch on the same queue (the sync points' folder). */
+export function countInotifyEvent(): void {
+  delivered++;
+}
 
 export function startFolderWatcher(o: FolderWatcherOptions): FolderWatcher {
   const folders = new Map<PathKey, Watched>();

@@ -1,2 +1,3 @@
 export * from './watch-budget.ts';
 export * from './folder-watcher.ts';
+export * from './sync-point.ts';

@@ -74,6 +74,27 @@ async function warm(run: ReturnType<typeof pair>['run'], dir: string): Promise<v
 }
 
 describe('checkpoint watcher', () => {
+  it('its sync points write nothing in the workspace: a watch of the tree sees only the run’s own file', async () => {
+    const repo = repoWith();
+    const { run } = pair();
+    await warm(run, repo.dir);
+    const seen: string[] = [];
+    const spy = fs.watch(repo.dir, { persistent: false }, (_type, name) => {
+      if (name !== null) seen.push(String(name));
+    });
+    try {
+      const r = await run(repo.dir, () => repo.write('new.txt', 'n\n'));
+      expect(r.how.every(isWatched)).toBe(true);
+      expect(r.watched).toEqual(r.plain);
+      await new Promise((res) => setTimeout(res, 50));
+      // Control: the spy does see the tree's writes.
+      expect(seen).toContain('new.txt');
+      expect(seen.filter((n) => n !== 'new.txt')).toEqual([]);
+    } finally {
+      spy.close();
+    }
+  });
+
   it('the first listing does not wait for the watcher; once it vouches, listings name only the changed paths', async () => {
     const repo = repoWith();
     const { run } = pair();

@@ -1,15 +1,19 @@
-import fs from 'node:fs';
-import { closeFolder, openFolderInside, safeRoot } from '../../fs/index.ts';
 import { keyFromText, type PathKey } from '../../paths/index.ts';
-import { inotifyEventsDelivered, startFolderWatcher, type FolderWatcher, type WatchBudget } from '../../watch/index.ts';
-import { isWatchCookie, watchCookieName } from '../../workspace/index.ts';
+import {
+  inotifyEventsDelivered,
+  startFolderWatcher,
+  syncPoint,
+  type FolderWatcher,
+  type WatchBudget,
+} from '../../watch/index.ts';
+import { isWatchCookie } from '../../workspace/index.ts';
 
 /**
  * The folder watches of one workspace as a checkpoint trusts them: every path the watcher reported
  * since the previous sync point, and whether the watcher can vouch that nothing else changed. A sync
- * point is a cookie file written in the workspace folder whose own event has come back: the
- * thread's one inotify queue delivers in order, so every change made before it has been delivered
- * too. The watcher cannot vouch (the checkpoint asks git about the whole tree instead) when it is
+ * point is a cookie file written in the server's own private folder whose event has come back
+ * (`watch/sync-point.ts`): the thread's one inotify queue delivers in order, so every change made
+ * before it has been delivered too. The watcher cannot vouch (the checkpoint asks git about the whole tree instead) when it is
  * not ready yet, has failed (watch limit, budget, an unwatchable root), a watched folder was removed
  * or moved away (which files went with it no event says), a `.git` entry changed below the root, a
  * name could not be placed, too many paths changed, or more events arrived between two sync points
@@ -66,9 +70,6 @@ export interface WorkspaceWatch {
   close(): void;
 }
 
-let cookieSeq = 0;
-const COOKIE_FLAGS = fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW;
-
 export function startWorkspaceWatch(o: WorkspaceWatchOptions): WorkspaceWatch {
   let ready = false;
   let failed: Unvouched | null = null;
@@ -76,16 +77,11 @@ export function startWorkspaceWatch(o: WorkspaceWatchOptions): WorkspaceWatch {
   let taint: Unvouched | null = null;
   let point: number | null = null;
   let eventsAt = inotifyEventsDelivered();
-  /** The cookie a sync waits for, and what to do when it comes back. */
-  let waiting: { name: string; arrived(): void } | null = null;
 
   const add = (rels: string[]) => {
     for (const rel of rels) {
-      const base = rel.slice(rel.lastIndexOf('/') + 1);
-      if (isWatchCookie(base)) {
-        if (rel === base && waiting?.name === base) waiting.arrived();
-        continue;
-      }
+      // A cookie an earlier release left in the tree is the server's own, never a change.
+      if (isWatchCookie(rel.slice(rel.lastIndexOf('/') + 1))) continue;
       // A name that is not UTF-8 reaches here without its exact bytes: git cannot be asked about it.
       if (rel.includes('\uFFFD')) taint ??= 'unplaceable';
       else if (taint === null) {
@@ -134,41 +130,17 @@ export function startWorkspaceWatch(o: WorkspaceWatchOptions): WorkspaceWatch {
     if (failed !== null || watcher.isClosed())
       return { point: null, since: null, changed: null, unvouched: failed ?? 'watch_failed' };
     if (!ready) return { point: null, since: null, changed: null, unvouched: 'not_ready' };
-    const name = watchCookieName(process.pid, ++cookieSeq);
-    let timer: NodeJS.Timeout | undefined;
-    const arrived = new Promise<boolean>((resolve) => {
-      waiting = { name, arrived: () => resolve(true) };
-      timer = setTimeout(() => resolve(false), o.cookieWaitMs);
-    });
-    // Through the workspace folder's own descriptor (checked to be the root): never somewhere else.
-    let folder: ReturnType<typeof openFolderInside> = null;
-    try {
-      folder = openFolderInside(safeRoot(o.root), '');
-      if (!folder) throw new Error('the workspace folder could not be opened');
-      // Exclusive and never through a link: the name is the server's own and new.
-      fs.closeSync(fs.openSync(folder.base + name, COOKIE_FLAGS, 0o600));
-    } catch (err) {
-      if (folder) closeFolder(folder);
-      clearTimeout(timer);
-      waiting = null;
-      o.log?.(`checkpoint watcher for ${o.root}: no sync cookie (${(err as Error).message})`);
+    const synced = await syncPoint(o.cookieWaitMs);
+    if (!synced.ok || failed !== null) {
+      if (!synced.ok) o.log?.(`checkpoint watcher for ${o.root}: no sync point (${synced.message})`);
       // A sync point would need the cookie: whatever came before cannot be vouched for.
       point = null;
-      return { point: null, since: null, changed: null, unvouched: 'no_cookie' };
-    }
-    const came = await arrived;
-    clearTimeout(timer);
-    waiting = null;
-    try {
-      fs.unlinkSync(folder.base + name);
-    } catch {
-      // removed already
-    } finally {
-      closeFolder(folder);
-    }
-    if (!came || failed !== null) {
-      point = null;
-      return { point: null, since: null, changed: null, unvouched: failed ?? 'cookie_timeout' };
+      return {
+        point: null,
+        since: null,
+        changed: null,
+        unvouched: failed ?? (!synced.ok && synced.reason === 'unwritable' ? 'no_cookie' : 'cookie_timeout'),
+      };
     }
     // A folder that appeared is walked for its files: they belong to this sync point.
     await watcher.settled();
