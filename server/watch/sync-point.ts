@@ -17,6 +17,7 @@ const FLAGS = fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY
 let folder: { dir: string; watcher: fs.FSWatcher } | null = null;
 const waiting = new Map<string, () => void>();
 let seq = 0;
+let removedAtExit = false;
 
 function drop(): void {
   if (!folder) return;
@@ -41,7 +42,10 @@ function opened(): string {
   });
   // The folder removed under it (a temp cleaner): the next sync makes a new one.
   watcher.on('error', drop);
-  if (seq === 0) process.once('exit', drop);
+  if (!removedAtExit) {
+    removedAtExit = true;
+    process.once('exit', drop);
+  }
   folder = { dir, watcher };
   return dir;
 }
