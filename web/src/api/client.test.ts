@@ -8,11 +8,20 @@ import { setToken } from './token.ts';
 
 // A real HTTP server that wants `Bearer right` and records the Authorization headers it saw.
 const seen: (string | undefined)[] = [];
+const held: (() => void)[] = [];
 let base = '';
 const server = http.createServer((req, res) => {
   seen.push(req.headers.authorization);
   if (req.url === '/down') {
     req.socket.destroy();
+    return;
+  }
+  if (req.url === '/held' && req.headers.authorization !== 'Bearer right') {
+    // Answered later, when the test releases it: a refusal that arrives after a new token was stored.
+    held.push(() => {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'unauthorized', message: 'a valid token is required' } }));
+    });
     return;
   }
   if (req.headers.authorization !== 'Bearer right') {
@@ -54,6 +63,24 @@ describe('apiFetch', () => {
     await apiFetch(`${base}/api/y`);
     expect(asked).toHaveLength(2);
     expect(seen[seen.length - 1]).toBe('Bearer right');
+  });
+
+  it('a refusal that arrives after the token was replaced retries with the new token, without asking', async () => {
+    setToken('wrong');
+    const asked: boolean[] = [];
+    setTokenRequester(async (rejected) => {
+      asked.push(rejected);
+      return 'right';
+    });
+    seen.length = 0;
+    const pending = apiFetch(`${base}/held`);
+    await expect.poll(() => held.length).toBe(1);
+    setToken('right');
+    held.shift()!();
+    const res = await pending;
+    expect(await res.json()).toEqual({ ok: true });
+    expect(asked).toEqual([]);
+    expect(seen).toEqual(['Bearer wrong', 'Bearer right']);
   });
 
   it("turns error bodies into ApiError with the server's code, and no answer into `unreachable`", async () => {

@@ -76,7 +76,7 @@ async function errorFrom(res: Response): Promise<ApiError> {
   );
 }
 
-/** fetch with the bearer token; on 401 asks for a token (once per refusal) and retries. */
+/** fetch with the bearer token; on 401 asks for a token (once per refusal, unless it changed meanwhile) and retries. */
 export async function apiFetch(path: string, init: RequestInit = {}): Promise<Response> {
   for (;;) {
     const token = currentToken();
@@ -89,6 +89,9 @@ export async function apiFetch(path: string, init: RequestInit = {}): Promise<Re
       throw new ApiError(0, 'unreachable', 'The rundiff server cannot be reached. Is it still running?');
     }
     if (res.status === 401 && requestToken) {
+      // Refused with a token that has since been replaced (the user answered the prompt while this
+      // request was on its way): retry with the new one instead of asking again.
+      if (currentToken() !== token) continue;
       const typed = await requestToken(token !== null);
       setToken(typed);
       continue;
