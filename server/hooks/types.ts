@@ -36,6 +36,14 @@ export interface HookSessionState {
   openTools: Record<string, string[]>;
   /** The session has been announced (session.upsert sent); optional so a mapping may ignore it. */
   announced?: boolean;
+  /**
+   * For agents whose hooks can arrive out of order (each a process of its own, some not awaited):
+   * the agent's own id of what the open run answers (Cline's task id), so an event of another one
+   * is told apart from one of the open run.
+   */
+  runOwner?: string;
+  /** The run ended last and its owner, so a late report of its end still reaches it. */
+  lastEnded?: { owner: string; runId: string };
 }
 
 export const initialHookState = (): HookSessionState => ({ runId: null, prompts: 0, tools: 0, openTools: {} });

@@ -143,6 +143,83 @@ describe('cline hook mapping', () => {
     expect(apart.sessionIds).toEqual(['1764583200123', '1764583299999']);
   });
 
+  describe('hooks that arrive out of order (Cline does not wait for a task start or end hook)', () => {
+    const first = readFixture('cline', 'sequence') as Record<string, unknown>[];
+    const task = (p: Record<string, unknown>, taskId: string, id?: string, extra: Record<string, unknown> = {}) => ({
+      ...p,
+      taskId,
+      ...(id
+        ? { tool_call: { ...(p.tool_call as object), id }, tool_result: { ...(p.tool_result as object), id } }
+        : {}),
+      ...extra,
+    });
+    const end = (taskId: string, reply: string) =>
+      task(first[11]!, taskId, undefined, { turn: { outputText: reply, status: 'completed' } });
+    const [start, call, result] = [first[0]!, first[1]!, first[2]!];
+    const ends = (events: { type: string }[]) =>
+      events
+        .filter((e) => e.type === 'run.completed' || e.type === 'run.failed')
+        .map((e) => [e.type, 'run_id' in e && e.run_id]);
+
+    it("a task's first tool call ahead of its start hook opens its run, and the late start does not end it", () => {
+      const { events } = replay(clineMapper, [
+        task(start, 'T1'),
+        task(call, 'T1', 'c1'),
+        task(result, 'T1', 'c1'),
+        end('T1', 'First reply.'),
+        task(call, 'T2', 'c2'),
+        task(start, 'T2'),
+        task(result, 'T2', 'c2'),
+        end('T2', 'Second reply.'),
+      ]);
+      const runs = events.filter((e) => e.type === 'run.started').map((e) => 'run_id' in e && e.run_id);
+      expect(runs).toHaveLength(2);
+      expect(ends(events)).toEqual([
+        ['run.completed', runs[0]],
+        ['run.completed', runs[1]],
+      ]);
+      const inRun = (id: string) =>
+        events
+          .filter((e) => 'tool_call_id' in e && e.tool_call_id === id)
+          .map((e) => [e.type, 'run_id' in e && e.run_id]);
+      expect(inRun('c2')).toEqual([
+        ['tool.started', runs[1]],
+        ['tool.completed', runs[1]],
+      ]);
+    });
+
+    it("a task's end reported after the next task began ends nothing of the next one and keeps its reply", () => {
+      const { events } = replay(clineMapper, [
+        task(start, 'T1'),
+        task(call, 'T1', 'c1'),
+        task(result, 'T1', 'c1'),
+        task(start, 'T2'),
+        task(call, 'T2', 'c2'),
+        end('T1', 'First reply.'),
+        task(result, 'T2', 'c2'),
+        end('T2', 'Second reply.'),
+      ]);
+      const runs = events.filter((e) => e.type === 'run.started').map((e) => 'run_id' in e && e.run_id);
+      expect(runs).toHaveLength(2);
+      // The first run's end came too late to be its end: the next task's start ended it, as before.
+      expect(ends(events)).toEqual([
+        ['run.failed', runs[0]],
+        ['run.completed', runs[1]],
+      ]);
+      const replies = events
+        .filter((e) => e.type === 'message')
+        .map((e) => ['run_id' in e && e.run_id, 'content' in e && e.content]);
+      expect(replies).toEqual([
+        [runs[0], 'First reply.'],
+        [runs[1], 'Second reply.'],
+      ]);
+      expect(events.filter((e) => 'tool_call_id' in e && e.tool_call_id === 'c2').map((e) => e.type)).toEqual([
+        'tool.started',
+        'tool.completed',
+      ]);
+    });
+  });
+
   it('maps malformed and unknown payloads to no events without throwing', () => {
     for (const payload of readFixture('cline', 'unknown')) {
       const state = initialHookState();

@@ -26,7 +26,9 @@ import {
  * oldest open call of the same tool. The CLI did not fire its prompt hook for a task's first
  * prompt: the task's first tool call then opens the run, without the prompt's text. The CLI gives
  * each prompt a new task id under the same `sessionContext.rootSessionId`: sessions are keyed by
- * the root (the task id where there is none, as in the extension).
+ * the root (the task id where there is none, as in the extension). Cline runs its task start and
+ * end hooks without waiting for them, so they can reach the server out of order with the task's tool
+ * calls: each run is owned by its task, and an event of another task never ends or joins it.
  */
 
 /** Tools that only read or talk: no checkpoint, no card. */
@@ -72,6 +74,11 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
     payload.timestamp,
   );
   if (!m) return noMapping(state);
+  // A run is owned by its task: Cline does not wait for every hook (a task's start and end), and each
+  // hook is a process of its own, so a task's first tool call can arrive before its start and a
+  // task's end after the next task's first tool call.
+  const task = str(payload.taskId);
+  m.ownedBy(task);
   const call = obj(payload.tool_call);
   const result = obj(payload.tool_result);
   const pre = obj(payload.preToolUse);
@@ -81,13 +88,18 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
     case 'agent_resume':
     case 'TaskStart':
     case 'TaskResume': {
+      // This task's first tool call may have opened its run already: that run goes on.
+      const ownRunOpen = task !== undefined && m.openRunOwner === task;
       // A new task of the root session is the next prompt: a run its last task left open ends.
-      if (payload.hookName === 'agent_start' || payload.hookName === 'TaskStart')
+      if (!ownRunOpen && (payload.hookName === 'agent_start' || payload.hookName === 'TaskStart'))
         m.endRun({ failed: ENDED_BY_NEXT_PROMPT });
       m.openSession(true);
       // The extension names the task's text when it starts; the CLI sends its prompt separately.
       const initial = str(obj(obj(payload.taskStart).taskMetadata).initialTask);
-      if (initial) m.startRun(undefined, initial);
+      if (initial) {
+        if (ownRunOpen) m.promptOfOpenRun(initial);
+        else m.startRun(undefined, initial);
+      }
       break;
     }
     case 'prompt_submit':
@@ -99,7 +111,10 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       const tool = str(call.name) ?? str(pre.toolName);
       if (!tool) return noMapping(state);
       const input = 'input' in call ? call.input : parseMaybeJson(pre.parameters);
-      if (!isIn(READ_ONLY, tool)) m.startTool(tool, cardInput(tool, input), call.id);
+      if (isIn(READ_ONLY, tool)) break;
+      // A call of a newer task while an earlier task's run is open: that task's end was not reported (yet).
+      if (m.openRunIsOthers) m.endRun({ failed: ENDED_BY_NEXT_PROMPT });
+      m.startTool(tool, cardInput(tool, input), call.id);
       break;
     }
     case 'tool_result':
@@ -108,7 +123,7 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       if (!tool) return noMapping(state);
       const error =
         errorText(result.error) ?? (post.success === false ? (str(post.result) ?? 'the tool failed') : undefined);
-      if (!isIn(READ_ONLY, tool)) m.endTool(tool, error, result.id);
+      if (!isIn(READ_ONLY, tool) && !m.openRunIsOthers) m.endTool(tool, error, result.id);
       break;
     }
     case 'agent_end':
@@ -116,12 +131,16 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       const turn = obj(payload.turn);
       const status = str(turn.status);
       const reply = str(turn.outputText);
-      if (status && FAILED_STATUSES.has(status.toLowerCase())) m.endRun({ reply, failed: `the turn ended: ${status}` });
+      // The end of a task whose run the next task already ended: only its reply is left to keep.
+      if (m.runId === null || m.openRunIsOthers) m.lateReply(reply);
+      else if (status && FAILED_STATUSES.has(status.toLowerCase()))
+        m.endRun({ reply, failed: `the turn ended: ${status}` });
       else m.endRun({ reply });
       break;
     }
     case 'agent_abort':
     case 'TaskCancel':
+      if (m.openRunIsOthers) break;
       m.endRun({ failed: `cancelled${str(payload.reason) ? `: ${str(payload.reason)}` : ''}` });
       break;
     case 'session_shutdown':

@@ -191,6 +191,8 @@ const copyState = (s: HookSessionState): HookSessionState => ({
   tools: s.tools,
   openTools: Object.fromEntries(Object.entries(s.openTools).map(([k, v]) => [k, [...v]])),
   ...(s.announced ? { announced: true } : {}),
+  ...(s.runOwner !== undefined ? { runOwner: s.runOwner } : {}),
+  ...(s.lastEnded ? { lastEnded: { ...s.lastEnded } } : {}),
 });
 
 /** What a payload was not: no session, no events, the state unchanged. */
@@ -207,6 +209,7 @@ export class Mapping {
   readonly events: BridgeEvent[] = [];
   private readonly state: HookSessionState;
   private readonly fresh: boolean;
+  private ownerId: string | undefined;
 
   private constructor(
     readonly agentSessionId: string,
@@ -243,6 +246,56 @@ export class Mapping {
     return this.state.runId;
   }
 
+  /**
+   * Whose events these are (the agent's own id for a prompt's work, such as Cline's task id): a run
+   * started from now on is owned by it, so a late event of an earlier owner can be told apart.
+   */
+  ownedBy(owner: string | undefined): this {
+    this.ownerId = owner;
+    return this;
+  }
+
+  /** The owner of the open run: undefined when no run is open or its start named none. */
+  get openRunOwner(): string | undefined {
+    return this.state.runId === null ? undefined : this.state.runOwner;
+  }
+
+  /** True when a run is open and another owner started it (this event is not the open run's). */
+  get openRunIsOthers(): boolean {
+    const owner = this.openRunOwner;
+    return owner !== undefined && this.ownerId !== undefined && owner !== this.ownerId;
+  }
+
+  /**
+   * The reply of a run that already ended (its end reported after the next prompt's start): kept as
+   * the assistant's message of that run. Nothing when the last ended run is not this owner's.
+   */
+  lateReply(reply: string | undefined): this {
+    const last = this.state.lastEnded;
+    if (!reply || !last || this.ownerId === undefined || last.owner !== this.ownerId) return this;
+    this.events.push({
+      type: 'message',
+      session_id: this.sessionId,
+      role: 'assistant',
+      content: bounded(reply, MESSAGE_BOUND),
+      run_id: last.runId,
+    });
+    return this;
+  }
+
+  /** A prompt's text that arrives after its run was opened (by the prompt's first tool call). */
+  promptOfOpenRun(prompt: string | undefined): this {
+    if (!prompt || this.state.runId === null) return this;
+    this.events.push({
+      type: 'message',
+      session_id: this.sessionId,
+      role: 'user',
+      content: bounded(prompt, MESSAGE_BOUND),
+      run_id: this.state.runId,
+    });
+    return this;
+  }
+
   /** The session, once: on its first payload (or always when `force`, e.g. the agent's own start event). */
   openSession(force = false, title?: string): this {
     if (!force && (!this.fresh || this.state.announced)) return this;
@@ -263,6 +316,8 @@ export class Mapping {
     this.state.prompts += 1;
     const runId = idOr(ownRunId, 'prompt-', this.state.prompts, this.stamp);
     this.state.runId = runId;
+    if (this.ownerId !== undefined) this.state.runOwner = this.ownerId;
+    else delete this.state.runOwner;
     if (prompt !== undefined && prompt.length > 0)
       this.events.push({
         type: 'message',
@@ -354,6 +409,9 @@ export class Mapping {
           }
         : { type: 'run.completed', session_id: this.sessionId, run_id: runId },
     );
+    if (this.state.runOwner !== undefined) this.state.lastEnded = { owner: this.state.runOwner, runId };
+    else delete this.state.lastEnded;
+    delete this.state.runOwner;
     this.state.runId = null;
     this.state.openTools = {};
     return this;
