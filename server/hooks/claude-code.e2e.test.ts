@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeSummary, SessionDetailResponse, SessionListResponse } from '../../shared/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDetailResponse, SessionListResponse } from '../../shared/index.ts';
 import {
   claudeCodeSupported,
   ensureClaudeCode,
@@ -18,17 +18,9 @@ import {
 import { startScriptedAnthropic, type ScriptedPrompt } from '../test-support/scripted-anthropic.ts';
 import { startTestServer, type TestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
+import { cleanupsAfterEach, filesOf } from '../test-support/agent-cli.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
-const filesOf = (c: ChangeSummary) =>
-  c.files
-    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const cleanups = cleanupsAfterEach();
 
 describe.skipIf(!claudeCodeSupported)('Claude Code with rundiff hooks (real CLI, offline, real server)', () => {
   let bin = '';

@@ -9,17 +9,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type {
-  ChangeSummary,
-  SessionDetailResponse,
-  SessionListResponse,
-  SessionReviewResponse,
-} from '../../shared/index.ts';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionDetailResponse, SessionListResponse, SessionReviewResponse } from '../../shared/index.ts';
 import {
   agentCliSupported,
+  cleanupsAfterEach,
   ensureAgentCli,
+  filesOf,
   installAgentHooks,
+  REVIEW_COMMENT,
   sendReviewOfFirstRun,
 } from '../test-support/agent-cli.ts';
 import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
@@ -33,19 +31,7 @@ import { startScriptedChat } from '../test-support/scripted-openai-chat.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
-const filesOf = (c: ChangeSummary) =>
-  c.files
-    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-
-/** Words that appear nowhere but in the comment, so finding them in a request proves the review got there. */
-const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please.';
+const cleanups = cleanupsAfterEach();
 
 /**
  * Cline answers `session/prompt` without waiting for its TaskComplete hook to finish: the run is
@@ -143,7 +129,7 @@ describe.skipIf(!agentCliSupported)('Cline with rundiff hooks (real CLI, offline
     const review = await sendReviewOfFirstRun(
       server,
       base,
-      { path: 'src/app.txt', line: 2, body: COMMENT },
+      { path: 'src/app.txt', line: 2, body: REVIEW_COMMENT },
       'One thing before you go on.',
     );
 
@@ -162,7 +148,7 @@ describe.skipIf(!agentCliSupported)('Cline with rundiff hooks (real CLI, offline
     const mainOfSecond = model.requests.slice(firstRequests).filter((r) => r.main);
     expect(carries(mainOfSecond[0]!)).toBe(false);
     const afterTool = JSON.stringify(mainOfSecond[1]!.body);
-    expect(afterTool).toContain(COMMENT);
+    expect(afterTool).toContain(REVIEW_COMMENT);
     expect(afterTool).toContain('One thing before you go on.');
     const reviewAfter = (await server.get(`${base}/review`)).body as SessionReviewResponse;
     expect(reviewAfter.reviews).toEqual([

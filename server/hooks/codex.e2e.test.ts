@@ -7,18 +7,16 @@
  * The running server's timeline, read over REST, must show exactly that.
  */
 import fs from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  ChangeSummary,
-  SessionDetailResponse,
-  SessionListResponse,
-  SessionReviewResponse,
-} from '../../shared/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDetailResponse, SessionListResponse, SessionReviewResponse } from '../../shared/index.ts';
 import {
   agentCliSupported,
   agentHooksStatus,
+  cleanupsAfterEach,
   ensureAgentCli,
+  filesOf,
   installAgentHooks,
+  REVIEW_COMMENT,
   sendReviewOfFirstRun,
 } from '../test-support/agent-cli.ts';
 import { runCodex, trustCodexHooks } from '../test-support/codex.ts';
@@ -26,25 +24,13 @@ import { startScriptedResponses } from '../test-support/scripted-openai-response
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
-const filesOf = (c: ChangeSummary) =>
-  c.files
-    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const cleanups = cleanupsAfterEach();
 
 /** A valid 1x1 PNG, so `view_image` really reads a picture. */
 const PNG_1X1 = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
   'base64',
 );
-
-/** Words that appear nowhere but in the comment, so finding them in a request proves the review got there. */
-const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please.';
 
 const PATCH = [
   '*** Begin Patch',
@@ -127,7 +113,7 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
     const review = await sendReviewOfFirstRun(
       server,
       base,
-      { path: 'src/app.txt', line: 2, body: COMMENT },
+      { path: 'src/app.txt', line: 2, body: REVIEW_COMMENT },
       'One thing before you go on.',
     );
 
@@ -141,7 +127,7 @@ describe.skipIf(!agentCliSupported)('Codex with rundiff hooks (real CLI, offline
     const carries = (r: { body: unknown }) => JSON.stringify(r.body).includes('gamma-ray-7731');
     expect(model.requests.slice(0, firstRequests).some(carries)).toBe(false);
     const secondFirst = JSON.stringify(model.requests[firstRequests]!.body);
-    expect(secondFirst).toContain(COMMENT);
+    expect(secondFirst).toContain(REVIEW_COMMENT);
     expect(secondFirst).toContain('One thing before you go on.');
     expect(secondFirst).toContain('Now the second prompt.');
     const reviewAfter = (await server.get(`${base}/review`)).body as SessionReviewResponse;

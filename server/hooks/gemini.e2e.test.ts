@@ -8,16 +8,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  ChangeSummary,
-  SessionDetailResponse,
-  SessionListResponse,
-  SessionReviewResponse,
-} from '../../shared/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDetailResponse, SessionListResponse, SessionReviewResponse } from '../../shared/index.ts';
 import {
   agentCliSupported,
+  cleanupsAfterEach,
   ensureAgentCli,
+  filesOf,
   installAgentHooks,
   sendReviewOfFirstRun,
 } from '../test-support/agent-cli.ts';
@@ -26,16 +23,7 @@ import { startScriptedGemini } from '../test-support/scripted-gemini.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
-const filesOf = (c: ChangeSummary) =>
-  c.files
-    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+const cleanups = cleanupsAfterEach();
 
 /** Words that appear nowhere but in the comment, so finding them in a request proves the review got there. */
 const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please: <b> stays.';

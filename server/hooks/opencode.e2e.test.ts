@@ -9,17 +9,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  ChangeSummary,
-  SessionDetailResponse,
-  SessionListResponse,
-  SessionReviewResponse,
-} from '../../shared/index.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDetailResponse, SessionListResponse, SessionReviewResponse } from '../../shared/index.ts';
 import {
   agentCliSupported,
+  cleanupsAfterEach,
   ensureAgentCli,
+  filesOf,
   installAgentHooks,
+  REVIEW_COMMENT,
   sendReviewOfFirstRun,
 } from '../test-support/agent-cli.ts';
 import { RUNDIFF_BIN } from '../test-support/cli-process.ts';
@@ -28,19 +26,7 @@ import { startScriptedChat } from '../test-support/scripted-openai-chat.ts';
 import { startTestServer } from '../test-support/server-harness.ts';
 import { createTempDir, createTempRepo } from '../test-support/temp-repo.ts';
 
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
-const filesOf = (c: ChangeSummary) =>
-  c.files
-    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
-    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-
-/** Words that appear nowhere but in the comment, so finding them in a request proves the review got there. */
-const COMMENT = 'Rename gamma-ray-7731 to delta before merging, please.';
+const cleanups = cleanupsAfterEach();
 
 describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI, offline, real server)', () => {
   let bin = '';
@@ -104,7 +90,7 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
     const review = await sendReviewOfFirstRun(
       server,
       base,
-      { path: 'src/app.txt', line: 2, body: COMMENT },
+      { path: 'src/app.txt', line: 2, body: REVIEW_COMMENT },
       'One thing before you go on.',
     );
 
@@ -120,7 +106,7 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
     const mainOfSecond = script.requests.slice(firstRequests).filter((r) => r.main);
     expect(carries(mainOfSecond[0]!)).toBe(false);
     const afterTool = JSON.stringify(mainOfSecond[1]!.body);
-    expect(afterTool).toContain(COMMENT);
+    expect(afterTool).toContain(REVIEW_COMMENT);
     expect(afterTool).toContain('One thing before you go on.');
     const reviewAfter = (await server.get(`${base}/review`)).body as SessionReviewResponse;
     expect(reviewAfter.reviews).toEqual([

@@ -8,8 +8,8 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RUNDIFF_BIN } from './cli-process.ts';
-import { expect } from 'vitest';
-import type { Review, SessionDetailResponse } from '../../shared/index.ts';
+import { afterEach, expect } from 'vitest';
+import type { ChangeSummary, Review, SessionDetailResponse } from '../../shared/index.ts';
 import type { TestServer } from './server-harness.ts';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -120,3 +120,21 @@ export async function sendReviewOfFirstRun(
   expect(sent.status, sent.text).toBe(201);
   return sent.body.review as Review;
 }
+
+/** The cleanups of each test of the calling file, run last-in first-out after it: push onto the array. */
+export function cleanupsAfterEach(): (() => void | Promise<void>)[] {
+  const cleanups: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    while (cleanups.length) await cleanups.pop()?.();
+  });
+  return cleanups;
+}
+
+/** The files of a change as `[path, type, additions, deletions]`, sorted by path. */
+export const filesOf = (c: ChangeSummary) =>
+  c.files
+    .map((f) => [f.path, f.change_type, f.additions, f.deletions])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+/** Words that appear nowhere but in a review comment, so finding them in a request proves the review got there. */
+export const REVIEW_COMMENT = 'Rename gamma-ray-7731 to delta before merging, please.';
