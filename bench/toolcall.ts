@@ -44,6 +44,8 @@ export interface ToolCallBenchResult {
   on: ToolCallSide;
   /** Heap and buffers the watched engine holds beyond the plain one after the same calls (after GC). */
   watcherHeldBytes: number;
+  /** Heap and buffers the watched engine holds in all (its listing, the index cache, the watcher), after GC. */
+  watchedEngineHeldBytes: number;
   /** inotify watches the watcher holds. */
   watches: number;
 }
@@ -179,6 +181,7 @@ export async function benchToolCall(
     off: off.result,
     on: on.result,
     watcherHeldBytes: Math.max(0, onHeld - offHeld),
+    watchedEngineHeldBytes: Math.max(0, onHeld),
     watches,
   };
 }
@@ -192,6 +195,7 @@ export function formatToolCallBench(r: ToolCallBenchResult): string {
     `tool call, ${r.files} tracked files + 10,000 ignored, ${r.calls} calls: git status ${ms(r.statusMs)}`,
     line('watcher off', r.off),
     line('watcher on ', r.on),
-    `  watcher: ${r.watches} inotify watches, ${(r.watcherHeldBytes / 1048576).toFixed(1)} MiB held beyond the plain engine`,
+    `  watcher: ${r.watches} inotify watches; the watched engine holds ${(r.watchedEngineHeldBytes / 1048576).toFixed(1)} MiB ` +
+      `(${(r.watcherHeldBytes / 1048576).toFixed(1)} MiB beyond the plain engine)`,
   ].join('\n');
 }
