@@ -66,6 +66,10 @@ export const RundiffPlugin = async ({ directory }, options) => {
   const send = (body) => post(settings, body);
   // The last assistant text of each session, sent with session.idle (opencode's events carry none).
   const replies = new Map();
+  // The tokens of each model call of a session's turn (its step-finish parts, by part id), sent
+  // with session.idle; a new prompt starts the count again.
+  const steps = new Map();
+  const MAX_STEPS = 10000;
   const userMessages = new Set();
   const guard =
     (fn) =>
@@ -79,6 +83,7 @@ export const RundiffPlugin = async ({ directory }, options) => {
   return {
     'chat.message': guard(async (input, output) => {
       if (output && output.message && output.message.id) userMessages.add(output.message.id);
+      steps.delete(input.sessionID);
       await send({
         hook: 'chat.message',
         directory,
@@ -110,6 +115,13 @@ export const RundiffPlugin = async ({ directory }, options) => {
       const props = event.properties || {};
       if (event.type === 'message.part.updated') {
         const part = props.part || {};
+        if (part.type === 'step-finish' && part.tokens && typeof part.id === 'string') {
+          const turn = steps.get(part.sessionID) || new Map();
+          // One more than the bound is kept, so the server sees the turn was over it.
+          if (turn.size <= MAX_STEPS) turn.set(part.id, part.tokens);
+          steps.set(part.sessionID, turn);
+          return;
+        }
         if (
           part.type === 'text' &&
           !part.synthetic &&
@@ -124,6 +136,10 @@ export const RundiffPlugin = async ({ directory }, options) => {
       if (event.type === 'session.idle' && replies.has(props.sessionID)) {
         body.reply = replies.get(props.sessionID);
         replies.delete(props.sessionID);
+      }
+      if (event.type === 'session.idle' && steps.has(props.sessionID)) {
+        body.steps = [...steps.get(props.sessionID).values()];
+        steps.delete(props.sessionID);
       }
       await send(body);
     }),

@@ -122,6 +122,13 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
       ['completed', ws],
     ]);
     const [run1, run2] = detail.runs;
+    // Tokens per run: the sum of opencode's step-finish parts, one per model call of the prompt; the
+    // scripted model reports 10 prompt and 10 completion tokens for each call.
+    const calls = [script.requests.slice(0, firstRequests).filter((r) => r.main).length, mainOfSecond.length];
+    expect(calls.every((n) => n > 1)).toBe(true);
+    expect(detail.runs.map((r) => r.usage)).toEqual(
+      calls.map((n) => ({ input: 10 * n, output: 10 * n, cache_read: 0, cache_write: 0 })),
+    );
     const said = (role: string) => detail.messages.filter((m) => m.role === role).map((m) => [m.run_id, m.content]);
     // `opencode run` quotes a message argument that holds spaces before it sends it: the prompt is
     // recorded as opencode reports it, which is what the model received.

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { jsonDepth, MAX_JSON_DEPTH, type BridgeEvent } from '../../../shared/index.ts';
+import { jsonDepth, MAX_JSON_DEPTH, type BridgeEvent, type RunUsage } from '../../../shared/index.ts';
 import { isValidId, MAX_ERROR_BYTES, MAX_MESSAGE_BYTES } from '../../runs/index.ts';
 import type { HookAgent, HookMapping, HookSessionState } from '../types.ts';
 
@@ -391,11 +391,12 @@ export class Mapping {
   }
 
   /**
-   * The end of the prompt's turn: the reply is stored and the run completes or fails. Tool calls
+   * The end of the prompt's turn: the reply is stored and the run completes (with the tokens the
+   * agent reported in the payload, when it did) or fails. Tool calls
    * still open are forgotten here: the run's own close ends them (`TOOL_ENDED_WITH_RUN`, in
    * `runs/`), as it does for a run from any client. Without an open run nothing happens.
    */
-  endRun(outcome: { reply?: string; failed?: string }): this {
+  endRun(outcome: { reply?: string; failed?: string; usage?: RunUsage | null }): this {
     const runId = this.state.runId;
     if (runId === null) return this;
     this.message('assistant', outcome.reply);
@@ -407,7 +408,12 @@ export class Mapping {
             run_id: runId,
             error: bounded(outcome.failed || 'failed', ERROR_BOUND),
           }
-        : { type: 'run.completed', session_id: this.sessionId, run_id: runId },
+        : {
+            type: 'run.completed',
+            session_id: this.sessionId,
+            run_id: runId,
+            ...(outcome.usage ? { usage: outcome.usage } : {}),
+          },
     );
     if (this.state.runOwner !== undefined) this.state.lastEnded = { owner: this.state.runOwner, runId };
     else delete this.state.lastEnded;

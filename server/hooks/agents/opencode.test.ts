@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFixture, replay } from '../fixtures/mapping-replay.ts';
 import { initialHookState } from '../types.ts';
-import { opencodeMapper } from './opencode.ts';
+import { MAX_OPENCODE_STEPS, opencodeMapper } from './opencode.ts';
 
 const S = 'opencode:ses_5a1e2b3c4d5eFfA1b2C3d4E5f6';
 const WS = '/home/dev/project';
@@ -67,6 +67,38 @@ describe('opencode hook mapping', () => {
       { type: 'run.started', session_id: S, run_id: R2, source: 'coding-agent', workspace: WS },
       { type: 'run.failed', session_id: S, run_id: R2, error: 'Bad Gateway' },
     ]);
+  });
+
+  it("a turn's tokens are the sum of its model calls, reasoning as output; a call that is not counts gives none", () => {
+    const all = readFixture('opencode', 'sequence') as Record<string, unknown>[];
+    const idle = all[11]!;
+    const step = (input: unknown, output = 5, reasoning = 2, read = 100, write = 7) => ({
+      input,
+      output,
+      reasoning,
+      cache: { read, write },
+    });
+    const usageOf = (steps: unknown) => {
+      const { events } = replay(opencodeMapper, [...all.slice(0, 11), { ...idle, steps }]);
+      const end = events.find((e) => e.type === 'run.completed')!;
+      return 'usage' in end ? end.usage : undefined;
+    };
+    expect(usageOf([step(10), step(30, 1, 0, 0, 0)])).toEqual({
+      input: 40,
+      output: 8,
+      cache_read: 100,
+      cache_write: 7,
+    });
+    // Not reported, no calls, a figure that is not a count, or more calls than the bound: no figures.
+    expect(usageOf(undefined)).toBeUndefined();
+    expect(usageOf([])).toBeUndefined();
+    expect(usageOf([step(10), step(-1)])).toBeUndefined();
+    expect(usageOf([step(10), step('12')])).toBeUndefined();
+    expect(usageOf([step(10), 'x'])).toBeUndefined();
+    expect(usageOf(Array.from({ length: MAX_OPENCODE_STEPS }, () => step(1)))).toMatchObject({
+      input: MAX_OPENCODE_STEPS,
+    });
+    expect(usageOf(Array.from({ length: MAX_OPENCODE_STEPS + 1 }, () => step(1)))).toBeUndefined();
   });
 
   it('maps malformed and unknown payloads to no events without throwing', () => {

@@ -1,3 +1,5 @@
+import type { RunUsage } from '../../../shared/index.ts';
+import { sumUsage, tokenCount } from '../transcript.ts';
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
 import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf, type Json } from './kit.ts';
 
@@ -11,7 +13,9 @@ import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf, 
  * in its input and the user message with its parts in its output; session.created carries the new
  * session's info (id, directory, title), session.idle and session.error the session id (and the
  * error's name and data). opencode's events carry no reply text at the end of a turn, so the plugin
- * adds the last assistant text it saw for the session as `reply`.
+ * adds the last assistant text it saw for the session as `reply`, and the tokens of each model call
+ * of the turn as `steps` (opencode's step-finish parts: `{input, output, reasoning, cache: {read,
+ * write}}`, input without the cache reads, as opencode counts them).
  */
 
 /** Tools that only read or keep opencode's own notes: no checkpoint, no card. */
@@ -45,6 +49,30 @@ function toolError(output: Json): string | undefined {
   return typeof exit === 'number' && exit !== 0 ? `exit code ${exit}` : undefined;
 }
 
+/** The most model calls of one turn the plugin sends; a turn with more reports no tokens. */
+export const MAX_OPENCODE_STEPS = 10_000;
+
+/**
+ * A turn's tokens from its model calls: input, output with the reasoning tokens (the model bills
+ * both as output), the cache reads and writes. None when there are no calls or any call's figures
+ * are not counts: a sum missing a call would be a wrong figure.
+ */
+function turnUsage(steps: unknown): RunUsage | null {
+  if (!Array.isArray(steps) || steps.length > MAX_OPENCODE_STEPS) return null;
+  const calls: RunUsage[] = [];
+  for (const step of steps) {
+    const t = obj(step);
+    const cache = obj(t.cache);
+    const [input, output, reasoning, read, write] = [t.input, t.output, t.reasoning, cache.read, cache.write].map(
+      tokenCount,
+    );
+    if (!isObject(step) || input == null || output == null || reasoning == null || read == null || write == null)
+      return null;
+    calls.push({ input, output: output + reasoning, cache_read: read, cache_write: write });
+  }
+  return sumUsage(calls);
+}
+
 function map(payload: unknown, state: HookSessionState): HookMapping {
   if (!isObject(payload)) return noMapping(state);
   const input = obj(payload.input);
@@ -74,7 +102,7 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
           m.openSession(true, str(info.title));
           break;
         case 'session.idle':
-          m.endRun({ reply: str(payload.reply) });
+          m.endRun({ reply: str(payload.reply), usage: turnUsage(payload.steps) });
           break;
         case 'session.error':
           m.endRun({ failed: errorText(props.error) });
