@@ -97,7 +97,7 @@ function map(payload: unknown, state: HookSessionState): HookMapping {
       // The extension names the task's text when it starts; the CLI sends its prompt separately.
       const initial = str(obj(obj(payload.taskStart).taskMetadata).initialTask);
       if (initial) {
-        if (ownRunOpen) m.promptOfOpenRun(initial);
+        if (ownRunOpen) m.message('user', initial);
         else m.startRun(undefined, initial);
       }
       break;

@@ -272,28 +272,8 @@ export class Mapping {
    */
   lateReply(reply: string | undefined): this {
     const last = this.state.lastEnded;
-    if (!reply || !last || this.ownerId === undefined || last.owner !== this.ownerId) return this;
-    this.events.push({
-      type: 'message',
-      session_id: this.sessionId,
-      role: 'assistant',
-      content: bounded(reply, MESSAGE_BOUND),
-      run_id: last.runId,
-    });
-    return this;
-  }
-
-  /** A prompt's text that arrives after its run was opened (by the prompt's first tool call). */
-  promptOfOpenRun(prompt: string | undefined): this {
-    if (!prompt || this.state.runId === null) return this;
-    this.events.push({
-      type: 'message',
-      session_id: this.sessionId,
-      role: 'user',
-      content: bounded(prompt, MESSAGE_BOUND),
-      run_id: this.state.runId,
-    });
-    return this;
+    if (!last || this.ownerId === undefined || last.owner !== this.ownerId) return this;
+    return this.say('assistant', reply, last.runId);
   }
 
   /** The session, once: on its first payload (or always when `force`, e.g. the agent's own start event). */
@@ -318,14 +298,7 @@ export class Mapping {
     this.state.runId = runId;
     if (this.ownerId !== undefined) this.state.runOwner = this.ownerId;
     else delete this.state.runOwner;
-    if (prompt !== undefined && prompt.length > 0)
-      this.events.push({
-        type: 'message',
-        session_id: this.sessionId,
-        role: 'user',
-        content: bounded(prompt, MESSAGE_BOUND),
-        run_id: runId,
-      });
+    this.say('user', prompt, runId);
     this.events.push({
       type: 'run.started',
       session_id: this.sessionId,
@@ -377,15 +350,23 @@ export class Mapping {
     return this;
   }
 
-  /** A message of the assistant or about a tool, in the open run when there is one. */
-  message(role: 'assistant' | 'tool', content: string | undefined): this {
+  /**
+   * A message of the user, the assistant or about a tool, in the open run when there is one (a
+   * prompt's text that arrives after its first tool call opened its run goes there too).
+   */
+  message(role: 'user' | 'assistant' | 'tool', content: string | undefined): this {
+    return this.say(role, content, this.state.runId);
+  }
+
+  /** A message (nothing when it is empty), in the run `runId` when there is one. */
+  private say(role: 'user' | 'assistant' | 'tool', content: string | undefined, runId: string | null): this {
     if (!content) return this;
     this.events.push({
       type: 'message',
       session_id: this.sessionId,
       role,
       content: bounded(content, MESSAGE_BOUND),
-      ...(this.state.runId ? { run_id: this.state.runId } : {}),
+      ...(runId ? { run_id: runId } : {}),
     });
     return this;
   }

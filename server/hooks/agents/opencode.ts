@@ -61,13 +61,16 @@ function turnUsage(steps: unknown): RunUsage | null {
   if (!Array.isArray(steps) || steps.length > MAX_OPENCODE_STEPS) return null;
   const calls: RunUsage[] = [];
   for (const step of steps) {
-    const t = obj(step);
-    const cache = obj(t.cache);
-    const [input, output, reasoning, read, write] = [t.input, t.output, t.reasoning, cache.read, cache.write].map(
-      tokenCount,
-    );
-    if (!isObject(step) || input == null || output == null || reasoning == null || read == null || write == null)
-      return null;
+    if (!isObject(step)) return null;
+    const cache = obj(step.cache);
+    const [input, output, reasoning, read, write] = [
+      step.input,
+      step.output,
+      step.reasoning,
+      cache.read,
+      cache.write,
+    ].map(tokenCount);
+    if (input == null || output == null || reasoning == null || read == null || write == null) return null;
     calls.push({ input, output: output + reasoning, cache_read: read, cache_write: write });
   }
   return sumUsage(calls);
