@@ -6,10 +6,11 @@ import { keyOf, runKeyOf, type Entry } from './entry.ts';
 import { stderrLog } from './failure-log.ts';
 import { createMemoryBudget } from './memory.ts';
 import { STRATEGIES } from './strategies.ts';
-import type { CheckpointWatchOptions, StrategyDeps } from './strategy.ts';
+import type { CheckpointWatchOptions, StrategyDeps, Taken } from './strategy.ts';
 import { ownFilesFinder, startSummary, takeCheckpoint, type EngineContext } from './take-checkpoint.ts';
 import { sweepExpired } from './ttl.ts';
 import type { CheckpointEngine, DeltaResult, RegistryOptions, StartInput, StartResult } from './types.ts';
+import { createWatches } from './watch/index.ts';
 
 /**
  * The registry of live checkpoints (B6, B19, B20): keyed by session + change id, dropped on
@@ -53,16 +54,18 @@ export function listingTimeoutMs(limits: Readonly<Limits>): number {
 
 export function createEngine(opts: RegistryOptions & EngineInternals): CheckpointEngine {
   const limits = opts.limits;
+  const watch: CheckpointWatchOptions | null =
+    opts.watchCheckpoints === true
+      ? { ...CHECKPOINT_WATCH_DEFAULTS, ...(opts.log ? { log: opts.log } : {}), ...opts.watch }
+      : null;
   const deps: StrategyDeps = {
     limits,
     now: opts.now ?? Date.now,
     gitTimeoutMs: Math.max(2_000, 5 * limits.scanTimeoutMs),
     listingTimeoutMs: opts.listingTimeoutMs ?? listingTimeoutMs(limits),
     scanner: createScanner({ ...opts.scanner, inThread: opts.inThread === true }),
-    watch:
-      opts.watchCheckpoints === true
-        ? { ...CHECKPOINT_WATCH_DEFAULTS, ...(opts.log ? { log: opts.log } : {}), ...opts.watch }
-        : null,
+    watch,
+    watches: watch ? createWatches(watch) : null,
   };
   // The last strategy (the walk) takes any workspace: alone, it walks git workspaces too.
   const factories = opts.walkOnly === true ? STRATEGIES.slice(-1) : STRATEGIES;
@@ -111,7 +114,13 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     entries.set(key, entry);
     entry.started = (async (): Promise<StartResult> => {
       let granted = 0;
-      const taken = await takeCheckpoint(input, ctx, (wanted) => (granted = memory.reserve(entry, wanted)));
+      // The newest first: the checkpoint most like this one.
+      const held = (): Taken[] => {
+        const out: Taken[] = [];
+        for (const e of entries.values()) if (e !== entry && e.root === entry.root && e.taken) out.unshift(e.taken);
+        return out;
+      };
+      const taken = await takeCheckpoint(input, ctx, (wanted) => (granted += memory.reserve(entry, wanted)), held);
       memory.release(granted);
       entry.taken = taken;
       // Evicted or dropped while it was being taken: it holds nothing against the cap.
@@ -172,6 +181,7 @@ export function createEngine(opts: RegistryOptions & EngineInternals): Checkpoin
     close: async () => {
       entries.clear();
       for (const s of ctx.strategies) s.clear();
+      deps.watches?.close();
       await ctx.scanner.close();
     },
   };

@@ -4,7 +4,7 @@ import type { RepoInfo } from '../git/index.ts';
 import type { PathKey } from '../paths/index.ts';
 import type { Scanner } from '../workspace/index.ts';
 import type { Checkpoint } from './model.ts';
-import type { WatchesOptions } from './watch/index.ts';
+import type { Watches, WatchesOptions } from './watch/index.ts';
 
 /**
  * The one interface a checkpoint strategy implements: `capture` records what a workspace looks like
@@ -21,8 +21,13 @@ export interface StrategyDeps {
   /** Deadline of git's listing of a git workspace (status, config): it grows with the repository. */
   listingTimeoutMs: number;
   now(): number;
-  /** Watch git workspaces so that a checkpoint lists only what changed since the last one; null: off. */
+  /** The checkpoint watchers' settings; null: off. */
   watch: CheckpointWatchOptions | null;
+  /**
+   * The engine's checkpoint watchers (one per workspace folder, one budget), shared by the
+   * strategies, so that a checkpoint lists only what changed since the last one; null: off.
+   */
+  watches: Watches | null;
 }
 
 /** The checkpoint watchers' settings (one per workspace folder, shared budget). */
@@ -48,6 +53,11 @@ export interface CaptureRequest {
   reportFailure(what: string, err: unknown): void;
   /** The strategy cannot take this workspace now: `what` it lacks, why, and what happens instead. */
   reportFallback(what: string, err: unknown, outcome: string): void;
+  /**
+   * The checkpoints of this same folder the engine holds now, newest first (taken by any strategy:
+   * each may reuse only what it recorded itself). Their contents stay valid while they are held.
+   */
+  held(): readonly Taken[];
 }
 
 /**

@@ -29,18 +29,19 @@ export function ownFilesFinder(dbPath: string | null): (root: string) => PathKey
  * capture that fails on an exception becomes an empty checkpoint that says `degraded` (and the
  * cause is logged); one a strategy declares failed says its reason. Either is completed by the last
  * strategy, which claims nothing about it. `reserveMemory` asks the shared memory cap for snapshot
- * room.
+ * room (each grant adds to the capture's); `held` names the other checkpoints of the folder.
  */
 export async function takeCheckpoint(
   input: StartInput,
   ctx: EngineContext,
   reserveMemory: (wanted: number) => number,
+  held: () => readonly Taken[] = () => [],
 ): Promise<Taken> {
   const done = span();
   const at = { sessionId: input.sessionId, changeId: input.changeId, root: input.workspace.root };
   let taken: Taken;
   try {
-    taken = await firstTaker(input, ctx, reserveMemory, at);
+    taken = await firstTaker(input, ctx, reserveMemory, held, at);
   } catch (err) {
     logEngineFailure(ctx.log, 'checkpoint', at, err);
     taken = notTaken(input, ctx, 'degraded');
@@ -53,6 +54,7 @@ async function firstTaker(
   input: StartInput,
   ctx: EngineContext,
   reserveMemory: (wanted: number) => number,
+  held: () => readonly Taken[],
   at: { sessionId: string; changeId: string; root: string },
 ): Promise<Taken> {
   const req: CaptureRequest = {
@@ -63,6 +65,7 @@ async function firstTaker(
     reserveMemory,
     reportFailure: (what, err) => logEngineFailure(ctx.log, `checkpoint ${what}`, at, err),
     reportFallback: (what, err, outcome) => logStrategyFallback(ctx.log, at, what, err, outcome),
+    held,
   };
   for (const strategy of ctx.strategies) {
     const got = await strategy.capture(req);

@@ -4,7 +4,6 @@ import type { Capture, CheckpointStrategy, StrategyDeps } from '../strategy.ts';
 import { captureByGitStatus, listedCount, OverScanLimitError } from './capture.ts';
 import { collectGitStatusChanges } from './collect.ts';
 import type { GitStatusListing, ListingContext } from './listing.ts';
-import { createWatches } from '../watch/index.ts';
 import { createWatchedLister } from './watched-listing.ts';
 import { createConfigCache, createIndexCache } from './repository.ts';
 
@@ -23,7 +22,7 @@ const PASSED = { passed: true } as const;
 export function createGitStatusStrategy(deps: StrategyDeps): CheckpointStrategy<GitStatusListing> {
   const indexCache = createIndexCache();
   const configCache = createConfigCache();
-  const watched = deps.watch ? createWatchedLister(createWatches(deps.watch), deps.watch.told) : null;
+  const watched = deps.watches ? createWatchedLister(deps.watches, deps.watch?.told) : null;
   const list = watched ? (ctx: ListingContext) => watched.list(ctx) : undefined;
   return {
     name: 'git-status',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { displayPath, type PathKey } from '../../paths/index.ts';
-import type { Watches } from '../watch/index.ts';
+import { oneAtATime, type Watches } from '../watch/index.ts';
 import { mark } from '../common/trace.ts';
 import type { ListingHow } from '../strategy.ts';
 import { listWorkspace, NotVouchedError, type GitStatusListing, type ListingContext } from './listing.ts';
@@ -64,7 +64,7 @@ function ignoredFolders(listing: GitStatusListing): Set<string> {
 
 export function createWatchedLister(watches: Watches, told?: (root: string, how: ListingHow) => void): WatchedLister {
   const bases = new Map<string, Base>();
-  const queues = new Map<string, Promise<unknown>>();
+  const queued = oneAtATime<GitStatusListing>();
   const say = (root: string, how: ListingHow) => {
     mark('watched' in how ? `listing watched ${how.watched} paths` : `listing whole: ${how.whole}`);
     told?.(root, how);
@@ -133,22 +133,8 @@ export function createWatchedLister(watches: Watches, told?: (root: string, how:
   };
 
   return {
-    list(ctx) {
-      const before = queues.get(ctx.root) ?? Promise.resolve();
-      const run = before.then(
-        () => listOne(ctx),
-        () => listOne(ctx),
-      );
-      const settled = run.catch(() => undefined);
-      queues.set(ctx.root, settled);
-      void settled.then(() => {
-        if (queues.get(ctx.root) === settled) queues.delete(ctx.root);
-      });
-      return run;
-    },
-    clear() {
-      bases.clear();
-      watches.close();
-    },
+    list: (ctx) => queued(ctx.root, () => listOne(ctx)),
+    // The watchers are the engine's, stopped when it closes.
+    clear: () => bases.clear(),
   };
 }

@@ -1,2 +1,3 @@
 export * from './workspace-watch.ts';
 export * from './watches.ts';
+export * from './one-at-a-time.ts';
