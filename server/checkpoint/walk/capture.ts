@@ -14,13 +14,16 @@ import {
 } from '../model.ts';
 import { readStartContents } from '../common/start-contents.ts';
 import { span } from '../common/trace.ts';
-import { runScanPhase, type AreaIndex } from './scan-phase.ts';
+import { reuseHeldContents, withHeldBytes } from './held-contents.ts';
+import { runScanPhase, type AreaIndex, type ScanPhase, type ScanPhaseInput } from './scan-phase.ts';
 
 /**
  * Takes a checkpoint by walking the workspace. In a git workspace a tracked file whose lstat matches its index entry (and is
  * not racy by git's rule) is clean: its start content is its blob, recorded by id only. Every other
  * file (dirty, untracked, conflicted, or any file outside git) is read once: text within the
- * snapshot cap and the memory grant is kept, the rest keeps its blob id (sha1) only.
+ * snapshot cap and the memory grant is kept, the rest keeps its blob id (sha1) only. A file that
+ * another checkpoint of the folder still held recorded with the same lstat is not read again: its
+ * start content is copied from there (held-contents.ts).
  */
 
 export interface CaptureInput {
@@ -38,6 +41,10 @@ export interface CaptureInput {
   now(): number;
   /** Told of a walk or read that failed on an exception (answered `degraded`): the caller logs it with context. */
   reportFailure?: (what: string, err: unknown) => void;
+  /** The scan phase (default: a whole walk; a plain folder's watched walk). */
+  scanPhase?: (input: ScanPhaseInput) => Promise<ScanPhase>;
+  /** A checkpoint of this folder the engine holds: its start contents of unchanged files are copied, not read. */
+  held?: { files: FileTable; block: Buffer } | null;
 }
 
 const HEX40 = /^[0-9a-f]{40}$/;
@@ -106,7 +113,7 @@ export async function captureCheckpoint(
   const startedAt = input.now();
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();
-  const phase = await runScanPhase({
+  const phase = await (input.scanPhase ?? runScanPhase)({
     root: input.root,
     scanMode: input.kind === 'git' ? 'git' : 'filesystem',
     withIndex: true,
@@ -177,9 +184,11 @@ export async function captureCheckpoint(
   }
 
   classified('classify');
-  const read = await readStartContents(files, toRead, input);
-  const block = read.block;
-  const granted = read.granted;
+  const held = input.held ?? null;
+  const reuse = reuseHeldContents(files, toRead, held?.files ?? null, input.reserveMemory);
+  const read = await readStartContents(files, reuse.rest, input);
+  const block = held ? withHeldBytes(files, reuse.copies, held, read.block) : read.block;
+  const granted = read.granted + reuse.granted;
   const reasons = [...phase.reasons];
   if (read.memoryCapHit) addReason(reasons, 'memory_cap');
   if (read.readFailure !== null) addReason(reasons, read.readFailure);

@@ -32,7 +32,7 @@ import {
 import type { CollectedChanges } from '../strategy.ts';
 import { span, traced } from '../common/trace.ts';
 import { oidHex, sideFromRead } from '../common/read-side.ts';
-import { runScanPhase } from './scan-phase.ts';
+import { runScanPhase, type ScanPhase, type ScanPhaseInput } from './scan-phase.ts';
 import { createYielder } from '../common/yield.ts';
 import { settledBefore, untouchedSince } from '../common/untouched.ts';
 
@@ -99,6 +99,8 @@ export interface ChangesContext {
   rootGitDir: string | null;
   /** Told of a walk that failed on an exception (answered `degraded`): the caller logs it with context. */
   reportFailure?: (what: string, err: unknown) => void;
+  /** The scan phase (default: a whole walk; a plain folder's watched walk). */
+  scanPhase?: (input: ScanPhaseInput) => Promise<ScanPhase>;
 }
 
 export interface ChangesResult extends CollectedChanges {
@@ -116,7 +118,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     known.set(f.paths[i]!, i);
     if (y.due()) await y.pause();
   }
-  const phase = await runScanPhase({
+  const phase = await (ctx.scanPhase ?? runScanPhase)({
     root: cp.root,
     scanMode: cp.scanMode,
     withIndex: false,

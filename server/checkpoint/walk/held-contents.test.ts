@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import {
+  LACK_MEMORY_CAP,
+  LACK_TOO_LARGE,
+  ORIGIN_HASH,
+  ORIGIN_NONE,
+  ORIGIN_SNAPSHOT,
+  type FileTable,
+} from '../model.ts';
+import { reuseHeldContents, withHeldBytes } from './held-contents.ts';
+
+/** A table of files a, b, c, ... with one second apart mtimes, nothing kept yet. */
+function table(paths: string[]): FileTable {
+  const n = paths.length;
+  return {
+    paths,
+    size: Float64Array.from(paths.map(() => 3)),
+    mtimeMs: Float64Array.from(paths.map((_, i) => 1_000 * (i + 1))),
+    ctimeMs: Float64Array.from(paths.map((_, i) => 1_000 * (i + 1))),
+    ino: Float64Array.from(paths.map((_, i) => i + 10)),
+    mode: new Uint8Array(n),
+    origin: new Uint8Array(n),
+    lack: new Uint8Array(n),
+    area: new Uint8Array(n),
+    oids: new Uint8Array(n * 20),
+    snapOffset: new Int32Array(n).fill(-1),
+    snapLength: new Int32Array(n),
+    binary: new Uint8Array(n),
+    racy: new Uint8Array(n),
+  };
+}
+
+/** A held checkpoint that kept each file's three bytes (its name twice and a newline). */
+function held(paths: string[]): { files: FileTable; block: Buffer } {
+  const files = table(paths);
+  const block = Buffer.from(paths.map((p) => `${p}${p}\n`).join(''));
+  paths.forEach((_, i) => {
+    files.origin[i] = ORIGIN_SNAPSHOT;
+    files.snapOffset[i] = i * 3;
+    files.snapLength[i] = 3;
+  });
+  return { files, block };
+}
+
+const bytesOf = (t: FileTable, block: Buffer, i: number) =>
+  block.subarray(t.snapOffset[i], t.snapOffset[i]! + t.snapLength[i]!).toString();
+
+describe('start contents from a held checkpoint', () => {
+  it('a file with the lstat the held checkpoint recorded gets its bytes; one whose lstat moved is read', () => {
+    const h = held(['a', 'b', 'c']);
+    const now = table(['a', 'b', 'c', 'd']);
+    now.mtimeMs[1] = 99_000; // b was written since
+    const got = reuseHeldContents(now, [0, 1, 2, 3], h.files, (w) => w);
+    expect(got.rest).toEqual([1, 3]);
+    expect(got.granted).toBe(6);
+    const block = withHeldBytes(now, got.copies, h, Buffer.from('READ'));
+    expect(block.subarray(0, 4).toString()).toBe('READ');
+    expect(bytesOf(now, block, 0)).toBe('aa\n');
+    expect(bytesOf(now, block, 2)).toBe('cc\n');
+    expect(now.origin[0]).toBe(ORIGIN_SNAPSHOT);
+    expect(now.origin[1]).toBe(ORIGIN_NONE);
+  });
+
+  it('a file racy in the held checkpoint, or with another inode, mode or ctime, is read again', () => {
+    const h = held(['a', 'b', 'c', 'd', 'e']);
+    h.files.racy[0] = 1;
+    const now = table(['a', 'b', 'c', 'd', 'e']);
+    now.ino[1] = 77;
+    now.mode[2] = 1;
+    now.ctimeMs[3] = 5;
+    const got = reuseHeldContents(now, [0, 1, 2, 3, 4], h.files, (w) => w);
+    expect(got.rest).toEqual([0, 1, 2, 3]);
+    expect(got.copies.map((c) => c.fi)).toEqual([4]);
+  });
+
+  it('a blob id alone is taken as it is, unless memory was short then (read again: there may be room now)', () => {
+    const h = held(['big', 'short']);
+    h.files.origin[0] = ORIGIN_HASH;
+    h.files.lack[0] = LACK_TOO_LARGE;
+    h.files.oids.fill(7, 0, 20);
+    h.files.origin[1] = ORIGIN_HASH;
+    h.files.lack[1] = LACK_MEMORY_CAP;
+    const now = table(['big', 'short']);
+    const got = reuseHeldContents(now, [0, 1], h.files, (w) => w);
+    expect(got.rest).toEqual([1]);
+    expect(now.origin[0]).toBe(ORIGIN_HASH);
+    expect(now.lack[0]).toBe(LACK_TOO_LARGE);
+    expect([...now.oids.subarray(0, 20)]).toEqual(Array(20).fill(7));
+    expect(got.granted).toBe(0);
+  });
+
+  it('bytes past the memory grant are not copied: those files are read (control: a full grant copies all)', () => {
+    const h = held(['a', 'b', 'c']);
+    const short = table(['a', 'b', 'c']);
+    const got = reuseHeldContents(short, [0, 1, 2], h.files, () => 4);
+    expect(got.copies.map((c) => c.fi)).toEqual([0]);
+    expect(got.rest).toEqual([1, 2]);
+    const full = reuseHeldContents(table(['a', 'b', 'c']), [0, 1, 2], h.files, (w) => w);
+    expect(full.copies.map((c) => c.fi)).toEqual([0, 1, 2]);
+  });
+
+  it('nothing held: every file is read', () => {
+    const now = table(['a']);
+    expect(reuseHeldContents(now, [0], null, () => 0)).toEqual({ rest: [0], copies: [], granted: 0 });
+  });
+});

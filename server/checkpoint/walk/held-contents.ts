@@ -1,0 +1,117 @@
+import type { PathKey } from '../../paths/index.ts';
+import { LACK_MEMORY_CAP, ORIGIN_HASH, ORIGIN_SNAPSHOT, type FileTable } from '../model.ts';
+
+/**
+ * Start contents taken from another checkpoint of the same folder that the engine still holds,
+ * instead of reading the files again. A file whose lstat is the one that checkpoint recorded, and
+ * was not racy there, has the bytes that checkpoint kept: the rule by which a completion calls a
+ * file unchanged (B3). Its kept bytes are copied (within the memory grant), or its blob id when it
+ * kept only that; a file it could not keep for lack of memory is read again.
+ */
+
+export interface HeldReuse {
+  /** The files still to be read (indexes into `files`, in order). */
+  rest: number[];
+  /** The files whose kept bytes are to be copied (`withHeldBytes`), with their row in the held table. */
+  copies: { fi: number; hi: number }[];
+  /** Memory granted for the copies. */
+  granted: number;
+}
+
+const pathIndexes = new WeakMap<FileTable, Map<PathKey, number>>();
+
+/** Row numbers by path of a held checkpoint's table (built once per checkpoint). */
+function indexOf(t: FileTable): Map<PathKey, number> {
+  let got = pathIndexes.get(t);
+  if (!got) {
+    got = new Map();
+    for (let i = 0; i < t.paths.length; i++) got.set(t.paths[i]!, i);
+    pathIndexes.set(t, got);
+  }
+  return got;
+}
+
+/**
+ * Which of `toRead` the held checkpoint vouches for: those that kept only a blob id get it now;
+ * those whose bytes fit the memory grant are to be copied; the others are still to be read.
+ */
+export function reuseHeldContents(
+  files: FileTable,
+  toRead: readonly number[],
+  held: FileTable | null,
+  reserveMemory: (wanted: number) => number,
+): HeldReuse {
+  if (!held || held.paths.length === 0 || toRead.length === 0) return { rest: [...toRead], copies: [], granted: 0 };
+  const h = held;
+  const rows = indexOf(h);
+  const snapshots: { fi: number; hi: number }[] = [];
+  const rest: number[] = [];
+  let wanted = 0;
+  for (const fi of toRead) {
+    const hi = rows.get(files.paths[fi]!);
+    const usable =
+      hi !== undefined &&
+      h.racy[hi] === 0 &&
+      h.size[hi] === files.size[fi] &&
+      h.mtimeMs[hi] === files.mtimeMs[fi] &&
+      h.ctimeMs[hi] === files.ctimeMs[fi] &&
+      h.ino[hi] === files.ino[fi] &&
+      h.mode[hi] === files.mode[fi] &&
+      (h.origin[hi] === ORIGIN_SNAPSHOT || (h.origin[hi] === ORIGIN_HASH && h.lack[hi] !== LACK_MEMORY_CAP));
+    if (!usable) rest.push(fi);
+    else if (h.origin[hi] === ORIGIN_HASH) {
+      files.origin[fi] = ORIGIN_HASH;
+      files.lack[fi] = h.lack[hi]!;
+      files.binary[fi] = h.binary[hi]!;
+      files.oids.set(h.oids.subarray(hi * 20, hi * 20 + 20), fi * 20);
+    } else {
+      snapshots.push({ fi, hi });
+      wanted += h.snapLength[hi]!;
+    }
+  }
+  const granted = wanted > 0 ? reserveMemory(wanted) : 0;
+  const copies: { fi: number; hi: number }[] = [];
+  let used = 0;
+  let short = false;
+  for (const c of snapshots) {
+    const len = h.snapLength[c.hi]!;
+    if (used + len > granted) {
+      rest.push(c.fi); // no room: read like the others (it may keep its blob id only)
+      short = true;
+      continue;
+    }
+    copies.push(c);
+    used += len;
+  }
+  if (short) rest.sort((x, y) => x - y);
+  return { rest, copies, granted };
+}
+
+/**
+ * One block with the bytes just read (`read`, whose offsets stay) and, after them, the held bytes
+ * of `copies`, whose rows get their origin and offsets into it.
+ */
+export function withHeldBytes(
+  files: FileTable,
+  copies: readonly { fi: number; hi: number }[],
+  held: { files: FileTable; block: Buffer },
+  read: Buffer,
+): Buffer {
+  if (copies.length === 0) return read;
+  const h = held.files;
+  let total = read.length;
+  for (const { hi } of copies) total += h.snapLength[hi]!;
+  const block = Buffer.allocUnsafe(total);
+  read.copy(block, 0);
+  let at = read.length;
+  for (const { fi, hi } of copies) {
+    const len = h.snapLength[hi]!;
+    held.block.copy(block, at, h.snapOffset[hi], h.snapOffset[hi]! + len);
+    files.origin[fi] = ORIGIN_SNAPSHOT;
+    files.binary[fi] = h.binary[hi]!;
+    files.snapOffset[fi] = at;
+    files.snapLength[fi] = len;
+    at += len;
+  }
+  return block;
+}
