@@ -22,7 +22,7 @@ export interface Config {
   workspaceRoots: string[] | null;
   /** git_commit waits for a person's decision. RUNDIFF_REQUIRE_COMMIT_APPROVAL=1 / --require-commit-approval */
   requireCommitApproval: boolean;
-  /** Checkpoints of git workspaces use a verified folder watcher. Default on. RUNDIFF_WATCH_CHECKPOINTS=0 turns it off */
+  /** Checkpoints (of git workspaces and plain folders) use a verified folder watcher. Default on. RUNDIFF_WATCH_CHECKPOINTS=0 turns it off */
   watchCheckpoints: boolean;
   /** How long a commit approval waits (ms). Default 120,000. RUNDIFF_APPROVAL_TIMEOUT_MS */
   approvalTimeoutMs: number;
@@ -566,7 +566,7 @@ const SERVER_SETTINGS = {
     env: 'RUNDIFF_WATCH_CHECKPOINTS',
     group: 'server',
     on: true,
-    doc: "a git workspace's checkpoints ask git only about the paths a verified folder watcher saw change (0: a whole git status each time)",
+    doc: "a workspace's checkpoints look only at the paths a verified folder watcher saw change: git is asked about them, a plain folder's are measured again (0: a whole git status or walk each time)",
   }),
   requireCommitApproval: onOff({
     env: 'RUNDIFF_REQUIRE_COMMIT_APPROVAL',
