@@ -99,6 +99,28 @@ describe('start contents from a held checkpoint', () => {
     expect(full.copies.map((c) => c.fi)).toEqual([0, 1, 2]);
   });
 
+  it('bytes held out of row order or with gaps land under the right rows, whether copied in runs or alone', () => {
+    // The held block: c's bytes first, then a gap, then a and b one after the other.
+    const h = held(['a', 'b', 'c', 'd']);
+    h.files.snapOffset[2] = 0;
+    h.files.snapOffset[0] = 5;
+    h.files.snapOffset[1] = 8;
+    h.files.snapOffset[3] = 11;
+    const block = Buffer.from('cc\n..aa\nbb\ndd\n');
+    // The new table has a row the held one lacks (x) between b and c, and d changed.
+    const now = table(['a', 'b', 'x', 'c', 'd']);
+    now.mtimeMs[2] = 42;
+    now.mtimeMs[3] = 3_000;
+    now.ctimeMs[3] = 3_000;
+    now.ino[3] = 12;
+    now.mtimeMs[4] = 99;
+    const got = reuseHeldContents(now, [0, 1, 2, 3, 4], h.files, (w) => w);
+    expect(got.rest).toEqual([2, 4]);
+    const out = withHeldBytes(now, got.copies, { files: h.files, block }, Buffer.from('XX\n'));
+    expect([0, 1, 3].map((i) => bytesOf(now, out, i))).toEqual(['aa\n', 'bb\n', 'cc\n']);
+    expect(out.length).toBe(3 + 9);
+  });
+
   it('nothing held: every file is read', () => {
     const now = table(['a']);
     expect(reuseHeldContents(now, [0], null, () => 0)).toEqual({ rest: [0], copies: [], granted: 0 });

@@ -43,12 +43,15 @@ export function reuseHeldContents(
 ): HeldReuse {
   if (!held || held.paths.length === 0 || toRead.length === 0) return { rest: [...toRead], copies: [], granted: 0 };
   const h = held;
-  const rows = indexOf(h);
+  let rows: Map<PathKey, number> | undefined;
   const snapshots: { fi: number; hi: number }[] = [];
   const rest: number[] = [];
   let wanted = 0;
+  let next = 0; // both tables are in walk order: the row after the last match is the likely one
   for (const fi of toRead) {
-    const hi = rows.get(files.paths[fi]!);
+    const p = files.paths[fi]!;
+    const hi = next < h.paths.length && h.paths[next] === p ? next : (rows ??= indexOf(h)).get(p);
+    if (hi !== undefined) next = hi + 1;
     const usable =
       hi !== undefined &&
       h.racy[hi] === 0 &&
@@ -104,14 +107,30 @@ export function withHeldBytes(
   const block = Buffer.allocUnsafe(total);
   read.copy(block, 0);
   let at = read.length;
+  // Rows whose held bytes lie one after the other are copied as one run: a checkpoint of a
+  // folder whose files mostly did not change copies its held block in a few large pieces, not in
+  // one small copy per file.
+  let runFrom = -1;
+  let runTo = -1;
+  let runAt = at;
+  const flush = () => {
+    if (runTo > runFrom) held.block.copy(block, runAt, runFrom, runTo);
+  };
   for (const { fi, hi } of copies) {
     const len = h.snapLength[hi]!;
-    held.block.copy(block, at, h.snapOffset[hi], h.snapOffset[hi]! + len);
+    const from = h.snapOffset[hi]!;
+    if (from !== runTo) {
+      flush();
+      runFrom = from;
+      runAt = at;
+    }
+    runTo = from + len;
     files.origin[fi] = ORIGIN_SNAPSHOT;
     files.binary[fi] = h.binary[hi]!;
     files.snapOffset[fi] = at;
     files.snapLength[fi] = len;
     at += len;
   }
+  flush();
   return block;
 }
