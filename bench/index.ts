@@ -1,7 +1,7 @@
 import { benchEngine, formatEngineBench } from './engine.ts';
 
 /**
- * `npm run bench [engine] [monorepo] [monorepo500k] [toolcall] [toolcall500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search] [start]`:
+ * `npm run bench [engine] [monorepo] [monorepo500k] [toolcall] [toolcallplain] [toolcall500k] [diff] [bridge] [detail] [loop] [hooks] [live] [contents] [reviews] [engines] [edge] [spawn] [search] [start]`:
  * runs the named benchmarks (all by default but monorepo500k, toolcall500k and search) and prints their
  * figures. Each benchmark is its own module exporting one async function.
  * `detail` takes options after the names: `--rate=N` (requests/s), `--windows=N`, `--duration=S`,
@@ -30,6 +30,12 @@ if (all || wanted.has('toolcall')) {
   const { benchToolCall, formatToolCallBench } = await import('./toolcall.ts');
   for (const files of [2_000, 100_000])
     process.stdout.write(`${formatToolCallBench(await benchToolCall({ files }))}\n`);
+}
+// The same in a plain folder (no git), the calls inside a run (`toolcall` runs it too).
+if (all || wanted.has('toolcall') || wanted.has('toolcallplain')) {
+  const { benchPlainToolCall, formatPlainToolCallBench } = await import('./toolcall.ts');
+  for (const files of [2_000, 20_000])
+    process.stdout.write(`${formatPlainToolCallBench(await benchPlainToolCall({ files }))}\n`);
 }
 // Opt-in, like monorepo500k.
 if (wanted.has('toolcall500k')) {

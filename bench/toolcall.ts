@@ -10,7 +10,7 @@ import type { ListingHow } from '../server/checkpoint/strategy.ts';
 import { heldInotifyWatches } from '../server/watch/index.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../server/workspace/index.ts';
 import { ensureMonorepo } from './monorepo.ts';
-import { gitEnv } from './trees.ts';
+import { BENCH_ROOT, gitEnv, layout, writeTree } from './trees.ts';
 import { median } from './stats.ts';
 
 /**
@@ -21,6 +21,11 @@ import { median } from './stats.ts';
  * undoes it between calls. The first call after the engine starts is reported on its own (it lists
  * the whole tree while the watcher starts), so are a call that writes nothing and the memory the
  * watcher and its listings hold.
+ *
+ * The plain-folder side (`benchPlainToolCall`) does the same in a folder without git, as an agent's
+ * run takes it: the run's checkpoint is held while its tool calls come and go, so a call may reuse
+ * the contents the run's checkpoint kept. Its baseline is one lstat walk of the same tree (every
+ * folder listed, every entry lstat'ed: what a checkpoint without a watcher does at the least).
  */
 
 export interface ToolCallSide {
@@ -77,10 +82,11 @@ async function call(
   engine: CheckpointEngine,
   ws: ResolvedWorkspace,
   act: () => void,
+  runId?: string,
 ): Promise<{ start: number; complete: number; changed: number }> {
   const id = `t${++seq}`;
   const t0 = performance.now();
-  await engine.start({ sessionId: 'bench', changeId: id, runId: id, workspace: ws });
+  await engine.start({ sessionId: 'bench', changeId: id, runId: runId ?? id, workspace: ws });
   const t1 = performance.now();
   act();
   const t2 = performance.now();
@@ -96,6 +102,7 @@ async function side(
   calls: number,
   watch: boolean,
   statusMs: number,
+  runId?: string,
 ): Promise<{ result: ToolCallSide; engine: CheckpointEngine }> {
   const told: ListingHow[] = [];
   const engine = createEngine({
@@ -109,12 +116,13 @@ async function side(
   let n = 0;
   const edit = () => fs.appendFileSync(target, `// call ${n++}\n`);
   const undo = () => fs.writeFileSync(target, original);
-  const first = await call(engine, ws, edit);
+  if (runId) await engine.start({ sessionId: 'bench', changeId: runId, runId, workspace: ws });
+  const first = await call(engine, ws, edit, runId);
   if (first.changed !== 1) throw new Error(`the first call listed ${first.changed} files, not 1`);
   undo();
   // The watcher is ready within the next few calls (it walks the folders in the background).
   for (let i = 0; i < 3; i++) {
-    await call(engine, ws, () => undefined);
+    await call(engine, ws, () => undefined, runId);
     await new Promise((r) => setTimeout(r, 200));
   }
   const from = told.length;
@@ -122,12 +130,12 @@ async function side(
   const completes: number[] = [];
   const idle: number[] = [];
   for (let i = 0; i < calls; i++) {
-    const c = await call(engine, ws, edit);
+    const c = await call(engine, ws, edit, runId);
     if (c.changed !== 1) throw new Error(`call ${i} listed ${c.changed} files, not 1`);
     starts.push(c.start);
     completes.push(c.complete);
     undo();
-    const q = await call(engine, ws, () => undefined);
+    const q = await call(engine, ws, () => undefined, runId);
     if (q.changed !== 1 && q.changed !== 0) throw new Error(`an idle call listed ${q.changed} files`);
     idle.push(q.start + q.complete);
   }
@@ -197,5 +205,81 @@ export function formatToolCallBench(r: ToolCallBenchResult): string {
     line('watcher on ', r.on),
     `  watcher: ${r.watches} inotify watches; the watched engine holds ${(r.watchedEngineHeldBytes / 1048576).toFixed(1)} MiB ` +
       `(${(r.watcherHeldBytes / 1048576).toFixed(1)} MiB beyond the plain engine)`,
+  ].join('\n');
+}
+
+export interface PlainToolCallBenchResult {
+  files: number;
+  calls: number;
+  /** Median of one lstat walk of the whole folder, in the same run. */
+  walkMs: number;
+  off: ToolCallSide;
+  on: ToolCallSide;
+  /** inotify watches the watcher holds. */
+  watches: number;
+}
+
+/** A plain folder (no git) of `count` files of 1-4 KiB, 20 per folder, generated once. */
+function ensurePlainFolder(count: number, log: (s: string) => void): { dir: string; files: string[] } {
+  const dir = path.join(BENCH_ROOT, `plain-${count}`);
+  const files = layout(count);
+  const ready = path.join(BENCH_ROOT, `plain-${count}.ready`);
+  if (!fs.existsSync(ready)) {
+    log(`generating a ${count}-file plain folder in ${dir} (once)...`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    writeTree(dir, files, 1024, 4096, 11);
+    fs.writeFileSync(ready, '');
+  }
+  return { dir, files };
+}
+
+/** One lstat walk of the folder: every folder listed, every entry lstat'ed. */
+function lstatWalkMs(root: string): number {
+  const t0 = performance.now();
+  const folders = [root];
+  for (let dir = folders.pop(); dir !== undefined; dir = folders.pop()) {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const abs = path.join(dir, e.name);
+      if (fs.lstatSync(abs).isDirectory()) folders.push(abs);
+    }
+  }
+  return performance.now() - t0;
+}
+
+export async function benchPlainToolCall(
+  opts: { files?: number; calls?: number; log?: (s: string) => void } = {},
+): Promise<PlainToolCallBenchResult> {
+  const count = opts.files ?? 20_000;
+  const calls = opts.calls ?? 15;
+  const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const { dir, files } = ensurePlainFolder(count, log);
+  const resolvedWs = await resolveWorkspace(dir, { workspaceRoots: null, homeDir: '/nonexistent-home' });
+  if (!resolvedWs.ok) throw new Error(`workspace refused: ${resolvedWs.reason}`);
+  const walks: number[] = [];
+  for (let i = 0; i < 5; i++) walks.push(lstatWalkMs(dir));
+  const off = await side(dir, resolvedWs, files, calls, false, median(walks), 'run-off');
+  await off.engine.close();
+  for (let i = 0; i < 5; i++) walks.push(lstatWalkMs(dir));
+  const watchesBefore = heldInotifyWatches() ?? 0;
+  const on = await side(dir, resolvedWs, files, calls, true, median(walks), 'run-on');
+  const watches = (heldInotifyWatches() ?? 0) - watchesBefore;
+  await on.engine.close();
+  for (let i = 0; i < 3; i++) walks.push(lstatWalkMs(dir));
+  const walkMs = median(walks);
+  off.result.ratio = off.result.callMs / walkMs;
+  on.result.ratio = on.result.callMs / walkMs;
+  return { files: count, calls, walkMs, off: off.result, on: on.result, watches };
+}
+
+export function formatPlainToolCallBench(r: PlainToolCallBenchResult): string {
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  const line = (name: string, s: ToolCallSide) =>
+    `  ${name}: ${ms(s.callMs)} per call (start ${ms(s.startMs)} + completion ${ms(s.completeMs)}) = ${s.ratio.toFixed(3)}x the lstat walk; ` +
+    `writes nothing ${ms(s.idleCallMs)}; first call ${ms(s.firstCallMs)}; watched listings ${s.watched}`;
+  return [
+    `tool call in a run, plain folder of ${r.files} files, ${r.calls} calls: one lstat walk ${ms(r.walkMs)}`,
+    line('watcher off', r.off),
+    line('watcher on ', r.on),
+    `  watcher: ${r.watches} inotify watches`,
   ].join('\n');
 }
