@@ -23,6 +23,8 @@ export default tseslint.config(
       'vue/max-attributes-per-line': 'off',
       'vue/singleline-html-element-content-newline': 'off',
       'vue/html-self-closing': 'off',
+      // A component used in a template but never imported renders nothing and only warns at run time.
+      'vue/no-undef-components': ['error', { ignorePatterns: ['^Router(Link|View)$'] }],
     },
   },
   {
