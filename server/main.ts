@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
+import type { AgentSetupNotice } from '../shared/index.ts';
 import type { Config, HttpTimeouts } from './config.ts';
 import {
   createLiveFeedObserver,
@@ -48,6 +49,8 @@ export interface ServerOptions {
   shipper?: Pick<ShipperDeps, 'idleMs' | 'minBackoffMs' | 'maxBackoffMs' | 'bounds' | 'parallel'>;
   /** The most agent sessions whose hook state is followed at once (tests pass a tiny one). Default 1,000. */
   hookMaxSessions?: number;
+  /** What keeps agents' runs from being recorded on this machine (`rundiff serve` looks at Codex's hook trust). Default none. */
+  agentNotices?: () => AgentSetupNotice[];
 }
 
 /** The parts of a running server that other modules (and tests) reach. */
@@ -312,6 +315,7 @@ async function startServer(
     log,
     ...(opts.webDir ? { webDir: opts.webDir } : {}),
     ...(opts.hookMaxSessions !== undefined ? { hookMaxSessions: opts.hookMaxSessions } : {}),
+    ...(opts.agentNotices ? { agentNotices: opts.agentNotices } : {}),
     toolsRouter: opts.toolsRouter ? opts.toolsRouter(ctx) : toolsRouter({ ...ctx, log, now: opts.now ?? Date.now }),
   });
 

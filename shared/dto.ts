@@ -341,3 +341,24 @@ export interface InotifyStats {
   /** `fs.inotify.max_user_watches`, shared by every process of the user; null when unreadable. */
   limit: number | null;
 }
+
+/**
+ * Something in an agent's setup on the server's machine that keeps its runs from being recorded,
+ * said where a person looks (the sessions list, that agent's sessions): `GET /api/agents/notices`.
+ */
+export interface AgentSetupNotice {
+  /** The agent, as sessions name it (`codex`). */
+  agent: string;
+  /** `hooks_untrusted`: the agent skips rundiff's hooks until a person trusts them; `hooks_disabled`: some are turned off. */
+  code: 'hooks_untrusted' | 'hooks_disabled';
+  /** What is wrong and what it means for the record, one sentence. */
+  message: string;
+  /** What the person does about it. */
+  fix: string;
+  /** The agent's file that says so. */
+  file: string;
+}
+
+export interface AgentSetupNoticesResponse {
+  notices: AgentSetupNotice[];
+}

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import type { ContentStoreStats, EdgeOutboxStatus, InotifyStats, Limits } from '../../shared/index.ts';
+import type { AgentSetupNotice, ContentStoreStats, EdgeOutboxStatus, InotifyStats, Limits } from '../../shared/index.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Recorder, History } from '../runs/index.ts';
@@ -11,6 +11,7 @@ import { changesRouter } from './changes.ts';
 import { changeIdIn } from './params.ts';
 import { fileContentRouter } from './file-content.ts';
 import { demoRouter } from './demo.ts';
+import { agentsRouter } from './agents.ts';
 import { apiNotFound, errorMiddleware } from './errors.ts';
 import { healthRouter } from './health.ts';
 import { hooksRouter } from './hooks.ts';
@@ -54,6 +55,8 @@ export interface AppDeps {
   contentStats?: () => Promise<ContentStoreStats>;
   /** The inotify watches the process holds, shown by `GET /api/health` (null: none to count). */
   inotifyStats?: () => InotifyStats | null;
+  /** What keeps agents' runs from being recorded on this machine (`GET /api/agents/notices`); absent, none. */
+  agentNotices?: () => AgentSetupNotice[];
   log?: (message: string) => void;
   /** The most agent sessions whose hook state is followed at once; default `MAX_HOOK_SESSIONS`. */
   hookMaxSessions?: number;
@@ -245,6 +248,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(bridgeRouter({ recorder: deps.recorder, parseBody, log }));
   api.use(parseBody);
   api.use(healthRouter(deps.contentStats, deps.inotifyStats));
+  api.use(agentsRouter(deps.agentNotices));
   api.use(sessionsRouter(deps.history, deps.recorder));
   api.use(searchRouter(deps.history));
   // A change's kept contents are written just after its answer: the routes that read them wait

@@ -61,6 +61,41 @@ describe('rundiff serve', () => {
     expect(await s.exited).toBe(0);
   });
 
+  it("tells GET /api/agents/notices that Codex has not trusted rundiff's hooks, and stops telling once it has", async () => {
+    const dir = createTempDir();
+    dirs.push(dir);
+    const home = path.join(dir, 'home');
+    const hooksFile = path.join(home, '.codex', 'hooks.json');
+    fs.mkdirSync(path.dirname(hooksFile), { recursive: true });
+    // rundiff's four Codex hooks as `rundiff hooks install codex` writes them.
+    const handler = {
+      type: 'command',
+      command: `'${process.execPath}' '/opt/r/bin/rundiff-hook.js' codex --server 'x'`,
+    };
+    const events = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
+    fs.writeFileSync(
+      hooksFile,
+      JSON.stringify({ hooks: Object.fromEntries(events.map((e) => [e, [{ hooks: [handler] }]])) }),
+    );
+    const s = serve(['--port', '0', '--db', path.join(dir, 'r.db')], { HOME: home });
+    onTestFinished(() => void s.child.kill('SIGKILL'));
+    const url = await urlOf(s);
+    const notices = async () =>
+      ((await (await fetch(`${url}/api/agents/notices`)).json()) as { notices: unknown[] }).notices;
+    expect(await notices()).toEqual([
+      expect.objectContaining({ agent: 'codex', code: 'hooks_untrusted', file: hooksFile }),
+    ]);
+    // The person trusts the hooks while the server runs: the next answer says nothing.
+    const keys = ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'stop'].map((e) => `${hooksFile}:${e}:0:0`);
+    fs.writeFileSync(
+      path.join(home, '.codex', 'config.toml'),
+      keys.map((k) => `[hooks.state.${JSON.stringify(k)}]\ntrusted_hash = "sha256:ab"\n`).join('\n'),
+    );
+    expect(await notices()).toEqual([]);
+    s.child.kill('SIGTERM');
+    expect(await s.exited).toBe(0);
+  });
+
   it('stops on SIGTERM while a scan is blocked in a system call, with a keep-alive connection open', async () => {
     const dir = createTempDir();
     const ws = path.join(dir, 'ws');

@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import { redact } from '../store/index.ts';
 import { assertSafeBind, createServer } from '../main.ts';
 import { parseArgs, UsageError } from './args.ts';
+import { agentSetupNotices } from './hooks/setup-notices.ts';
 
 /** The settings `serve` takes as flags, by flag name without `--`, with their key in `ConfigFlags`. */
 const FLAGGED = new Map(
@@ -111,7 +112,11 @@ export async function run(argv: string[]): Promise<number> {
   let server;
   try {
     const scanWorkerUrl = testScanWorker();
-    server = await createServer(config, scanWorkerUrl ? { scanWorkerUrl } : {});
+    const home = config.homeDir;
+    server = await createServer(config, {
+      ...(scanWorkerUrl ? { scanWorkerUrl } : {}),
+      agentNotices: () => agentSetupNotices(home),
+    });
   } catch (err) {
     if (err instanceof AppError) {
       say(`rundiff serve: ${err.message}${err.hint ? `\n  ${err.hint}` : ''}`);

@@ -58,6 +58,25 @@ export function codexTrust(config: HookPath, keys: string[]): CodexTrust {
   };
 }
 
+/** What keeps Codex from running rundiff's hooks, or null when nothing does (or none are installed). */
+export function codexTrustProblem(
+  t: CodexTrust,
+): { code: 'hooks_untrusted' | 'hooks_disabled'; message: string; fix: string } | null {
+  if (t.keys.length === 0) return null;
+  if (t.disabled.length > 0)
+    return {
+      code: 'hooks_disabled',
+      message: `${t.disabled.length} of rundiff's ${t.keys.length} hooks are turned off in Codex (enabled = false in ~/.codex/config.toml): what they report is not recorded`,
+      fix: "Turn them on in codex's /hooks.",
+    };
+  if (t.trusted.length === t.keys.length) return null;
+  return {
+    code: 'hooks_untrusted',
+    message: `Codex has not trusted rundiff's hooks (${t.trusted.length} of ${t.keys.length} trusted): it skips them silently, so its runs record nothing`,
+    fix: CODEX_TRUST_STEP,
+  };
+}
+
 /** The status line of a Codex trust check: what the person must do, or that nothing is needed. */
 export function codexTrustLine(t: CodexTrust): string | null {
   if (t.keys.length === 0) return null;

@@ -84,7 +84,7 @@ export function hookCommand(agent: HookAgent, ctx: InstallContext): string {
     .concat(ctx.autostart ? [] : ['--no-autostart'])
     .join(' ');
 }
-const runsHookClient = (agent: HookAgent) => (h: JsonObject) =>
+export const runsHookClient = (agent: HookAgent) => (h: JsonObject) =>
   h.type === 'command' &&
   typeof h.command === 'string' &&
   /rundiff-hook\.js'? /.test(h.command) &&
@@ -133,7 +133,7 @@ const CODEX_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'];
  * Codex: command hooks in the user's `~/.codex/hooks.json` running the hook client. A project's
  * `.codex/hooks.json` did not fire in Codex 0.169.0, so both scopes install for the user.
  */
-const codexHooksFile: InstallTarget['file'] = (_scope, { home }) => below(home, '.codex', 'hooks.json');
+export const codexHooksFile: InstallTarget['file'] = (_scope, { home }) => below(home, '.codex', 'hooks.json');
 
 export const codexTarget: InstallTarget = {
   ...hooksFileTarget(

@@ -1,4 +1,5 @@
 import type {
+  AgentSetupNoticesResponse,
   BlameResponse,
   ChangeFilesPage,
   ChangeSummary,
@@ -183,6 +184,8 @@ export const api = {
     return (await res.json()) as { session_id: string; already_running: boolean };
   },
   health: () => getJson<HealthResponse>(urls.health()),
+  /** What keeps agents' runs from being recorded on the server's machine (Codex's untrusted hooks). */
+  agentNotices: async () => (await getJson<AgentSetupNoticesResponse>(urls.agentNotices())).notices,
   /** Each line of a file at the end of a change with the run and tool call that last wrote it. */
   blame: async (sessionId: string, path: string, at: string) =>
     (await getJson<{ blame: BlameResponse }>(urls.blame(sessionId, path, at))).blame,

@@ -20,6 +20,7 @@ function rangeQuery(r: NetRangeQuery): string {
 
 export const urls = {
   health: () => '/api/health',
+  agentNotices: () => '/api/agents/notices',
   demo: () => '/api/demo',
   sessions: (opts: { limit?: number; before?: number | null; filter?: SessionFilter } = {}) => {
     const q = new URLSearchParams();
