@@ -4,17 +4,11 @@ import { modeText, type Scanner } from '../../workspace/index.ts';
 import type { PathKey } from '../../paths/index.ts';
 import { blobSizes, sizeAgrees } from '../common/blob-sizes.ts';
 import { addReason, reasonFor } from '../common/reasons.ts';
-import {
-  ORIGIN_BLOB,
-  ORIGIN_NONE,
-  RACY_MARGIN_MS,
-  type Checkpoint,
-  type FileTable,
-  type IgnoreState,
-} from '../model.ts';
+import { ORIGIN_BLOB, ORIGIN_NONE, RACY_MARGIN_MS, type FileTable, type IgnoreState } from '../model.ts';
 import { readStartContents } from '../common/start-contents.ts';
 import { span } from '../common/trace.ts';
-import { reuseHeldContents, withHeldBytes } from './held-contents.ts';
+import { reuseHeldContents, shareHeldBytes, withHeldBytes, type HeldCheckpoint } from './held-contents.ts';
+import type { WalkCheckpoint } from './kept-bytes.ts';
 import { runScanPhase, type AreaIndex, type ScanPhase, type ScanPhaseInput } from './scan-phase.ts';
 
 /**
@@ -23,7 +17,7 @@ import { runScanPhase, type AreaIndex, type ScanPhase, type ScanPhaseInput } fro
  * file (dirty, untracked, conflicted, or any file outside git) is read once: text within the
  * snapshot cap and the memory grant is kept, the rest keeps its blob id (sha1) only. A file that
  * another checkpoint of the folder still held recorded with the same lstat is not read again: its
- * start content is copied from there (held-contents.ts).
+ * start content is taken from there, shared rather than copied (held-contents.ts).
  */
 
 export interface CaptureInput {
@@ -44,7 +38,7 @@ export interface CaptureInput {
   /** The scan phase (default: a whole walk; a plain folder's watched walk). */
   scanPhase?: (input: ScanPhaseInput) => Promise<ScanPhase>;
   /** A checkpoint of this folder the engine holds: its start contents of unchanged files are copied, not read. */
-  held?: { files: FileTable; block: Buffer } | null;
+  held?: HeldCheckpoint | null;
 }
 
 const HEX40 = /^[0-9a-f]{40}$/;
@@ -109,7 +103,7 @@ async function convertedOnWalk(
 
 export async function captureCheckpoint(
   input: CaptureInput,
-): Promise<{ checkpoint: Checkpoint<null>; grantedBytes: number }> {
+): Promise<{ checkpoint: WalkCheckpoint; grantedBytes: number }> {
   const startedAt = input.now();
   const scanStartedAtMs = Date.now();
   const t0 = performance.now();
@@ -187,12 +181,13 @@ export async function captureCheckpoint(
   const held = input.held ?? null;
   const reuse = reuseHeldContents(files, toRead, held?.files ?? null, input.reserveMemory);
   const read = await readStartContents(files, reuse.rest, input);
-  const block = held ? withHeldBytes(files, reuse.copies, held, read.block) : read.block;
+  const state = held ? shareHeldBytes(files, reuse.copies, held) : null;
+  const block = held && !state ? withHeldBytes(files, reuse.copies, held, read.block) : read.block;
   const granted = read.granted + reuse.granted;
   const reasons = [...phase.reasons];
   if (read.memoryCapHit) addReason(reasons, 'memory_cap');
   if (read.readFailure !== null) addReason(reasons, read.readFailure);
-  const checkpoint: Checkpoint<null> = {
+  const checkpoint: WalkCheckpoint = {
     root: input.root,
     kind: input.kind,
     scanMode: phase.gitFailed || input.kind !== 'git' ? 'filesystem' : 'git',
@@ -205,9 +200,10 @@ export async function captureCheckpoint(
     ignore: phase.ignore,
     gitignoreText: phase.gitignoreText,
     reasons,
-    memoryBytes: block.byteLength,
+    // The bytes shared with the held checkpoint count as this one's too: it keeps them alive.
+    memoryBytes: block.byteLength + (state ? reuse.copies.reduce((n, c) => n + files.snapLength[c.fi]!, 0) : 0),
     durationMs: performance.now() - t0,
-    state: null,
+    state,
   };
   return { checkpoint, grantedBytes: granted };
 }

@@ -14,6 +14,7 @@ import {
 } from '../../workspace/index.ts';
 import type { PathKey } from '../../paths/index.ts';
 import { blobId } from '../../workspace/read-contents.ts';
+import { keptBytes, type WalkCheckpoint } from './kept-bytes.ts';
 import { covers } from './coverage.ts';
 import { addReason, reasonFor } from '../common/reasons.ts';
 import {
@@ -108,7 +109,7 @@ export interface ChangesResult extends CollectedChanges {
   ignore: IgnoreState | null;
 }
 
-export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promise<ChangesResult> {
+export async function collectChanges(cp: WalkCheckpoint, ctx: ChangesContext): Promise<ChangesResult> {
   const f = cp.files;
   const step = span();
   // Every per-file loop below gives the event loop a turn now and then (50,000 new files).
@@ -203,7 +204,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     const mode = modeText(f.mode[ci]!);
     const origin = f.origin[ci];
     if (origin === ORIGIN_SNAPSHOT) {
-      const bytes = cp.block.subarray(f.snapOffset[ci], f.snapOffset[ci]! + f.snapLength[ci]!);
+      const bytes = keptBytes(cp, ci);
       return { bytes, size: bytes.length, mode };
     }
     const side: FileSide = { bytes: null, size: f.size[ci]!, mode };
@@ -239,7 +240,7 @@ export async function collectChanges(cp: Checkpoint, ctx: ChangesContext): Promi
     let same = false;
     if (f.mode[ci] === now.mode[ni]) {
       if (origin === ORIGIN_SNAPSHOT) {
-        const snap = cp.block.subarray(f.snapOffset[ci], f.snapOffset[ci]! + f.snapLength[ci]!);
+        const snap = keptBytes(cp, ci);
         same = after.bytes
           ? snap.equals(after.bytes)
           : after.oid !== undefined && after.oid === blobId(snap).toString('hex');

@@ -7,7 +7,8 @@ import {
   ORIGIN_SNAPSHOT,
   type FileTable,
 } from '../model.ts';
-import { reuseHeldContents, withHeldBytes } from './held-contents.ts';
+import { MAX_SHARED_BLOCKS, reuseHeldContents, shareHeldBytes, withHeldBytes } from './held-contents.ts';
+import { keptBytes, type WalkState } from './kept-bytes.ts';
 
 /** A table of files a, b, c, ... with one second apart mtimes, nothing kept yet. */
 function table(paths: string[]): FileTable {
@@ -31,7 +32,7 @@ function table(paths: string[]): FileTable {
 }
 
 /** A held checkpoint that kept each file's three bytes (its name twice and a newline). */
-function held(paths: string[]): { files: FileTable; block: Buffer } {
+function held(paths: string[]): { files: FileTable; block: Buffer; state: WalkState | null } {
   const files = table(paths);
   const block = Buffer.from(paths.map((p) => `${p}${p}\n`).join(''));
   paths.forEach((_, i) => {
@@ -39,7 +40,7 @@ function held(paths: string[]): { files: FileTable; block: Buffer } {
     files.snapOffset[i] = i * 3;
     files.snapLength[i] = 3;
   });
-  return { files, block };
+  return { files, block, state: null };
 }
 
 const bytesOf = (t: FileTable, block: Buffer, i: number) =>
@@ -116,9 +117,58 @@ describe('start contents from a held checkpoint', () => {
     now.mtimeMs[4] = 99;
     const got = reuseHeldContents(now, [0, 1, 2, 3, 4], h.files, (w) => w);
     expect(got.rest).toEqual([2, 4]);
-    const out = withHeldBytes(now, got.copies, { files: h.files, block }, Buffer.from('XX\n'));
+    const out = withHeldBytes(now, got.copies, { files: h.files, block, state: null }, Buffer.from('XX\n'));
     expect([0, 1, 3].map((i) => bytesOf(now, out, i))).toEqual(['aa\n', 'bb\n', 'cc\n']);
     expect(out.length).toBe(3 + 9);
+  });
+
+  it("shared, not copied: the rows refer to the held checkpoint's block, and a chain of shares reads the right bytes", () => {
+    const r = held(['a', 'b', 'c']);
+    // t1 shares a and c with the run's checkpoint r, and read b itself.
+    const t1 = table(['a', 'b', 'c']);
+    t1.mtimeMs[1] = 7;
+    const got1 = reuseHeldContents(t1, [0, 1, 2], r.files, (w) => w);
+    expect(got1.rest).toEqual([1]);
+    const state1 = shareHeldBytes(t1, got1.copies, r)!;
+    expect(state1.shared[0]).toBe(r.block); // the same buffer: nothing was copied
+    t1.origin[1] = ORIGIN_SNAPSHOT;
+    t1.snapOffset[1] = 0;
+    t1.snapLength[1] = 3;
+    const cp1 = { files: t1, block: Buffer.from('B1\n'), state: state1 };
+    expect([0, 1, 2].map((i) => keptBytes(cp1, i).toString())).toEqual(['aa\n', 'B1\n', 'cc\n']);
+    // t2 shares all three with t1: a and c live in r's block, b in t1's own.
+    const t2 = table(['a', 'b', 'c']);
+    t2.mtimeMs[1] = 7;
+    const got2 = reuseHeldContents(t2, [0, 1, 2], t1, (w) => w);
+    const state2 = shareHeldBytes(t2, got2.copies, cp1)!;
+    expect(state2.shared).toEqual([cp1.block, r.block]);
+    const cp2 = { files: t2, block: Buffer.alloc(0), state: state2 };
+    expect([0, 1, 2].map((i) => keptBytes(cp2, i).toString())).toEqual(['aa\n', 'B1\n', 'cc\n']);
+    // Copied instead (the fallback), the same bytes come out of both blocks.
+    const t3 = table(['a', 'b', 'c']);
+    t3.mtimeMs[1] = 7;
+    const got3 = reuseHeldContents(t3, [0, 1, 2], t2, (w) => w);
+    const own = withHeldBytes(t3, got3.copies, cp2, Buffer.alloc(0));
+    expect([0, 1, 2].map((i) => keptBytes({ files: t3, block: own, state: null }, i).toString())).toEqual([
+      'aa\n',
+      'B1\n',
+      'cc\n',
+    ]);
+  });
+
+  it('a chain of shares longer than the bound is refused (the caller copies); nothing reused, nothing shared', () => {
+    const h = held(['a']);
+    const long = {
+      ...h,
+      state: { shared: Array.from({ length: MAX_SHARED_BLOCKS }, () => h.block), from: new Uint8Array(1) },
+    };
+    const now = table(['a']);
+    const got = reuseHeldContents(now, [0], h.files, (w) => w);
+    expect(shareHeldBytes(now, got.copies, long)).toBeNull();
+    // Control: one block fewer is shared.
+    const shorter = { ...long, state: { ...long.state, shared: long.state.shared.slice(1) } };
+    expect(shareHeldBytes(table(['a']), got.copies, shorter)).not.toBeNull();
+    expect(shareHeldBytes(table(['a']), [], h)).toBeNull();
   });
 
   it('nothing held: every file is read', () => {

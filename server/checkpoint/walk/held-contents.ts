@@ -1,18 +1,20 @@
 import type { PathKey } from '../../paths/index.ts';
 import { LACK_MEMORY_CAP, ORIGIN_HASH, ORIGIN_SNAPSHOT, type FileTable } from '../model.ts';
+import type { WalkCheckpoint, WalkState } from './kept-bytes.ts';
 
 /**
  * Start contents taken from another checkpoint of the same folder that the engine still holds,
  * instead of reading the files again. A file whose lstat is the one that checkpoint recorded, and
  * was not racy there, has the bytes that checkpoint kept: the rule by which a completion calls a
- * file unchanged (B3). Its kept bytes are copied (within the memory grant), or its blob id when it
- * kept only that; a file it could not keep for lack of memory is read again.
+ * file unchanged (B3). Its kept bytes are shared with that checkpoint (or copied), within the
+ * memory grant, or its blob id taken when it kept only that; a file it could not keep for lack of
+ * memory is read again.
  */
 
 export interface HeldReuse {
   /** The files still to be read (indexes into `files`, in order). */
   rest: number[];
-  /** The files whose kept bytes are to be copied (`withHeldBytes`), with their row in the held table. */
+  /** The files whose kept bytes are taken from the held checkpoint (`shareHeldBytes`, `withHeldBytes`), with their row in the held table. */
   copies: { fi: number; hi: number }[];
   /** Memory granted for the copies. */
   granted: number;
@@ -90,14 +92,48 @@ export function reuseHeldContents(
   return { rest, copies, granted };
 }
 
+/** The held checkpoint whose kept bytes a new checkpoint reuses. */
+export type HeldCheckpoint = Pick<WalkCheckpoint, 'files' | 'block' | 'state'>;
+
+/** The most blocks a checkpoint refers to before its reused bytes are copied instead. */
+export const MAX_SHARED_BLOCKS = 8;
+
+/**
+ * The reused rows of `copies` refer to the held checkpoint's bytes where they already are, with
+ * no copy: the held block (and the blocks it refers to itself) are shared, which buffers allow
+ * because no kept block is written after its checkpoint is taken. Null when there is nothing to
+ * share, or when the held checkpoint already refers to so many blocks that the chain would grow
+ * past `MAX_SHARED_BLOCKS` (then `withHeldBytes` copies).
+ */
+export function shareHeldBytes(
+  files: FileTable,
+  copies: readonly { fi: number; hi: number }[],
+  held: HeldCheckpoint,
+): WalkState | null {
+  if (copies.length === 0) return null;
+  const shared = [held.block, ...(held.state?.shared ?? [])];
+  if (shared.length > MAX_SHARED_BLOCKS) return null;
+  const h = held.files;
+  const hFrom = held.state?.from;
+  const from = new Uint8Array(files.paths.length);
+  for (const { fi, hi } of copies) {
+    from[fi] = 1 + (hFrom?.[hi] ?? 0);
+    files.origin[fi] = ORIGIN_SNAPSHOT;
+    files.binary[fi] = h.binary[hi]!;
+    files.snapOffset[fi] = h.snapOffset[hi]!;
+    files.snapLength[fi] = h.snapLength[hi]!;
+  }
+  return { shared, from };
+}
+
 /**
  * One block with the bytes just read (`read`, whose offsets stay) and, after them, the held bytes
- * of `copies`, whose rows get their origin and offsets into it.
+ * of `copies`, whose rows get their origin and offsets into it (for when sharing is refused).
  */
 export function withHeldBytes(
   files: FileTable,
   copies: readonly { fi: number; hi: number }[],
-  held: { files: FileTable; block: Buffer },
+  held: HeldCheckpoint,
   read: Buffer,
 ): Buffer {
   if (copies.length === 0) return read;
@@ -107,20 +143,24 @@ export function withHeldBytes(
   const block = Buffer.allocUnsafe(total);
   read.copy(block, 0);
   let at = read.length;
-  // Rows whose held bytes lie one after the other are copied as one run: a checkpoint of a
-  // folder whose files mostly did not change copies its held block in a few large pieces, not in
+  // Rows whose held bytes lie one after the other in one block are copied as one run: a
+  // checkpoint of a folder whose files mostly did not change copies in a few large pieces, not in
   // one small copy per file.
+  let runBlock: Buffer | null = null;
   let runFrom = -1;
   let runTo = -1;
   let runAt = at;
   const flush = () => {
-    if (runTo > runFrom) held.block.copy(block, runAt, runFrom, runTo);
+    if (runBlock && runTo > runFrom) runBlock.copy(block, runAt, runFrom, runTo);
   };
   for (const { fi, hi } of copies) {
     const len = h.snapLength[hi]!;
     const from = h.snapOffset[hi]!;
-    if (from !== runTo) {
+    const k = held.state?.from[hi] ?? 0;
+    const src = k === 0 ? held.block : held.state!.shared[k - 1]!;
+    if (src !== runBlock || from !== runTo) {
       flush();
+      runBlock = src;
       runFrom = from;
       runAt = at;
     }

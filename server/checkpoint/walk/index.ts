@@ -3,26 +3,28 @@ import { captureCheckpoint } from './capture.ts';
 import { collectChanges } from './collect.ts';
 import { createIgnoreCache } from './ignore-cache.ts';
 import type { ScanPhase, ScanPhaseInput } from './scan-phase.ts';
+import type { WalkCheckpoint, WalkState } from './kept-bytes.ts';
 import { createWatchedWalk } from './watched-walk.ts';
 
 /**
  * The walk: a `readdir` + `lstat` of the workspace in a worker thread at both ends, git asked only
  * read-only questions (index, ignores, blobs, attributes). It takes any workspace: plain folders,
  * and git workspaces the git-status strategy passes on. It keeps nothing on the checkpoint beyond
- * the model; between checkpoints it keeps each folder's last ignore listing (the next walk's guess)
+ * the model but where the kept bytes it shares with another of its checkpoints live (kept-bytes.ts); between checkpoints it keeps each folder's last ignore listing (the next walk's guess)
  * and, with the watchers on, each plain folder's last walk (watched-walk.ts). A file another of its
  * checkpoints of the folder still held recorded with the same lstat is not read again.
  */
-export function createWalkStrategy(deps: StrategyDeps): CheckpointStrategy<null> {
+export function createWalkStrategy(deps: StrategyDeps): CheckpointStrategy<WalkState | null> {
   const ignoreCache = createIgnoreCache();
   const watched = deps.watches ? createWatchedWalk(deps.watches, deps.watch?.told) : null;
   /** A plain folder's walk comes from its watcher; a git workspace's is whole (git lists it). */
   const scanOf = (kind: string): ((input: ScanPhaseInput) => Promise<ScanPhase>) | undefined =>
     watched && kind !== 'git' ? (input) => watched.scan(input) : undefined;
-  const self: CheckpointStrategy<null> = {
+  const self: CheckpointStrategy<WalkState | null> = {
     name: 'walk',
     async capture(req) {
-      const held = req.held().find((t) => t.strategy === self)?.checkpoint ?? null;
+      // A checkpoint of this strategy carries this strategy's state.
+      const held = (req.held().find((t) => t.strategy === self)?.checkpoint ?? null) as WalkCheckpoint | null;
       const scanPhase = scanOf(req.kind);
       const { checkpoint } = await captureCheckpoint({
         root: req.root,
