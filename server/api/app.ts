@@ -1,5 +1,11 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler, type Router } from 'express';
-import type { AgentSetupNotice, ContentStoreStats, EdgeOutboxStatus, InotifyStats, Limits } from '../../shared/index.ts';
+import type {
+  AgentSetupNotice,
+  ContentStoreStats,
+  EdgeOutboxStatus,
+  InotifyStats,
+  Limits,
+} from '../../shared/index.ts';
 import { jsonDepth, MAX_JSON_DEPTH } from '../../shared/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Recorder, History } from '../runs/index.ts';

@@ -28,5 +28,7 @@ export function agentSetupNotices(home: string): AgentSetupNotice[] {
   }
   const config = below(home, '.codex', 'config.toml');
   const problem = codexTrustProblem(codexTrust(config, keys));
-  return problem ? [{ agent: 'codex', ...problem, file: problem.code === 'hooks_untrusted' ? hooks.file : config.file }] : [];
+  return problem
+    ? [{ agent: 'codex', ...problem, file: problem.code === 'hooks_untrusted' ? hooks.file : config.file }]
+    : [];
 }
