@@ -118,7 +118,9 @@ export const RundiffPlugin = async ({ directory }, options) => {
         if (part.type === 'step-finish' && part.tokens && typeof part.id === 'string') {
           const turn = steps.get(part.sessionID) || new Map();
           // One more than the bound is kept, so the server sees the turn was over it.
-          if (turn.size <= MAX_STEPS) turn.set(part.id, part.tokens);
+          // With its price in US dollars when opencode gives one (`cost`, from the model's prices).
+          if (turn.size <= MAX_STEPS)
+            turn.set(part.id, typeof part.cost === 'number' ? { ...part.tokens, cost: part.cost } : part.tokens);
           steps.set(part.sessionID, turn);
           return;
         }

@@ -65,7 +65,7 @@ export interface RunFinishedEvent {
   session_id: string;
   run_id: string;
   error?: string;
-  /** `run.completed` only: the tokens the run used, as its agent reported them. */
+  /** `run.completed` only: the tokens the run used (and their price), as its agent reported them. */
   usage?: RunUsage;
 }
 

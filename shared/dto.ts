@@ -68,14 +68,23 @@ export interface Session {
 /**
  * The tokens a run's model calls used, as the agent itself reported them (Claude Code: its
  * transcript's assistant messages): `input` not read from the cache, `output`, `cache_read`,
- * `cache_write` (written to the prompt cache). Never estimated.
+ * `cache_write` (written to the prompt cache), and what they cost in US dollars where the agent
+ * itself priced them (`cost_usd`: opencode, a bridge client). Never estimated.
  */
 export interface RunUsage {
   input: number;
   output: number;
   cache_read: number;
   cache_write: number;
+  /**
+   * US dollars, as the agent reported them; absent when it priced nothing (or only at zero, which
+   * is what an agent says when it knows no price). A session's is the sum over its priced runs.
+   */
+  cost_usd?: number;
 }
+
+/** The most US dollars one run may report (a bound on what is stored, not a price). */
+export const MAX_RUN_COST_USD = 1_000_000_000;
 
 /** `status` filter of the sessions list: which runs a session must have. */
 export type SessionStatusFilter = 'running' | 'failed' | 'completed' | 'none';

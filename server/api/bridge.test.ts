@@ -482,6 +482,27 @@ describe('bridge: bounds and names pass through to the store, the events and the
     expect([d.runs[0].usage, d.session.usage]).toEqual([usage, usage]);
   });
 
+  it("run.completed's price in dollars is kept with its tokens; one that is not an amount is refused", async () => {
+    const t = await setup();
+    const tokens = { input: 1, output: 2, cache_read: 3, cache_write: 4 };
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r' });
+    for (const cost_usd of [-0.01, '0.5', null, 1e9 + 1]) {
+      const bad = await t.post({ type: 'run.completed', session_id: 's', run_id: 'r', usage: { ...tokens, cost_usd } });
+      expect(bad.status, String(cost_usd)).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_input');
+    }
+    expect((await t.get('/api/hermes/sessions/s')).body.runs[0]).toMatchObject({ status: 'running', usage: null });
+    const usage = { ...tokens, cost_usd: 0.4375 };
+    expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'r', usage })).status).toBe(200);
+    // A second run without a price: the session's money is the first run's alone.
+    await t.post({ type: 'run.started', session_id: 's', run_id: 'r2' });
+    expect((await t.post({ type: 'run.completed', session_id: 's', run_id: 'r2', usage: tokens })).status).toBe(200);
+    const d = (await t.get('/api/hermes/sessions/s')).body;
+    expect(d.runs.map((r: { usage: unknown }) => r.usage)).toEqual([usage, tokens]);
+    expect(d.session.usage).toEqual({ input: 2, output: 4, cache_read: 6, cache_write: 8, cost_usd: 0.4375 });
+    expect((await t.get('/api/hermes/sessions')).body.sessions[0].usage.cost_usd).toBe(0.4375);
+  });
+
   it('B13: a name that is not valid UTF-8 keeps its bytes in path_base64 through REST and the whole-run patch', async () => {
     const t = await setup();
     const r = repo({ 'a.txt': 'a\n' });

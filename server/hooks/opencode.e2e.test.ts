@@ -126,9 +126,13 @@ describe.skipIf(!agentCliSupported)('opencode with the rundiff plugin (real CLI,
     // scripted model reports 10 prompt and 10 completion tokens for each call.
     const calls = [script.requests.slice(0, firstRequests).filter((r) => r.main).length, mainOfSecond.length];
     expect(calls.every((n) => n > 1)).toBe(true);
-    expect(detail.runs.map((r) => r.usage)).toEqual(
-      calls.map((n) => ({ input: 10 * n, output: 10 * n, cache_read: 0, cache_write: 0 })),
+    expect(detail.runs.map((r) => ({ ...r.usage, cost_usd: undefined }))).toEqual(
+      calls.map((n) => ({ input: 10 * n, output: 10 * n, cache_read: 0, cache_write: 0, cost_usd: undefined })),
     );
+    // And their price, as opencode computed it from the model's prices ($3 and $15 per million
+    // input and output tokens): $0.00018 per call.
+    detail.runs.forEach((r, i) => expect(r.usage?.cost_usd).toBeCloseTo(calls[i]! * 0.00018, 10));
+    expect(detail.session.usage?.cost_usd).toBeCloseTo((calls[0]! + calls[1]!) * 0.00018, 10);
     const said = (role: string) => detail.messages.filter((m) => m.role === role).map((m) => [m.run_id, m.content]);
     // `opencode run` quotes a message argument that holds spaces before it sends it: the prompt is
     // recorded as opencode reports it, which is what the model received.

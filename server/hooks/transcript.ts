@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { RunUsage } from '../../shared/index.ts';
+import { MAX_RUN_COST_USD, type RunUsage } from '../../shared/index.ts';
 import { readRegularFileTail } from '../fs/safe-read.ts';
 import { isObject } from './agents/kit.ts';
 
@@ -58,12 +58,22 @@ export const tokenCount = (v: unknown): number | null =>
 /** The sum of the model calls' figures; null when there are none (a run without usage shows none). */
 export function sumUsage(calls: Iterable<RunUsage>): RunUsage | null {
   let sum: RunUsage | null = null;
+  let n = 0;
+  let priced = 0;
+  let cost = 0;
   for (const u of calls) {
+    n++;
     sum ??= { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     sum.input += u.input;
     sum.output += u.output;
     sum.cache_read += u.cache_read;
     sum.cache_write += u.cache_write;
+    if (typeof u.cost_usd === 'number') {
+      priced++;
+      cost += u.cost_usd;
+    }
   }
+  // Money only when every call was priced, and above zero (zero is what an agent without a price says).
+  if (sum && priced === n && cost > 0 && cost <= MAX_RUN_COST_USD) sum.cost_usd = cost;
   return sum;
 }

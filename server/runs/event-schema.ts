@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { BRIDGE_EVENT_TYPES, type BridgeEvent } from '../../shared/index.ts';
+import { BRIDGE_EVENT_TYPES, MAX_RUN_COST_USD, type BridgeEvent } from '../../shared/index.ts';
 import { AppError } from '../errors.ts';
 
 /** Validation of bridge events at the edge (HTTP and the in-process API share it). */
@@ -34,8 +34,16 @@ export const errorTextSchema = z
 
 /** A token count as an agent reports it: a whole number, at most 2^53 - 1. */
 const tokens = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-/** The tokens a run used, as its agent reported them (stored with its end). */
-const usageSchema = z.object({ input: tokens, output: tokens, cache_read: tokens, cache_write: tokens });
+/** US dollars an agent reported for a run: a finite amount from 0 to a billion. */
+const dollars = z.number().nonnegative().max(MAX_RUN_COST_USD);
+/** The tokens a run used and their price, as its agent reported them (stored with its end). */
+const usageSchema = z.object({
+  input: tokens,
+  output: tokens,
+  cache_read: tokens,
+  cache_write: tokens,
+  cost_usd: dollars.optional(),
+});
 
 /** A session's or a run's title: at most 500 characters, no NUL. */
 const titleSchema = z

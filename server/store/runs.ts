@@ -86,14 +86,17 @@ export const TOOL_CALL_FIELDS = fieldsOf<ToolCall>()([
   'reason',
 ]);
 
-/** A run's usage columns, by the `RunUsage` field each holds. */
+/** A run's usage columns, by the `RunUsage` field each holds (the four counts, then the money). */
 export const USAGE_COLUMNS = {
   input: 'usage_input',
   output: 'usage_output',
   cache_read: 'usage_cache_read',
   cache_write: 'usage_cache_write',
+  cost_usd: 'usage_cost_usd',
 } as const satisfies Record<keyof RunUsage, string>;
 const USAGE_KEYS = Object.keys(USAGE_COLUMNS) as (keyof RunUsage)[];
+/** The counts: a run has all of them or none. */
+const COUNT_KEYS = USAGE_KEYS.filter((k) => k !== 'cost_usd');
 const USAGE_SELECT = Object.values(USAGE_COLUMNS).join(', ');
 
 /** The statements of one table, built from its description. */
@@ -147,14 +150,16 @@ function toRecord<K extends ActivityKind>(kind: K, row: Record<string, unknown>)
   return out as unknown as ActivityRecords[K];
 }
 
-/** A run row's usage: null unless every column is set (they are written together). */
+/** A run row's usage: null unless every count is set (they are written together); its money or null. */
 function usageOf(row: Record<string, unknown>): RunUsage | null {
   const out: Partial<RunUsage> = {};
-  for (const k of USAGE_KEYS) {
+  for (const k of COUNT_KEYS) {
     const v = row[USAGE_COLUMNS[k]];
     if (typeof v !== 'number') return null;
     out[k] = v;
   }
+  const cost = row[USAGE_COLUMNS.cost_usd];
+  if (typeof cost === 'number') out.cost_usd = cost;
   return out as RunUsage;
 }
 
@@ -220,7 +225,7 @@ export function createRunStore(sql: Sql, clock: WriteClock): RunsApi {
     recordUsage: (sessionId, runId, usage) =>
       sql.atomic(async (q) => {
         clock.bump(q, sessionId, 'runs');
-        await q.run(RECORD_USAGE, [...USAGE_KEYS.map((k) => usage[k]), sessionId, runId]);
+        await q.run(RECORD_USAGE, [...USAGE_KEYS.map((k) => usage[k] ?? null), sessionId, runId]);
       }),
     /** change_ids of the session's runs and tool calls still open (their checkpoints are live). */
     async openChangeIds(sessionId) {

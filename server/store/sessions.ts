@@ -31,7 +31,8 @@ const ROW_COLUMNS = `s.id, s.title, s.workspace, s.created_at, s.updated_at,
   (SELECT SUM(r.usage_input) FROM runs r WHERE r.session_id = s.id) AS usage_input,
   (SELECT SUM(r.usage_output) FROM runs r WHERE r.session_id = s.id) AS usage_output,
   (SELECT SUM(r.usage_cache_read) FROM runs r WHERE r.session_id = s.id) AS usage_cache_read,
-  (SELECT SUM(r.usage_cache_write) FROM runs r WHERE r.session_id = s.id) AS usage_cache_write`;
+  (SELECT SUM(r.usage_cache_write) FROM runs r WHERE r.session_id = s.id) AS usage_cache_write,
+  (SELECT SUM(r.usage_cost_usd) FROM runs r WHERE r.session_id = s.id) AS usage_cost_usd`;
 
 const TEXTS = perDialect((d) => {
   const columns = `${ROW_COLUMNS}, ${changedCount(d)} AS changed_count`;
@@ -208,6 +209,7 @@ type SessionRow = Omit<Session, 'usage'> & {
   usage_output: number | null;
   usage_cache_read: number | null;
   usage_cache_write: number | null;
+  usage_cost_usd: number | null;
 };
 
 /** The DTO's fields in their served order. */
@@ -232,6 +234,8 @@ function toSession(row: SessionRow): Session {
             output: row.usage_output ?? 0,
             cache_read: row.usage_cache_read ?? 0,
             cache_write: row.usage_cache_write ?? 0,
+            // Summed over the runs that were priced: absent when none was.
+            ...(row.usage_cost_usd !== null ? { cost_usd: row.usage_cost_usd } : {}),
           },
   };
 }

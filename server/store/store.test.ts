@@ -390,6 +390,36 @@ describeEachEngine('sessions and messages', (engine) => {
     });
   });
 
+  it("a run's price is kept with its tokens, once; the session sums the priced runs and has none while none is", async () => {
+    const s = await engine.open();
+    await s.sessions.touch('s2', 1);
+    const run = (run_id: string) => ({
+      run_id,
+      session_id: 's2',
+      title: null,
+      status: 'running' as const,
+      source: 'coding-agent' as const,
+      workspace: null,
+      started_at: 1,
+      finished_at: null,
+      error: null,
+      change_id: `run:${run_id}`,
+      tracking: false,
+      reason: null,
+    });
+    for (const id of ['p1', 'p2', 'p3']) await s.runs.insertRun(run(id));
+    const tokens = { input: 1, output: 2, cache_read: 3, cache_write: 4 };
+    await s.runs.recordUsage('s2', 'p1', tokens); // tokens, no price
+    expect((await s.sessions.get('s2'))!.usage).toEqual(tokens); // no money: none reported
+    await s.runs.recordUsage('s2', 'p2', { ...tokens, cost_usd: 0.25 });
+    await s.runs.recordUsage('s2', 'p2', { ...tokens, cost_usd: 9 }); // a repeat keeps the first
+    await s.runs.recordUsage('s2', 'p3', { ...tokens, cost_usd: 0.0625 });
+    expect((await s.runs.listRuns('s2')).map((r) => r.usage?.cost_usd)).toEqual([undefined, 0.25, 0.0625]);
+    const session = (await s.sessions.get('s2'))!.usage!;
+    expect(session.cost_usd).toBe(0.3125);
+    expect(session.input).toBe(3);
+  });
+
   it('session counts: run_count counts runs, changed_count counts distinct paths of run-level changes only', async () => {
     const s = await engine.open();
     await s.sessions.upsert('s1', { title: 'T' }, 5);

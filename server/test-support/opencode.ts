@@ -30,7 +30,9 @@ export function writeOpencodeConfig(workspace: string, modelUrl: string, mcp: Re
       scripted: {
         npm: '@ai-sdk/openai-compatible',
         options: { baseURL: `${modelUrl}/v1`, apiKey: 'offline-test-key' },
-        models: { m: { name: 'm' } },
+        // Priced per million tokens, as opencode's model entries are: opencode then prices each
+        // model call (its step-finish parts' `cost`), which the plugin reports.
+        models: { m: { name: 'm', cost: { input: 3, output: 15 } } },
       },
     },
     model: 'scripted/m',

@@ -101,6 +101,30 @@ describe('opencode hook mapping', () => {
     expect(usageOf(Array.from({ length: MAX_OPENCODE_STEPS + 1 }, () => step(1)))).toBeUndefined();
   });
 
+  it("a turn's price is the sum of its calls' cost when opencode priced every call above zero", () => {
+    const all = readFixture('opencode', 'sequence') as Record<string, unknown>[];
+    const idle = all[11]!;
+    const step = (cost: unknown) => ({ input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 }, cost });
+    const costOf = (steps: unknown[]) => {
+      const { events } = replay(opencodeMapper, [...all.slice(0, 11), { ...idle, steps }]);
+      const end = events.find((e) => e.type === 'run.completed')!;
+      return 'usage' in end ? end.usage : undefined;
+    };
+    const priced = costOf([step(0.0125), step(0.0025)]);
+    expect(priced).toMatchObject({ input: 2 });
+    expect(priced?.cost_usd).toBeCloseTo(0.015, 12);
+    // opencode says 0 for a model it has no price for: tokens, no money.
+    const unpriced = costOf([step(0), step(0)]);
+    expect(unpriced).toMatchObject({ input: 2 });
+    expect(unpriced).not.toHaveProperty('cost_usd');
+    // A call without a price, or one that is not an amount: the sum would be wrong, so no money.
+    for (const odd of [undefined, '0.01', -1, Number.NaN, 2e9]) {
+      const u = costOf([step(0.01), step(odd)]);
+      expect(u).toMatchObject({ input: 2 });
+      expect(u).not.toHaveProperty('cost_usd');
+    }
+  });
+
   it('maps malformed and unknown payloads to no events without throwing', () => {
     for (const payload of readFixture('opencode', 'unknown')) {
       const state = initialHookState();

@@ -1,4 +1,4 @@
-import type { RunUsage } from '../../../shared/index.ts';
+import { MAX_RUN_COST_USD, type RunUsage } from '../../../shared/index.ts';
 import { sumUsage, tokenCount } from '../transcript.ts';
 import type { AgentMapper, HookMapping, HookSessionState } from '../types.ts';
 import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf, type Json } from './kit.ts';
@@ -15,7 +15,8 @@ import { Mapping, isIn, isObject, nameSet, noMapping, safely, str, workspaceOf, 
  * error's name and data). opencode's events carry no reply text at the end of a turn, so the plugin
  * adds the last assistant text it saw for the session as `reply`, and the tokens of each model call
  * of the turn as `steps` (opencode's step-finish parts: `{input, output, reasoning, cache: {read,
- * write}}`, input without the cache reads, as opencode counts them).
+ * write}, cost}`, input without the cache reads, as opencode counts them; `cost` in US dollars, 0
+ * when opencode knows no price for the model).
  */
 
 /** Tools that only read or keep opencode's own notes: no checkpoint, no card. */
@@ -52,6 +53,10 @@ function toolError(output: Json): string | undefined {
 /** The most model calls of one turn the plugin sends; a turn with more reports no tokens. */
 export const MAX_OPENCODE_STEPS = 10_000;
 
+/** A price in US dollars as opencode gives it (a step's `cost`): finite, 0 to a billion; else none. */
+const dollars = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_RUN_COST_USD ? v : null;
+
 /**
  * A turn's tokens from its model calls: input, output with the reasoning tokens (the model bills
  * both as output), the cache reads and writes. None when there are no calls or any call's figures
@@ -71,7 +76,14 @@ function turnUsage(steps: unknown): RunUsage | null {
       cache.write,
     ].map(tokenCount);
     if (input == null || output == null || reasoning == null || read == null || write == null) return null;
-    calls.push({ input, output: output + reasoning, cache_read: read, cache_write: write });
+    const cost = dollars(step.cost);
+    calls.push({
+      input,
+      output: output + reasoning,
+      cache_read: read,
+      cache_write: write,
+      ...(cost !== null ? { cost_usd: cost } : {}),
+    });
   }
   return sumUsage(calls);
 }
