@@ -5,6 +5,7 @@ import type { CheckpointEngine } from '../types.ts';
 import type { CheckpointWatchOptions, ListingHow } from '../strategy.ts';
 import { createTempRepo, type TempRepo } from '../../test-support/temp-repo.ts';
 import { resolved, rows, testEngine } from '../../test-support/engine-harness.ts';
+import { isWatched, warm, watchedPair, whole } from '../../test-support/watched-pair.ts';
 import type { Limits } from '../../../shared/index.ts';
 
 /**
@@ -39,40 +40,9 @@ function folderWith(files: Record<string, string> = {}): TempRepo {
   return dir;
 }
 
-/** Two engines on one folder: with the watcher (its walks told) and without. */
-function pair(opts: Partial<CheckpointWatchOptions> = {}, limits: Partial<Limits> = {}) {
-  const told: ListingHow[] = [];
-  const on = testEngine(limits, { watch: { ...opts, told: (_root, how) => told.push(how) } });
-  const off = testEngine(limits, { watch: false });
-  engines.push(on, off);
-  let seq = 0;
-  /** One run on both engines: their rows, and how the watched engine walked the folder. */
-  const run = async (dir: string, act: () => void | Promise<void>) => {
-    const id = `c${++seq}`;
-    const ws = await resolved(dir);
-    const from = told.length;
-    await on.start({ sessionId: 's', changeId: id, runId: id, workspace: ws });
-    await off.start({ sessionId: 's', changeId: id, runId: id, workspace: ws });
-    await act();
-    const watched = (await on.complete('s', id))!;
-    const plain = (await off.complete('s', id))!;
-    return { watched: rows(watched), plain: rows(plain), how: told.slice(from), delta: watched, unwatched: plain };
-  };
-  return { run, told };
-}
-
-const isWatched = (how: ListingHow) => 'watched' in how;
-const whole = (how: ListingHow) => ('whole' in how ? how.whole : null);
-
-/** Runs until the watcher vouches (the first walks are whole: it starts after the first). */
-async function warm(run: ReturnType<typeof pair>['run'], dir: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const r = await run(dir, () => undefined);
-    if (r.how.every(isWatched)) return;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error('the watcher never vouched');
-}
+/** Two engines on this folder, with the watcher and without (server/test-support/watched-pair.ts). */
+const pair = (opts: Partial<CheckpointWatchOptions> = {}, limits: Partial<Limits> = {}) =>
+  watchedPair(engines, opts, limits);
 
 /** Every file of the folder the walk records (what the random edits pick from). */
 function filesOf(dir: string): string[] {

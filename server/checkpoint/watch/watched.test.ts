@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckpointEngine } from '../types.ts';
-import type { ListingHow } from '../strategy.ts';
 import { createTempRepo, type TempRepo } from '../../test-support/temp-repo.ts';
 import { overflowInotifyQueue } from '../../test-support/inotify-overflow.ts';
-import { resolved, rows, testEngine } from '../../test-support/engine-harness.ts';
+import { isWatched, warm, watchedPair, whole } from '../../test-support/watched-pair.ts';
 import type { CheckpointWatchOptions } from '../strategy.ts';
+import type { Limits } from '../../../shared/index.ts';
 
 /**
  * The checkpoint watcher vouching for a git workspace: a listing made from the paths it saw is the
@@ -38,40 +38,9 @@ function repoWith(files: Record<string, string> = {}): TempRepo {
   return repo;
 }
 
-/** Two engines on one folder: with the watcher (its listings told) and without. */
-function pair(opts: Partial<CheckpointWatchOptions> = {}) {
-  const told: ListingHow[] = [];
-  const on = testEngine({}, { watch: { ...opts, told: (_root, how) => told.push(how) } });
-  const off = testEngine({}, { watch: false });
-  engines.push(on, off);
-  let seq = 0;
-  /** One run on both engines: their rows, and how the watched engine listed the workspace. */
-  const run = async (dir: string, act: () => void | Promise<void>) => {
-    const id = `c${++seq}`;
-    const ws = await resolved(dir);
-    const from = told.length;
-    await on.start({ sessionId: 's', changeId: id, runId: id, workspace: ws });
-    await off.start({ sessionId: 's', changeId: id, runId: id, workspace: ws });
-    await act();
-    const watched = (await on.complete('s', id))!;
-    const plain = (await off.complete('s', id))!;
-    return { watched: rows(watched), plain: rows(plain), how: told.slice(from), delta: watched };
-  };
-  return { run, told };
-}
-
-const isWatched = (how: ListingHow) => 'watched' in how;
-const whole = (how: ListingHow) => ('whole' in how ? how.whole : null);
-
-/** Runs until the watcher vouches (the first listings are whole: it starts after the first). */
-async function warm(run: ReturnType<typeof pair>['run'], dir: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const r = await run(dir, () => undefined);
-    if (r.how.every(isWatched)) return;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  throw new Error('the watcher never vouched');
-}
+/** Two engines on this folder, with the watcher and without (server/test-support/watched-pair.ts). */
+const pair = (opts: Partial<CheckpointWatchOptions> = {}, limits: Partial<Limits> = {}) =>
+  watchedPair(engines, opts, limits);
 
 describe('checkpoint watcher', () => {
   it('its sync points write nothing in the workspace: a watch of the tree sees only the run’s own file', async () => {
