@@ -343,24 +343,26 @@ describeEachEngine('sessions and messages', (engine) => {
     }
   });
 
+  /** A run of `session_id` just started, with nothing else said of it. */
+  const runningRun = (session_id: string, run_id: string) => ({
+    run_id,
+    session_id,
+    title: null,
+    status: 'running' as const,
+    source: 'coding-agent' as const,
+    workspace: null,
+    started_at: 1,
+    finished_at: null,
+    error: null,
+    change_id: `run:${run_id}`,
+    tracking: false,
+    reason: null,
+  });
+
   it("a run's usage is stored once (a repeat keeps the first figures) and its session sums the runs that have one", async () => {
     const s = await engine.open();
     await s.sessions.touch('s1', 1);
-    const run = (run_id: string) => ({
-      run_id,
-      session_id: 's1',
-      title: null,
-      status: 'running' as const,
-      source: 'coding-agent' as const,
-      workspace: null,
-      started_at: 1,
-      finished_at: null,
-      error: null,
-      change_id: `run:${run_id}`,
-      tracking: false,
-      reason: null,
-    });
-    for (const id of ['r1', 'r2', 'r3']) await s.runs.insertRun(run(id));
+    for (const id of ['r1', 'r2', 'r3']) await s.runs.insertRun(runningRun('s1', id));
     expect((await s.sessions.get('s1'))!.usage).toBeNull();
     await s.runs.recordUsage('s1', 'r1', { input: 10, output: 20, cache_read: 3_000_000_000, cache_write: 40 });
     await s.runs.recordUsage('s1', 'r1', { input: 99, output: 99, cache_read: 99, cache_write: 99 });
@@ -393,21 +395,7 @@ describeEachEngine('sessions and messages', (engine) => {
   it("a run's price is kept with its tokens, once; the session sums the priced runs and has none while none is", async () => {
     const s = await engine.open();
     await s.sessions.touch('s2', 1);
-    const run = (run_id: string) => ({
-      run_id,
-      session_id: 's2',
-      title: null,
-      status: 'running' as const,
-      source: 'coding-agent' as const,
-      workspace: null,
-      started_at: 1,
-      finished_at: null,
-      error: null,
-      change_id: `run:${run_id}`,
-      tracking: false,
-      reason: null,
-    });
-    for (const id of ['p1', 'p2', 'p3']) await s.runs.insertRun(run(id));
+    for (const id of ['p1', 'p2', 'p3']) await s.runs.insertRun(runningRun('s2', id));
     const tokens = { input: 1, output: 2, cache_read: 3, cache_write: 4 };
     await s.runs.recordUsage('s2', 'p1', tokens); // tokens, no price
     expect((await s.sessions.get('s2'))!.usage).toEqual(tokens); // no money: none reported
