@@ -37,7 +37,7 @@ export interface CaptureInput {
   reportFailure?: (what: string, err: unknown) => void;
   /** The scan phase (default: a whole walk; a plain folder's watched walk). */
   scanPhase?: (input: ScanPhaseInput) => Promise<ScanPhase>;
-  /** A checkpoint of this folder the engine holds: its start contents of unchanged files are copied, not read. */
+  /** A checkpoint of this folder the engine holds: the start contents of unchanged files are taken from it (shared, or copied), not read. */
   held?: HeldCheckpoint | null;
 }
 
