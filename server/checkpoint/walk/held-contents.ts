@@ -1,6 +1,6 @@
 import type { PathKey } from '../../paths/index.ts';
 import { LACK_MEMORY_CAP, ORIGIN_HASH, ORIGIN_SNAPSHOT, type FileTable } from '../model.ts';
-import type { WalkCheckpoint, WalkState } from './kept-bytes.ts';
+import { blockOf, type WalkCheckpoint, type WalkState } from './kept-bytes.ts';
 
 /**
  * Start contents taken from another checkpoint of the same folder that the engine still holds,
@@ -156,8 +156,7 @@ export function withHeldBytes(
   for (const { fi, hi } of copies) {
     const len = h.snapLength[hi]!;
     const from = h.snapOffset[hi]!;
-    const k = held.state?.from[hi] ?? 0;
-    const src = k === 0 ? held.block : held.state!.shared[k - 1]!;
+    const src = blockOf(held, hi);
     if (src !== runBlock || from !== runTo) {
       flush();
       runBlock = src;

@@ -14,10 +14,16 @@ export interface WalkState {
 
 export type WalkCheckpoint = Checkpoint<WalkState | null>;
 
-/** The kept bytes of row `i` (origin snapshot), wherever they live. */
-export function keptBytes(cp: Pick<WalkCheckpoint, 'files' | 'block' | 'state'>, i: number): Buffer {
-  const f = cp.files;
+type KeptIn = Pick<WalkCheckpoint, 'files' | 'block' | 'state'>;
+
+/** The block that holds row `i`'s kept bytes (at its `snapOffset`): the checkpoint's own or a shared one. */
+export function blockOf(cp: KeptIn, i: number): Buffer {
   const k = cp.state?.from[i] ?? 0;
-  const block = k === 0 ? cp.block : cp.state!.shared[k - 1]!;
-  return block.subarray(f.snapOffset[i], f.snapOffset[i]! + f.snapLength[i]!);
+  return k === 0 ? cp.block : cp.state!.shared[k - 1]!;
+}
+
+/** The kept bytes of row `i` (origin snapshot), wherever they live. */
+export function keptBytes(cp: KeptIn, i: number): Buffer {
+  const f = cp.files;
+  return blockOf(cp, i).subarray(f.snapOffset[i], f.snapOffset[i]! + f.snapLength[i]!);
 }
