@@ -13,17 +13,15 @@ export function shortTokens(n: number): string {
  * The tokens of a run (or session) in a line: what the model read (its input, whether or not
  * from the prompt cache) and what it wrote. Null when the agent reported none: nothing is shown.
  */
-export function usageLine(u: RunUsage | null): string | null {
-  if (u === null) return null;
-  const money = u.cost_usd !== undefined ? ` · ${dollars(u.cost_usd)}` : '';
-  return `${shortTokens(u.input + u.cache_read + u.cache_write)} tokens in · ${shortTokens(u.output)} out${money}`;
-}
+export const usageLine = (u: RunUsage | null): string | null => usageText(u, 'tokens in');
 
 /** The same, short, for a table cell: `12.3k in · 1.2k out · $0.42`. */
-export function usageCell(u: RunUsage | null): string | null {
+export const usageCell = (u: RunUsage | null): string | null => usageText(u, 'in');
+
+function usageText(u: RunUsage | null, inWord: string): string | null {
   if (u === null) return null;
   const money = u.cost_usd !== undefined ? ` · ${dollars(u.cost_usd)}` : '';
-  return `${shortTokens(u.input + u.cache_read + u.cache_write)} in · ${shortTokens(u.output)} out${money}`;
+  return `${shortTokens(u.input + u.cache_read + u.cache_write)} ${inWord} · ${shortTokens(u.output)} out${money}`;
 }
 
 /**
