@@ -80,10 +80,10 @@ export function codexTrustProblem(
 /** The status line of a Codex trust check: what the person must do, or that nothing is needed. */
 export function codexTrustLine(t: CodexTrust): string | null {
   if (t.keys.length === 0) return null;
-  if (t.disabled.length > 0)
+  const problem = codexTrustProblem(t);
+  if (problem === null) return `trusted in ~/.codex/config.toml (if the hooks changed since, Codex asks again)`;
+  if (problem.code === 'hooks_disabled')
     return `${t.disabled.length} of rundiff's ${t.keys.length} hooks are turned off in Codex (enabled = false in ~/.codex/config.toml): turn them on in codex's /hooks`;
-  if (t.trusted.length === t.keys.length)
-    return `trusted in ~/.codex/config.toml (if the hooks changed since, Codex asks again)`;
   return `NOT TRUSTED (${t.trusted.length} of ${t.keys.length} trusted): Codex skips them silently and records nothing. ${CODEX_TRUST_STEP}`;
 }
 
