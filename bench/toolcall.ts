@@ -194,11 +194,15 @@ export async function benchToolCall(
   };
 }
 
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+/** One side's line of a report: its per-call figures and its ratio to `baseline`. */
+const sideLine = (name: string, s: ToolCallSide, baseline: string) =>
+  `  ${name}: ${ms(s.callMs)} per call (start ${ms(s.startMs)} + completion ${ms(s.completeMs)}) = ${s.ratio.toFixed(3)}x ${baseline}; ` +
+  `writes nothing ${ms(s.idleCallMs)}; first call ${ms(s.firstCallMs)}; watched listings ${s.watched}`;
+
 export function formatToolCallBench(r: ToolCallBenchResult): string {
-  const ms = (x: number) => `${x.toFixed(1)} ms`;
-  const line = (name: string, s: ToolCallSide) =>
-    `  ${name}: ${ms(s.callMs)} per call (start ${ms(s.startMs)} + completion ${ms(s.completeMs)}) = ${s.ratio.toFixed(3)}x git status; ` +
-    `writes nothing ${ms(s.idleCallMs)}; first call ${ms(s.firstCallMs)}; watched listings ${s.watched}`;
+  const line = (name: string, s: ToolCallSide) => sideLine(name, s, 'git status');
   return [
     `tool call, ${r.files} tracked files + 10,000 ignored, ${r.calls} calls: git status ${ms(r.statusMs)}`,
     line('watcher off', r.off),
@@ -272,10 +276,7 @@ export async function benchPlainToolCall(
 }
 
 export function formatPlainToolCallBench(r: PlainToolCallBenchResult): string {
-  const ms = (x: number) => `${x.toFixed(1)} ms`;
-  const line = (name: string, s: ToolCallSide) =>
-    `  ${name}: ${ms(s.callMs)} per call (start ${ms(s.startMs)} + completion ${ms(s.completeMs)}) = ${s.ratio.toFixed(3)}x the lstat walk; ` +
-    `writes nothing ${ms(s.idleCallMs)}; first call ${ms(s.firstCallMs)}; watched listings ${s.watched}`;
+  const line = (name: string, s: ToolCallSide) => sideLine(name, s, 'the lstat walk');
   return [
     `tool call in a run, plain folder of ${r.files} files, ${r.calls} calls: one lstat walk ${ms(r.walkMs)}`,
     line('watcher off', r.off),
