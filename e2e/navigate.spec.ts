@@ -57,10 +57,23 @@ test('n / p walk the hunks of the open patches in page order, into a windowed pa
     // Windowed: the hunk far below is not in the page yet.
     await expect(long.locator('tr.pl-hunk')).toHaveCount(1);
     const hunks: string[] = [];
+    // The walk into the windowed patch takes frames: the hunk left stays focused until its rows
+    // leave the page, so each step waits for a hunk other than the last one, and keeps what it saw.
+    const focusedHunk = async () => {
+      const text = await focusedText(page);
+      return /^@@ /.test(text) ? text.split(' @@')[0]! : `(not a hunk: ${text.slice(0, 40)})`;
+    };
     for (let i = 0; i < 6; i++) {
+      const before = hunks.at(-1);
       await page.keyboard.press('n');
-      await expect.poll(() => focusedText(page)).toMatch(/^@@ /);
-      hunks.push((await focusedText(page)).split(' @@')[0]);
+      let seen = '';
+      await expect
+        .poll(async () => {
+          seen = await focusedHunk();
+          return seen.startsWith('@@ ') && seen !== before;
+        })
+        .toBe(true);
+      hunks.push(seen);
     }
     expect(hunks).toEqual([
       '@@ -2,7 +2,7',
