@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS } from '../config.ts';
 import { resolveWorkspace, type ResolvedWorkspace } from '../workspace/index.ts';
 import { createEngine, type CheckpointEngine, type DeltaResult, type StartResult } from '../checkpoint/index.ts';
 import type { CheckpointWatchOptions } from '../checkpoint/strategy.ts';
+import { compiledScanWorker } from './compiled-cli.ts';
 
 /** Test support: a real engine over a real folder, one run at a time. */
 
@@ -23,7 +24,9 @@ export function testEngine(
   } = {},
 ): CheckpointEngine {
   const watch = extra.watch ?? process.env.RUNDIFF_WATCH_CHECKPOINTS === '1';
+  const workerUrl = compiledScanWorker();
   return createEngine({
+    ...(workerUrl ? { scanner: { workerUrl } } : {}),
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...limits }),
     dbPath: extra.dbPath ?? null,
     watchCheckpoints: watch !== false,

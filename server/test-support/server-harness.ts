@@ -10,6 +10,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { Limits } from '../../shared/index.ts';
 import { resolveConfig } from '../config.ts';
 import { createServer, type RunningServer, type ServerOptions } from '../main.ts';
+import { compiledScanWorker } from './compiled-cli.ts';
 import { createTempDir } from './temp-repo.ts';
 import type { StoreEngine } from '../store/types.ts';
 import { createTestDatabase, type TestDatabase } from './postgres.ts';
@@ -79,7 +80,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     env.RUNDIFF_DATABASE_URL = (await databaseFor(dbPath)).url;
   const limits = Object.fromEntries(Object.entries(opts.limits ?? {}).map(([k, v]) => [k, String(v)]));
   const config = resolveConfig({ port: 0, db: dbPath, host: opts.host ?? '127.0.0.1', limits }, env);
-  const server = await createServer(config, { ...opts, log: opts.log ?? (() => {}) });
+  const scanWorkerUrl = opts.scanWorkerUrl ?? compiledScanWorker();
+  const server = await createServer(config, {
+    ...opts,
+    ...(scanWorkerUrl ? { scanWorkerUrl } : {}),
+    log: opts.log ?? (() => {}),
+  });
   if (config.databaseUrl) registerPostgresStore(server.store, config.databaseUrl);
   const hostHeader = `127.0.0.1:${server.port}`;
 
