@@ -343,6 +343,9 @@ test('a comment far down a windowed patch: shown when its rows render, live on a
   try {
     const other = await context.newPage();
     await openSession(other, base, sid);
+    // The newer page is the front tab; a tab behind it gets no animation frames, and the windowed
+    // patch moves its window on them (a trace's screencast used to paint both).
+    await page.bringToFront();
     await openSession(page, base, sid);
     const long = row(page, change, 'src/long.ts');
     await long.getByTestId('change-row-button').click();
