@@ -45,6 +45,8 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** The scan worker module (tests use one whose walks really block). Default the real one. */
   scanWorkerUrl?: URL;
+  /** Tests: idle scan workers outlive this server for the next one in the process (`ScannerOptions.reuseWorkers`). */
+  reuseScanWorkers?: boolean;
   /** The shipper's pace with `--upstream` (tests shorten the waits). Defaults in server/edge. */
   shipper?: Pick<ShipperDeps, 'idleMs' | 'minBackoffMs' | 'maxBackoffMs' | 'bounds' | 'parallel'>;
   /** The most agent sessions whose hook state is followed at once (tests pass a tiny one). Default 1,000. */
@@ -235,7 +237,11 @@ async function startServer(
     log,
     watchCheckpoints: config.watchCheckpoints,
     ...(opts.now ? { now: opts.now } : {}),
-    scanner: { log, ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}) },
+    scanner: {
+      log,
+      ...(opts.scanWorkerUrl ? { workerUrl: opts.scanWorkerUrl } : {}),
+      ...(opts.reuseScanWorkers ? { reuseWorkers: true } : {}),
+    },
   });
   // Scans close before the HTTP server drains: their workers are terminated (bounded wait), so no
   // request waits on them.

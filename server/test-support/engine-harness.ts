@@ -26,7 +26,7 @@ export function testEngine(
   const watch = extra.watch ?? process.env.RUNDIFF_WATCH_CHECKPOINTS === '1';
   const workerUrl = compiledScanWorker();
   return createEngine({
-    ...(workerUrl ? { scanner: { workerUrl } } : {}),
+    scanner: { reuseWorkers: true, ...(workerUrl ? { workerUrl } : {}) },
     limits: Object.freeze({ ...DEFAULT_LIMITS, ...limits }),
     dbPath: extra.dbPath ?? null,
     watchCheckpoints: watch !== false,

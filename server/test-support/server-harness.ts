@@ -82,6 +82,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const config = resolveConfig({ port: 0, db: dbPath, host: opts.host ?? '127.0.0.1', limits }, env);
   const scanWorkerUrl = opts.scanWorkerUrl ?? compiledScanWorker();
   const server = await createServer(config, {
+    reuseScanWorkers: true,
     ...opts,
     ...(scanWorkerUrl ? { scanWorkerUrl } : {}),
     log: opts.log ?? (() => {}),

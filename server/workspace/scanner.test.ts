@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BLOCKING_SCAN_WORKER, createTempDir, plantBlockingFifo, unblockFifo } from '../test-support/index.ts';
+import { IDENTIFIED_SCAN_WORKER } from '../test-support/identified-scan.ts';
 import { createScanner, ScanDeadlineError, ScanWorkerError, type ScanRequest, type Scanner } from './index.ts';
 
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -147,5 +148,41 @@ describe('scan worker pool', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(out).toBe('answered scan-once.mts,x.txt');
     expect(code).toBe(0);
+  });
+});
+
+describe('idle workers handed on (reuseWorkers)', () => {
+  const threadOf = async (scanner: Scanner, root: string) =>
+    ((await scanner.scan(request(root))) as unknown as { threadId: number }).threadId;
+  const identified = (reuseWorkers: boolean) => {
+    const s = createScanner({ workerUrl: IDENTIFIED_SCAN_WORKER, reuseWorkers, maxWorkers: 1 });
+    cleanups.unshift(() => s.close());
+    return s;
+  };
+
+  it('a closed scanner leaves its idle worker to the next scanner of the same module', async () => {
+    const dir = temp();
+    const first = identified(true);
+    const thread = await threadOf(first, dir);
+    await first.close();
+    const next = identified(true);
+    expect(await threadOf(next, dir)).toBe(thread);
+    // Handed on once: a second scanner open at the same time starts a worker of its own.
+    const third = identified(true);
+    expect(await threadOf(third, dir)).not.toBe(thread);
+  });
+
+  it('without it the worker ends with its scanner, and a worker of another module is never taken', async () => {
+    const dir = temp();
+    const plain = identified(false);
+    const thread = await threadOf(plain, dir);
+    await plain.close();
+    const next = identified(true);
+    expect(await threadOf(next, dir)).not.toBe(thread);
+    await next.close();
+    // The real worker module's scanner gets a real walk, not the identified worker just kept.
+    const real = createScanner({ reuseWorkers: true });
+    cleanups.unshift(() => real.close());
+    expect((await real.scan(request(dir))).paths).toEqual(['a.txt']);
   });
 });

@@ -45,7 +45,47 @@ export interface ScannerOptions {
   walkClockStepMs?: number;
   /** The worker module (tests use one that really blocks). */
   workerUrl?: URL;
+  /**
+   * On close, hand the ready idle workers to the next scanner of the same module in this process
+   * instead of terminating them, and start from those first (`idleWorkers`). Tests start hundreds
+   * of servers in one process, and a worker's start costs more than most of their scans. The
+   * server never sets it: one per process, closed as the process ends.
+   */
+  reuseWorkers?: boolean;
   log?: (message: string) => void;
+}
+
+/** Most idle workers kept per worker module for `reuseWorkers`. */
+const MAX_IDLE_WORKERS = 4;
+
+/**
+ * Ready workers that closed scanners left idle, by worker module: each is unreferenced (it keeps no
+ * process alive) and leaves the list if it dies while it waits.
+ */
+const idleWorkers = new Map<string, { worker: Worker; drop: () => void }[]>();
+
+function takeIdleWorker(module: string): Worker | null {
+  const kept = idleWorkers.get(module)?.pop();
+  if (!kept) return null;
+  kept.worker.off('exit', kept.drop);
+  kept.worker.off('error', kept.drop);
+  return kept.worker;
+}
+
+function keepIdleWorker(module: string, worker: Worker): void {
+  const list = idleWorkers.get(module) ?? [];
+  const entry = {
+    worker,
+    drop: () => {
+      const i = list.indexOf(entry);
+      if (i >= 0) list.splice(i, 1);
+    },
+  };
+  worker.once('exit', entry.drop);
+  worker.once('error', entry.drop);
+  worker.unref();
+  list.push(entry);
+  idleWorkers.set(module, list);
 }
 
 /** The call missed its hard deadline; its worker was terminated. */
@@ -101,6 +141,8 @@ interface Slot {
   ready: boolean;
   job: Job | null;
   timer: NodeJS.Timeout | null;
+  /** Takes this scanner's listeners off the worker (before it goes to another scanner). */
+  detach: () => void;
 }
 
 type WorkerMessage = { ready?: true; id?: number; ok?: boolean; result?: unknown; error?: string };
@@ -161,18 +203,22 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
   };
 
   const spawn = (): Slot | null => {
+    const reused = opts.reuseWorkers === true ? takeIdleWorker(entry.href) : null;
     let w: Worker;
     try {
-      w = new Worker(workerBootstrap(entry), { eval: true });
+      w = reused ?? new Worker(workerBootstrap(entry), { eval: true });
     } catch (err) {
       failStart(null, String(err));
       return null;
     }
-    const slot: Slot = { worker: w, ready: false, job: null, timer: null };
+    const slot: Slot = { worker: w, ready: reused !== null, job: null, timer: null, detach: () => undefined };
     slots.add(slot);
-    slot.timer = setTimeout(() => failStart(slot, 'not ready in time'), START_TIMEOUT_MS);
-    slot.timer.unref();
-    w.on('message', (msg: WorkerMessage) => {
+    if (reused) startedOnce = true;
+    else {
+      slot.timer = setTimeout(() => failStart(slot, 'not ready in time'), START_TIMEOUT_MS);
+      slot.timer.unref();
+    }
+    const onMessage = (msg: WorkerMessage) => {
       if (msg.ready) {
         if (slot.timer) clearTimeout(slot.timer);
         slot.timer = null;
@@ -188,7 +234,7 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
       settle(slot);
       if (msg.ok) job.resolve(msg.result);
       else job.reject(new Error(msg.error ?? 'scan failed'));
-    });
+    };
     const died = (why: string) => {
       const job = slot.job;
       const wasReady = slot.ready;
@@ -203,11 +249,19 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
       if (!wasReady && !job) failStart(slot, why);
       else pump();
     };
-    w.on('error', (err) => died(err.message));
-    w.on('exit', (code) => {
+    const onError = (err: Error) => died(err.message);
+    const onExit = (code: number) => {
       stuck.delete(w);
       if (slots.has(slot)) died(`exit ${code}`);
-    });
+    };
+    w.on('message', onMessage);
+    w.on('error', onError);
+    w.on('exit', onExit);
+    slot.detach = () => {
+      w.off('message', onMessage);
+      w.off('error', onError);
+      w.off('exit', onExit);
+    };
     w.unref();
     return slot;
   };
@@ -284,6 +338,14 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
     close: async (waitMs = 2_000) => {
       closed = true;
       for (const job of queue.splice(0)) job.reject(new ScanWorkerError('the scanner is closed'));
+      // Ready idle workers may go to the next scanner (`reuseWorkers`); every other one is terminated.
+      for (const s of [...slots]) {
+        if (opts.reuseWorkers !== true || !s.ready || s.job !== null) continue;
+        if ((idleWorkers.get(entry.href)?.length ?? 0) >= MAX_IDLE_WORKERS) break;
+        slots.delete(s);
+        s.detach();
+        keepIdleWorker(entry.href, s.worker);
+      }
       const all = [...slots].map((s) => s.worker);
       for (const s of [...slots]) {
         const job = s.job;
