@@ -72,8 +72,14 @@ function takeIdleWorker(module: string): Worker | null {
   return kept.worker;
 }
 
-function keepIdleWorker(module: string, worker: Worker): void {
+/**
+ * Puts `worker` on the idle list of `module`, once `detach` has taken its scanner's listeners off;
+ * false (and nothing detached) when the list is full.
+ */
+function keepIdleWorker(module: string, worker: Worker, detach: () => void): boolean {
   const list = idleWorkers.get(module) ?? [];
+  if (list.length >= MAX_IDLE_WORKERS) return false;
+  detach();
   const entry = {
     worker,
     drop: () => {
@@ -86,6 +92,7 @@ function keepIdleWorker(module: string, worker: Worker): void {
   worker.unref();
   list.push(entry);
   idleWorkers.set(module, list);
+  return true;
 }
 
 /** The call missed its hard deadline; its worker was terminated. */
@@ -341,10 +348,8 @@ export function createScanner(opts: ScannerOptions = {}): Scanner {
       // Ready idle workers may go to the next scanner (`reuseWorkers`); every other one is terminated.
       for (const s of [...slots]) {
         if (opts.reuseWorkers !== true || !s.ready || s.job !== null) continue;
-        if ((idleWorkers.get(entry.href)?.length ?? 0) >= MAX_IDLE_WORKERS) break;
+        if (!keepIdleWorker(entry.href, s.worker, s.detach)) break;
         slots.delete(s);
-        s.detach();
-        keepIdleWorker(entry.href, s.worker);
       }
       const all = [...slots].map((s) => s.worker);
       for (const s of [...slots]) {
