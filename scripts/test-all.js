@@ -9,7 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Runs one command with the terminal's output; resolves with whether it passed. */
 function run(file, args) {
@@ -23,15 +22,11 @@ function run(file, args) {
   });
 }
 
-// `nice` where the system has it (every Linux and macOS); without it the checks simply compete.
-const lowPriority = (file, args) =>
-  process.platform === 'win32' ? run(file, args) : run('nice', ['-n', '19', file, ...args]);
-
 const [checked, unit] = await Promise.all([
-  lowPriority(process.execPath, [path.join(ROOT, 'scripts/checks.js')]),
-  run(npm, ['run', 'test:unit']),
+  run('nice', ['-n', '19', process.execPath, path.join(ROOT, 'scripts/checks.js')]),
+  run('npm', ['run', 'test:unit']),
 ]);
 if (!checked) process.stderr.write('rundiff: the checks failed (npm run check says which)\n');
 if (!unit) process.stderr.write('rundiff: the unit tests failed\n');
 if (!checked || !unit) process.exit(1);
-process.exit((await run(npm, ['run', 'test:e2e'])) ? 0 : 1);
+process.exit((await run('npm', ['run', 'test:e2e'])) ? 0 : 1);
